@@ -1,0 +1,32 @@
+"""Undoing broadcasting in gradients: the one place every broadcasting rule goes through."""
+from __future__ import annotations
+
+
+def batch_ndim(node, g) -> int:
+    """Leading batch axes a cotangent carries (0 for a gradient, 1 inside a Jacobian sweep)."""
+    return g.ndim - node.outputs[0].ndim
+
+
+def unbroadcast(g, shape, nb: int = 0):
+    """Sum a cotangent ``g`` (batch axes + broadcast shape) back to ``batch + shape``.
+
+    ``nb`` is the number of leading batch axes of ``g`` that must be kept.
+    """
+    from .ops.reduce import reduce_sum
+    from .ops.array import reshape
+
+    shape = tuple(shape)
+    gshape = g.shape
+    if tuple(gshape[nb:]) == shape:
+        return g
+    extra = len(gshape) - nb - len(shape)
+    axes = list(range(nb, nb + extra))
+    for i, n in enumerate(shape):
+        if n == 1 and gshape[nb + extra + i] != 1:
+            axes.append(nb + extra + i)
+    if axes:
+        g = reduce_sum(g, axis=tuple(axes))
+    target = tuple(gshape[:nb]) + shape
+    if tuple(g.shape) != target:
+        g = reshape(g, target)
+    return g

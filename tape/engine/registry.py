@@ -1,0 +1,185 @@
+"""Primitives and their gradient rules.
+
+Every op of the engine is a ``Primitive``: a NumPy forward function plus a name under which its
+gradient rule is registered. Calling a primitive converts its tensor arguments, runs the NumPy
+function and, only when a tape is recording, offers the call to the recording tapes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .tensor import Tensor, _to_array, _wrap
+
+#: Tapes currently recording, innermost last. Owned by tape.py; read here on every op.
+recording_tapes: list = []
+
+_GRADIENTS: dict = {}
+_NOT_DIFFERENTIABLE = object()
+_SCALARS = (float, int, bool, complex)
+_SCALAR_CACHE: dict = {}
+
+
+class Node:
+    """One recorded op application, as a gradient rule sees it.
+
+    Attributes: ``type`` (the op name), ``inputs`` and ``outputs`` (tuples of Tensors), ``attrs``
+    (the op's keyword arguments) and, during the backward sweep, ``needs_grad`` (for each input,
+    whether a gradient is wanted: rules may skip work for the others and return None there).
+    """
+
+    __slots__ = ("op", "inputs", "outputs", "attrs", "needs_grad")
+
+    def __init__(self, op, inputs, outputs, attrs):
+        self.op = op
+        self.inputs = inputs
+        self.outputs = outputs
+        self.attrs = attrs
+        self.needs_grad = None
+
+    @property
+    def type(self) -> str:
+        return self.op.name
+
+    name = type
+
+    def __repr__(self):
+        return f"<Node {self.op.name} inputs={len(self.inputs)} outputs={len(self.outputs)}>"
+
+
+class Primitive:
+    """A NumPy function turned into a recorded op (see ``primitive``)."""
+
+    __slots__ = ("name", "fn", "n_outputs", "custom_grad", "__doc__", "__wrapped__")
+
+    def __init__(self, fn, name, n_outputs=1, doc=None):
+        self.name = name
+        self.fn = fn
+        self.n_outputs = n_outputs          # 1, or "many" for a tuple of outputs
+        self.custom_grad = None
+        self.__doc__ = doc or getattr(fn, "__doc__", None)
+        self.__wrapped__ = fn
+
+    def __call__(self, *args, **attrs):
+        inputs = convert_inputs(args)
+        values = [t._value for t in inputs]
+        out = self.fn(*values, **attrs)
+        if self.n_outputs == 1:
+            outputs = (_wrap(out if isinstance(out, (np.ndarray, np.generic)) else np.asarray(out)),)
+        else:
+            outputs = tuple(_wrap(o if isinstance(o, (np.ndarray, np.generic)) else np.asarray(o))
+                            for o in out)
+        if recording_tapes:
+            record(self, inputs, outputs, attrs)
+        return outputs[0] if self.n_outputs == 1 else list(outputs)
+
+    def __repr__(self):
+        return f"<tape primitive {self.name}>"
+
+
+def record(op, inputs, outputs, attrs):
+    """Offer an op application to every recording tape (each keeps it if it watches an input)."""
+    if _GRADIENTS.get(op.name) is _NOT_DIFFERENTIABLE and op.custom_grad is None:
+        return
+    node = None
+    for tape in recording_tapes:
+        if tape._accepts(inputs):
+            if node is None:
+                node = Node(op, inputs, outputs, attrs)
+            tape._add(node)
+
+
+def convert_inputs(args):
+    """Tensors for an op's positional arguments; Python numbers take the tensors' dtype."""
+    ref = None
+    for a in args:
+        if isinstance(a, Tensor):
+            ref = a._value.dtype if ref is None else np.promote_types(ref, a._value.dtype)
+    out = []
+    for a in args:
+        if isinstance(a, Tensor):
+            out.append(a)
+        elif ref is not None and type(a) in _SCALARS:
+            key = (type(a), a, ref)
+            t = _SCALAR_CACHE.get(key)
+            if t is None:
+                npd = np.result_type(ref, a) if ref.kind in "biu" or type(a) is complex else ref
+                t = _wrap(npd.type(a))
+                if len(_SCALAR_CACHE) < 4096:
+                    _SCALAR_CACHE[key] = t
+            out.append(t)
+        else:
+            out.append(_wrap(_to_array(a)))
+    return tuple(out)
+
+
+def defop(name, fn, grad=None, *, differentiable=True, many=False, doc=None):
+    """Define a built-in primitive: its NumPy forward and its gradient rule in one place."""
+    op = Primitive(fn, name, "many" if many else 1, doc)
+    if not differentiable:
+        NotDifferentiable(name)
+    elif grad is not None:
+        _GRADIENTS[name] = grad
+    return op
+
+
+def primitive(fn=None, name=None, *, multiple_outputs=False):
+    """Turn a NumPy function ``fn(*arrays, **attrs) -> array`` into an op the tape records.
+
+    Its gradient comes from ``@RegisterGradient(name)`` or ``NotDifferentiable(name)``; with
+    neither, the backward pass raises ``LookupError`` when it reaches the op.
+
+    Examples
+    --------
+    >>> cube = tape.primitive(lambda a: a ** 3, name="Cube")
+    >>> @tape.RegisterGradient("Cube")
+    ... def _cube_grad(op, g):
+    ...     return [g * 3 * op.inputs[0] ** 2]
+    """
+    if fn is None:
+        return lambda f: primitive(f, name, multiple_outputs=multiple_outputs)
+    if not callable(fn):
+        raise TypeError(f"primitive: fn must be callable, got {type(fn).__name__}")
+    return Primitive(fn, name or getattr(fn, "__name__", "Primitive"),
+                     "many" if multiple_outputs else 1)
+
+
+class RegisterGradient:
+    """Decorator registering ``f(op, *output_grads) -> list of input grads`` for an op name.
+
+    Gradient rules should use tape ops (not raw NumPy) so that nested tapes can differentiate
+    them again.
+    """
+
+    def __init__(self, op_type: str):
+        if not isinstance(op_type, str) or not op_type:
+            raise TypeError(f"RegisterGradient: op_type must be a non-empty string, got {op_type!r}")
+        self._op_type = op_type
+
+    def __call__(self, f):
+        _GRADIENTS[self._op_type] = f
+        return f
+
+
+def NotDifferentiable(op_type: str):
+    """Declare that an op has no gradient: paths through it contribute nothing (None)."""
+    if not isinstance(op_type, str) or not op_type:
+        raise TypeError(f"NotDifferentiable: op_type must be a non-empty string, got {op_type!r}")
+    _GRADIENTS[op_type] = _NOT_DIFFERENTIABLE
+
+
+NoGradient = NotDifferentiable
+
+
+def gradient_rule(node):
+    """The rule for a recorded node; LookupError if none is registered."""
+    custom = node.op.custom_grad
+    if custom is not None:
+        return custom
+    rule = _GRADIENTS.get(node.op.name)
+    if rule is None:
+        raise LookupError(f"gradient registry has no entry for: {node.op.name}")
+    return None if rule is _NOT_DIFFERENTIABLE else rule
+
+
+def is_registered(op_type: str) -> bool:
+    return op_type in _GRADIENTS
