@@ -12,6 +12,9 @@ from .tensor import Tensor, _to_array, _wrap
 
 #: Tapes currently recording, innermost last. Owned by tape.py; read here on every op.
 recording_tapes: list = []
+#: Active ForwardAccumulators, outermost first. Owned by forward.py; they see an op after every
+#: tape has, so tapes also record the tangent computation (reverse-over-forward).
+active_accumulators: list = []
 
 _GRADIENTS: dict = {}
 _NOT_DIFFERENTIABLE = object()
@@ -68,7 +71,7 @@ class Primitive:
         else:
             outputs = tuple(_wrap(o if isinstance(o, (np.ndarray, np.generic)) else np.asarray(o))
                             for o in out)
-        if recording_tapes:
+        if recording_tapes or active_accumulators:
             record(self, inputs, outputs, attrs)
         return outputs[0] if self.n_outputs == 1 else list(outputs)
 
@@ -77,7 +80,8 @@ class Primitive:
 
 
 def record(op, inputs, outputs, attrs):
-    """Offer an op application to every recording tape (each keeps it if it watches an input)."""
+    """Offer an op application to every recording tape (each keeps it if it watches an input),
+    then to every active forward accumulator (each computes tangents if an input has one)."""
     if _GRADIENTS.get(op.name) is _NOT_DIFFERENTIABLE and op.custom_grad is None:
         return
     node = None
@@ -86,6 +90,11 @@ def record(op, inputs, outputs, attrs):
             if node is None:
                 node = Node(op, inputs, outputs, attrs)
             tape._add(node)
+    for acc in active_accumulators:       # an accumulator leaves and re-enters this list in place
+        if acc._accepts(inputs):
+            if node is None:
+                node = Node(op, inputs, outputs, attrs)
+            acc._add(node)
 
 
 def convert_inputs(args):
