@@ -113,7 +113,8 @@ _erf_scalar = np.frompyfunc(_pymath.erf, 1, 1)
 
 def _erf(x):
     x = np.asarray(x)
-    out = _erf_scalar(x).astype(x.dtype if x.dtype.kind in "fc" else np.float64)
+    # np.asarray: on a 0-d input the frompyfunc ufunc returns a bare Python float
+    out = np.asarray(_erf_scalar(x)).astype(x.dtype if x.dtype.kind in "fc" else np.float64)
     return out[()] if out.ndim == 0 else out
 
 
