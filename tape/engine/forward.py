@@ -49,10 +49,7 @@ class ForwardAccumulator:
     """
 
     def __init__(self, primals, tangents):
-        flat_p, flat_t = nest.flatten(primals), nest.flatten(tangents)
-        if len(flat_p) != len(flat_t):
-            raise ValueError(f"ForwardAccumulator: tangents must match the structure of primals; "
-                             f"got {len(flat_p)} primals and {len(flat_t)} tangents")
+        flat_p, flat_t = nest.flatten(primals), _flatten_up_to(primals, tangents)
         self._tangents: dict = {}         # id(tensor) -> (tensor, tangent); keeps both alive
         self._active = False
         for p, t in zip(flat_p, flat_t):
@@ -134,6 +131,22 @@ class ForwardAccumulator:
                 from .ops.array import broadcast_to
                 t = broadcast_to(t, o._value.shape)
             tangents[id(o)] = (o, t)
+
+
+def _flatten_up_to(primals, tangents):
+    """Tangents flattened to the structure of primals (a tangent may itself be a list: [1., 0.])."""
+    if isinstance(primals, Tensor) or not isinstance(primals, (list, tuple, dict)):
+        return [tangents]
+    if isinstance(primals, dict):
+        if not isinstance(tangents, dict) or set(tangents) != set(primals):
+            raise ValueError("ForwardAccumulator: tangents must match the structure of primals "
+                             f"(a dict with keys {sorted(primals)})")
+        keys = nest._sorted_keys(primals)
+        return [t for k in keys for t in _flatten_up_to(primals[k], tangents[k])]
+    if not isinstance(tangents, (list, tuple)) or len(tangents) != len(primals):
+        raise ValueError(f"ForwardAccumulator: tangents must match the structure of primals "
+                         f"({len(primals)} items)")
+    return [t for p, tg in zip(primals, tangents) for t in _flatten_up_to(p, tg)]
 
 
 def jvp_of(node, tangents):
