@@ -220,6 +220,8 @@ def taylor_coefficients(f, x, order):
     if not isinstance(y, Tensor):
         from .tensor import convert_to_tensor
         y = convert_to_tensor(y)
+    if K == 1:
+        return _const(y._value, 1)
     seed = np.zeros((K,) + np.shape(x), np.result_type(x, np.float64))
     seed[0] = x
     if K > 1:
