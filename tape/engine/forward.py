@@ -379,3 +379,12 @@ def _solve_jvp(node, ta, tb):
     a, x = node.inputs[0], node.outputs[0]
     rhs = _plus(tb, None if ta is None else -_matmul(ta, x))
     return None if rhs is None else node.op(a, rhs)
+
+
+@defjvp("Prod")
+def _prod_jvp(node, t):
+    if t is None:
+        return None
+    # the gradient rule at a cotangent of ones gives d prod / d x_i, exact at zeros too
+    ones = _wrap(np.ones(node.outputs[0]._value.shape, node.outputs[0]._value.dtype)[()])
+    return _reduce_with(node, t * gradient_rule(node)(node, ones)[0])
