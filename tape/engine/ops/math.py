@@ -20,10 +20,10 @@ def _binary(name, fn, da, db):
     """A broadcasting binary op; ``da``/``db`` give the unreduced cotangents (None = no gradient)."""
     def grad(node, g):
         a, b = node.inputs
-        nb = batch_ndim(node, g)
+        nb = g._value.ndim - node.outputs[0]._value.ndim
         need_a, need_b = node.needs_grad
-        ga = unbroadcast(da(node, g), a.shape, nb) if need_a else None
-        gb = unbroadcast(db(node, g), b.shape, nb) if need_b else None
+        ga = unbroadcast(da(node, g), a._value.shape, nb) if need_a else None
+        gb = unbroadcast(db(node, g), b._value.shape, nb) if need_b else None
         return [ga, gb]
     return defop(name, fn, grad)
 
