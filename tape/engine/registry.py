@@ -49,7 +49,7 @@ class Node:
 class Primitive:
     """A NumPy function turned into a recorded op (see ``primitive``)."""
 
-    __slots__ = ("name", "fn", "n_outputs", "custom_grad", "__doc__", "__wrapped__")
+    __slots__ = ("name", "fn", "n_outputs", "custom_grad", "__dict__")
 
     def __init__(self, fn, name, n_outputs=1, doc=None):
         self.name = name
@@ -61,8 +61,7 @@ class Primitive:
 
     def __call__(self, *args, **attrs):
         inputs = convert_inputs(args)
-        values = [t._value for t in inputs]
-        out = self.fn(*values, **attrs)
+        out = self.fn(*[t._value for t in inputs], **attrs)
         if self.n_outputs == 1:
             outputs = (_wrap(out if isinstance(out, (np.ndarray, np.generic)) else np.asarray(out)),)
         else:
@@ -90,6 +89,8 @@ def record(op, inputs, outputs, attrs):
 
 def convert_inputs(args):
     """Tensors for an op's positional arguments; Python numbers take the tensors' dtype."""
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        return args
     ref = None
     for a in args:
         if isinstance(a, Tensor):
