@@ -55,9 +55,10 @@ def hessian_report(problem: Problem, outcome: evaluate.Outcome) -> output.Report
     labels = [c.label for c in comps]
 
     def document() -> dict:
+        ats = problem.points.all_at()
         values = outcome.value.tolist()
         matrices = h.tolist()
-        pts = [{"at": problem.points.at(i), "value": values[i], "hessian": matrices[i]}
+        pts = [{"at": ats[i], "value": values[i], "hessian": matrices[i]}
                for i in range(n)]
         return {"expression": problem.target.source, "variables": problem.variables,
                 "wrt": problem.wrt, "points": pts}
