@@ -100,17 +100,21 @@ class Index:
 Expr = Union[Number, Constant, Variable, Unary, Binary, Call, Index]
 
 
+_NO_CHILDREN: tuple = ()
+_CHILDREN = {
+    Number: lambda n: _NO_CHILDREN,
+    Constant: lambda n: _NO_CHILDREN,
+    Variable: lambda n: _NO_CHILDREN,
+    Unary: lambda n: (n.operand,),
+    Binary: lambda n: (n.left, n.right),
+    Call: lambda n: n.args,
+    Index: lambda n: (n.operand,),
+}
+
+
 def children(node: Expr) -> tuple:
     """The sub-expressions of ``node``, left to right."""
-    if isinstance(node, Binary):
-        return (node.left, node.right)
-    if isinstance(node, Unary):
-        return (node.operand,)
-    if isinstance(node, Call):
-        return node.args
-    if isinstance(node, Index):
-        return (node.operand,)
-    return ()
+    return _CHILDREN[type(node)](node)
 
 
 def fold(tree: Expr, visit: Callable[[Expr, list], Any]) -> Any:
@@ -121,19 +125,21 @@ def fold(tree: Expr, visit: Callable[[Expr, list], Any]) -> Any:
     """
     results: list = []
     stack: list = [(tree, False)]
+    push, pop, table = stack.append, stack.pop, _CHILDREN
     while stack:
-        node, expanded = stack.pop()
-        kids = children(node)
-        if expanded or not kids:
-            if kids:
-                args = results[len(results) - len(kids):]
-                del results[len(results) - len(kids):]
-            else:
-                args = []
+        node, expanded = pop()
+        kids = table[type(node)](node)
+        if not kids:
+            results.append(visit(node, []))
+        elif expanded:
+            n = len(kids)
+            args = results[-n:]
+            del results[-n:]
             results.append(visit(node, args))
         else:
-            stack.append((node, True))
-            stack.extend((k, False) for k in reversed(kids))
+            push((node, True))
+            for kid in reversed(kids):
+                push((kid, False))
     return results[0]
 
 
@@ -376,9 +382,14 @@ class _Walker:
         self.source = source
 
     def span(self, node: ast.AST) -> tuple[int, int]:
+        """The node's (start, end) columns in the text as typed."""
         src = self.source
-        start = src.original(src.from_bytes(node.col_offset))
-        end = src.original(src.from_bytes(node.end_col_offset))
+        first, last = node.col_offset, node.end_col_offset
+        if src.byte_to_char is not None:
+            first, last = src.from_bytes(first), src.from_bytes(last)
+        origin = src.origin
+        start = origin[min(first, len(origin) - 1)]
+        end = origin[min(last, len(origin) - 1)]
         return start, max(end, start + 1)
 
     def error(self, node: ast.AST, message: str, hint: bool = False) -> ExprError:
@@ -397,7 +408,8 @@ class _Walker:
             if not expanded:
                 kids = self._check(node)
                 stack.append((node, True))
-                stack.extend((k, False) for k in reversed(kids))
+                for kid in reversed(kids):
+                    stack.append((kid, False))
                 arity[id(node)] = len(kids)
             else:
                 k = arity.pop(id(node))

@@ -42,6 +42,7 @@ class Target:
     texts: list = field(default_factory=list)
     function: Callable | None = None
     path: str | None = None
+    _shapes: dict = field(default_factory=dict, repr=False)
 
     @property
     def is_script(self) -> bool:
@@ -65,11 +66,9 @@ class Target:
 
         Checks every expression's shapes (exit 2 on a mismatch). Scripts: unknown (None).
         """
-        from .lower import check_shapes
-
         if self.is_script:
             return None
-        shapes = [check_shapes(t, sizes, text) for t, text in zip(self.trees, self.texts)]
+        shapes = self.tree_shapes(sizes)
         if len(shapes) == 1:
             return shapes[0]
         return sum(1 if s is None else s for s in shapes)
@@ -87,8 +86,7 @@ class Target:
             return _script_caller(self, variables)
         from .lower import to_tape
 
-        shapes = [self.output_shape_of(t, text, sizes) for t, text in zip(self.trees,
-                                                                          self.texts)]
+        shapes = self.tree_shapes(sizes)
         lowered = [to_tape(t, variables) for t in self.trees]
         single_scalar = len(lowered) == 1 and shapes[0] is None
 
@@ -107,11 +105,15 @@ class Target:
 
         return run
 
-    @staticmethod
-    def output_shape_of(tree, text, sizes):
+    def tree_shapes(self, sizes: dict) -> list:
+        """Each expression's shape (None: scalar, k: vector), checked once per ``sizes``."""
         from .lower import check_shapes
 
-        return check_shapes(tree, sizes, text)
+        key = tuple(sorted(sizes.items()))
+        if self._shapes.get("key") != key:
+            shapes = [check_shapes(t, sizes, text) for t, text in zip(self.trees, self.texts)]
+            self._shapes = {"key": key, "shapes": shapes}
+        return self._shapes["shapes"]
 
 
 def is_script(text: str) -> bool:
