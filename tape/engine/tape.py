@@ -62,6 +62,7 @@ class GradientTape:
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
         self._tracked: dict = {}
+        self._roots: set = set()             # ids of watched tensors (the sweep's possible sources)
         self._nodes: list = []
         self._watched_vars: dict = {}
         self._recording = False
@@ -104,6 +105,7 @@ class GradientTape:
     def reset(self):
         """Forget everything recorded, as if the context were exited and entered again."""
         self._tracked = {}
+        self._roots = set()
         self._nodes = []
         self._watched_vars = {}
         self._used = False
@@ -122,6 +124,7 @@ class GradientTape:
 
     def _track(self, t):
         self._tracked[id(t)] = t
+        self._roots.add(id(t))
         if isinstance(t, Variable) and id(t) not in self._watched_vars:
             self._watched_vars[id(t)] = t
 
@@ -236,6 +239,7 @@ class GradientTape:
         if not self._persistent:
             self._nodes = []
             self._tracked = {}
+            self._roots = set()
 
     def _sweep(self, seeds: dict, sources, nb: int) -> dict:
         """Reverse sweep from ``seeds`` (id -> cotangent) to ``sources``; returns id -> gradient.
@@ -248,17 +252,21 @@ class GradientTape:
         tracked = self._tracked
         source_ids = {id(s) for s in sources if id(s) in tracked}
         nodes = self._nodes[:]               # a persistent tape may record this very sweep
-        # forward pass: which tensors depend on a source (only those need cotangents)
-        relevant = set(source_ids)
-        add = relevant.add
-        for node in nodes:
-            if node is None:
-                continue
-            for i in node.inputs:
-                if id(i) in relevant:
-                    for o in node.outputs:
-                        add(id(o))
-                    break
+        # which tensors depend on a source (only those need cotangents): everything tracked when
+        # every watched tensor is a source (the usual case), else a forward pass over the nodes
+        if self._roots <= source_ids:
+            relevant = tracked
+        else:
+            relevant = set(source_ids)
+            add = relevant.add
+            for node in nodes:
+                if node is None:
+                    continue
+                for i in node.inputs:
+                    if id(i) in relevant:
+                        for o in node.outputs:
+                            add(id(o))
+                        break
         fast = not recording_tapes
         if fast:
             grads = {k: v._value for k, v in seeds.items() if k in relevant}

@@ -37,7 +37,7 @@ def _binary(name, fn, da, db, fast_da=None, fast_db=None):
             ga = unbroadcast_array(fast_da(node, g), a._value.shape, nb) if need_a else None
             gb = unbroadcast_array(fast_db(node, g), b._value.shape, nb) if need_b else None
             return [ga, gb]
-    return defop(name, fn, grad, fast=fast)
+    return defop(name, fn, grad, fast=fast, arity=2)
 
 
 def _v(node, i=0):
@@ -100,13 +100,13 @@ mod = floormod
 atan2 = _binary("Atan2", np.arctan2,
                 lambda n, g: g * n.inputs[1] / (square(n.inputs[0]) + square(n.inputs[1])),
                 lambda n, g: -g * n.inputs[0] / (square(n.inputs[0]) + square(n.inputs[1])))
-floordiv = defop("FloorDiv", np.floor_divide, differentiable=False)
+floordiv = defop("FloorDiv", np.floor_divide, differentiable=False, arity=2)
 
 
 def _unary(name, fn, rule, fast=None):
     """An elementwise op; ``rule`` (tape ops) and ``fast`` (raw arrays) map g to the input's cotangent."""
     return defop(name, fn, lambda node, g: [rule(node, g)],
-                 fast=None if fast is None else (lambda node, g: [fast(node, g)]))
+                 fast=None if fast is None else (lambda node, g: [fast(node, g)]), arity=1)
 
 
 def _x(node):
