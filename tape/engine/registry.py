@@ -49,7 +49,7 @@ class Node:
 class Primitive:
     """A NumPy function turned into a recorded op (see ``primitive``)."""
 
-    __slots__ = ("name", "fn", "n_outputs", "custom_grad", "__doc__", "__wrapped__")
+    __slots__ = ("name", "fn", "n_outputs", "custom_grad", "__dict__")
 
     def __init__(self, fn, name, n_outputs=1, doc=None):
         self.name = name

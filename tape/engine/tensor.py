@@ -132,7 +132,9 @@ class Tensor:
             yield self[i]
 
     def __repr__(self):
-        return f"tape.Tensor({_format_value(self._value)}, shape={tuple(self._value.shape)}, " \
+        text = _format_value(self._value)
+        sep = "\n" if "\n" in text else ""
+        return f"tape.Tensor({sep}{text}, shape={tuple(self._value.shape)}, " \
                f"dtype={self._value.dtype.name})"
 
     __str__ = __repr__

@@ -1,0 +1,1 @@
+"""The autodiff engine behind ``tape``. Import the public API from ``tape`` itself."""

@@ -1,0 +1,365 @@
+"""Shape and indexing ops. Gradients of slicing and gathering are dense scatters."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..broadcast import batch_ndim, unbroadcast
+from ..registry import defop
+from ..tensor import Tensor, _wrap, convert_to_tensor
+
+
+def _shape_tuple(shape, what):
+    if isinstance(shape, Tensor):
+        shape = shape._value.tolist()
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    try:
+        return tuple(int(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"{what}: shape must be a sequence of ints, got {shape!r}") from None
+
+
+# -- reshape / transpose / broadcast -------------------------------------------------------
+def _reshape_np(x, shape):
+    try:
+        return np.reshape(x, shape)
+    except ValueError:
+        raise ValueError(f"reshape: cannot reshape a tensor of shape {np.shape(x)} "
+                         f"({np.size(x)} elements) into shape {shape}") from None
+
+
+_reshape = defop("Reshape", _reshape_np, lambda n, g: [
+    _reshape(g, shape=tuple(g.shape[:batch_ndim(n, g)]) + tuple(n.inputs[0].shape))])
+
+
+def reshape(tensor, shape, name=None):
+    """``tensor`` with a new shape of the same number of elements (one entry may be -1)."""
+    x = convert_to_tensor(tensor)
+    shape = _shape_tuple(shape, "reshape")
+    if shape == tuple(x._value.shape):
+        return x
+    return _reshape(x, shape=shape)
+
+
+def _transpose_grad(node, g):
+    nb = batch_ndim(node, g)
+    inverse = np.argsort(node.attrs["axes"])
+    return [_transpose(g, axes=tuple(range(nb)) + tuple(nb + int(p) for p in inverse))]
+
+
+_transpose = defop("Transpose", lambda x, axes: np.transpose(x, axes), _transpose_grad)
+
+
+def transpose(a, perm=None, conjugate=False, name=None):
+    """Permute axes (reverse them when ``perm`` is None)."""
+    x = convert_to_tensor(a)
+    nd = x.ndim
+    perm = tuple(range(nd - 1, -1, -1)) if perm is None else _shape_tuple(perm, "transpose")
+    if sorted(p % max(nd, 1) for p in perm) != list(range(nd)):
+        raise ValueError(f"transpose: perm {perm} is not a permutation of the {nd} axes of a "
+                         f"tensor of shape {tuple(x.shape)}")
+    perm = tuple(p % nd for p in perm)
+    return _transpose(x, axes=perm) if perm != tuple(range(nd)) else x
+
+
+def _broadcast_to_np(x, shape):
+    try:
+        return np.broadcast_to(x, shape)
+    except ValueError:
+        raise ValueError(f"broadcast_to: shape {np.shape(x)} cannot be broadcast to {shape}") from None
+
+
+_broadcast_to = defop("BroadcastTo", _broadcast_to_np,
+                      lambda n, g: [unbroadcast(g, n.inputs[0].shape, batch_ndim(n, g))])
+
+
+def broadcast_to(input, shape, name=None):
+    x = convert_to_tensor(input)
+    shape = _shape_tuple(shape, "broadcast_to")
+    return x if shape == tuple(x.shape) else _broadcast_to(x, shape=shape)
+
+
+def expand_dims(input, axis, name=None):
+    """Insert an axis of length 1 at ``axis``."""
+    x = convert_to_tensor(input)
+    nd = x.ndim
+    axis = int(axis)
+    if not -nd - 1 <= axis <= nd:
+        raise ValueError(f"expand_dims: axis {axis} is out of range for a tensor of rank {nd}")
+    axis = axis % (nd + 1)
+    shape = tuple(x.shape)
+    return reshape(x, shape[:axis] + (1,) + shape[axis:])
+
+
+def squeeze(input, axis=None, name=None):
+    """Remove axes of length 1 (all of them, or those in ``axis``)."""
+    x = convert_to_tensor(input)
+    shape = tuple(x.shape)
+    if axis is None:
+        axes = {i for i, n in enumerate(shape) if n == 1}
+    else:
+        axes = {int(a) % max(len(shape), 1) for a in np.atleast_1d(axis)}
+        bad = [a for a in axes if shape[a] != 1]
+        if bad:
+            raise ValueError(f"squeeze: axis {bad[0]} has length {shape[bad[0]]}, not 1 "
+                             f"(shape {shape})")
+    return reshape(x, tuple(n for i, n in enumerate(shape) if i not in axes))
+
+
+# -- indexing ------------------------------------------------------------------------------
+def _normalise_key(key):
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    for k in key:
+        if isinstance(k, Tensor):
+            k = k._value
+            k = k.item() if k.ndim == 0 and k.dtype.kind in "iu" else k
+        elif isinstance(k, list):
+            k = np.asarray(k)
+        out.append(k)
+    return tuple(out)
+
+
+def _getitem_np(x, key):
+    try:
+        return x[key]
+    except IndexError as exc:
+        raise IndexError(f"index {key!r} is invalid for a tensor of shape {np.shape(x)}: {exc}") from None
+
+
+def _scatter_np(g, shape, key):
+    out = np.zeros(shape, dtype=g.dtype)
+    if any(isinstance(k, np.ndarray) for k in key):
+        np.add.at(out, key, g)            # repeated indices accumulate
+    else:
+        out[key] = g
+    return out
+
+
+def _batched_key(key, nb):
+    return (slice(None),) * nb + key
+
+
+_getitem = defop("StridedSlice", _getitem_np, lambda n, g: [_scatter(
+    g, shape=tuple(g.shape[:batch_ndim(n, g)]) + tuple(n.inputs[0].shape),
+    key=_batched_key(n.attrs["key"], batch_ndim(n, g)))])
+_scatter = defop("ScatterKey", _scatter_np, lambda n, g: [_getitem(
+    g, key=_batched_key(n.attrs["key"], g.ndim - len(n.attrs["shape"])))])
+
+
+def getitem(tensor, key):
+    """``tensor[key]`` with NumPy's basic and advanced indexing."""
+    x = convert_to_tensor(tensor)
+    return _getitem(x, key=_normalise_key(key))
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """Slices of ``params`` along ``axis`` at ``indices`` (gradient: a dense scatter-add)."""
+    x = convert_to_tensor(params)
+    idx = np.asarray(indices._value if isinstance(indices, Tensor) else indices)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"gather: indices must be integers, got {idx.dtype}")
+    axis = 0 if axis is None else int(axis) % max(x.ndim, 1)
+    if batch_dims:
+        raise NotImplementedError("gather: batch_dims is not supported; use gather_nd")
+    if idx.size and (idx.max() >= x.shape[axis] or idx.min() < -x.shape[axis]):
+        raise IndexError(f"gather: indices out of range [0, {x.shape[axis]}) for axis {axis} of "
+                         f"shape {tuple(x.shape)}")
+    return _getitem(x, key=(slice(None),) * axis + (idx,))
+
+
+def gather_nd(params, indices, batch_dims=0, name=None):
+    """Elements or slices of ``params`` at the index vectors in the last axis of ``indices``."""
+    x = convert_to_tensor(params)
+    idx = np.asarray(indices._value if isinstance(indices, Tensor) else indices)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"gather_nd: indices must be integers, got {idx.dtype}")
+    if batch_dims:
+        raise NotImplementedError("gather_nd: batch_dims is not supported")
+    k = idx.shape[-1]
+    if k > x.ndim:
+        raise ValueError(f"gather_nd: index vectors of length {k} for a tensor of rank {x.ndim}")
+    return _getitem(x, key=tuple(idx[..., i] for i in range(k)))
+
+
+# -- joining and splitting -----------------------------------------------------------------
+def _concat_grad(node, g):
+    nb = batch_ndim(node, g)
+    axis = node.attrs["axis"]
+    grads, start = [], 0
+    for x in node.inputs:
+        stop = start + x.shape[axis]
+        grads.append(_getitem(g, key=(slice(None),) * (nb + axis) + (slice(start, stop),)))
+        start = stop
+    return grads
+
+
+_concat = defop("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis), _concat_grad)
+
+
+def concat(values, axis, name=None):
+    """Join tensors along an existing axis."""
+    xs = [convert_to_tensor(v) for v in values]
+    if not xs:
+        raise ValueError("concat: values must be a non-empty list of tensors")
+    nd = xs[0].ndim
+    if nd == 0:
+        raise ValueError("concat: cannot concatenate scalars (shape ()); use tape.stack")
+    axis = int(axis) % nd
+    for x in xs[1:]:
+        sa, sb = tuple(xs[0].shape), tuple(x.shape)
+        if len(sa) != len(sb) or any(a != b for i, (a, b) in enumerate(zip(sa, sb)) if i != axis):
+            raise ValueError(f"concat: shapes {sa} and {sb} differ outside axis {axis}")
+    return _concat(*xs, axis=axis)
+
+
+def stack(values, axis=0, name=None):
+    """Join tensors of equal shape along a new axis."""
+    xs = [convert_to_tensor(v) for v in values]
+    if not xs:
+        raise ValueError("stack: values must be a non-empty list of tensors")
+    shape = tuple(xs[0].shape)
+    for x in xs[1:]:
+        if tuple(x.shape) != shape:
+            raise ValueError(f"stack: all shapes must match, got {shape} and {tuple(x.shape)}")
+    axis = int(axis) % (len(shape) + 1)
+    return concat([expand_dims(x, axis) for x in xs], axis=axis)
+
+
+def unstack(value, num=None, axis=0, name=None):
+    """Split a tensor into a list of tensors along ``axis``."""
+    x = convert_to_tensor(value)
+    if x.ndim == 0:
+        raise ValueError("unstack: cannot unstack a scalar (shape ())")
+    axis = int(axis) % x.ndim
+    n = x.shape[axis]
+    if num is not None and int(num) != n:
+        raise ValueError(f"unstack: num={num} but axis {axis} has length {n}")
+    return [_getitem(x, key=(slice(None),) * axis + (i,)) for i in range(n)]
+
+
+def split(value, num_or_size_splits, axis=0, name=None):
+    x = convert_to_tensor(value)
+    axis = int(axis) % x.ndim
+    n = x.shape[axis]
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        k = int(num_or_size_splits)
+        if k <= 0 or n % k:
+            raise ValueError(f"split: axis {axis} of length {n} cannot be split into {k} equal parts")
+        sizes = [n // k] * k
+    else:
+        sizes = [int(s) for s in num_or_size_splits]
+        if sum(sizes) != n:
+            raise ValueError(f"split: sizes {sizes} do not add up to axis length {n}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(_getitem(x, key=(slice(None),) * axis + (slice(start, start + s),)))
+        start += s
+    return out
+
+
+def _tile_grad(node, g):
+    from .reduce import reduce_sum
+    nb = batch_ndim(node, g)
+    x = node.inputs[0]
+    reps = node.attrs["multiples"]
+    split_shape = tuple(g.shape[:nb])
+    for r, n in zip(reps, x.shape):
+        split_shape += (r, n)
+    summed = reduce_sum(reshape(g, split_shape), axis=tuple(nb + 2 * i for i in range(x.ndim)))
+    return [summed]
+
+
+_tile = defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_grad)
+
+
+def tile(input, multiples, name=None):
+    x = convert_to_tensor(input)
+    reps = _shape_tuple(multiples, "tile")
+    if len(reps) != x.ndim:
+        raise ValueError(f"tile: multiples {reps} must have one entry per axis of shape {tuple(x.shape)}")
+    return _tile(x, multiples=reps)
+
+
+def _pad_grad(node, g):
+    nb = batch_ndim(node, g)
+    key = (slice(None),) * nb + tuple(slice(lo, lo + n) for (lo, _), n in
+                                       zip(node.attrs["paddings"], node.inputs[0].shape))
+    return [_getitem(g, key=key)]
+
+
+_pad = defop("Pad", lambda x, paddings, constant_values: np.pad(x, paddings, constant_values=constant_values),
+             _pad_grad)
+
+
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    if str(mode).upper() != "CONSTANT":
+        raise NotImplementedError(f"pad: mode {mode!r} is not supported; use 'CONSTANT'")
+    x = convert_to_tensor(tensor)
+    pads = tuple((int(a), int(b)) for a, b in np.asarray(paddings).reshape(-1, 2))
+    if len(pads) != x.ndim:
+        raise ValueError(f"pad: paddings need one (before, after) pair per axis of shape {tuple(x.shape)}")
+    return _pad(x, paddings=pads, constant_values=constant_values)
+
+
+def reverse(tensor, axis, name=None):
+    x = convert_to_tensor(tensor)
+    axes = {int(a) % x.ndim for a in np.atleast_1d(axis)}
+    return _getitem(x, key=tuple(slice(None, None, -1) if i in axes else slice(None)
+                                 for i in range(x.ndim)))
+
+
+# -- selection -----------------------------------------------------------------------------
+def _where_grad(node, g):
+    cond, a, b = node.inputs
+    nb = batch_ndim(node, g)
+    zero = _wrap(np.zeros((), g._value.dtype))
+    _, need_a, need_b = node.needs_grad
+    ga = unbroadcast(_where(cond, g, zero), a.shape, nb) if need_a else None
+    gb = unbroadcast(_where(cond, zero, g), b.shape, nb) if need_b else None
+    return [None, ga, gb]
+
+
+_where = defop("SelectV2", np.where, _where_grad)
+
+
+def where(condition, x=None, y=None, name=None):
+    """Elements of ``x`` where ``condition`` holds, else of ``y`` (broadcasting).
+
+    With only ``condition``: the indices of its true elements, shape ``[n, rank]``.
+    """
+    if x is None and y is None:
+        c = np.asarray(condition._value if isinstance(condition, Tensor) else condition)
+        return _wrap(np.argwhere(c).astype(np.int64))
+    if x is None or y is None:
+        raise ValueError("where: give both x and y, or neither")
+    cond = convert_to_tensor(condition)
+    if cond.dtype.name != "bool":
+        cond = _wrap(np.asarray(cond._value, dtype=bool)[()])
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        x = convert_to_tensor(x)
+    return _where(cond, x, y)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """``t`` limited to ``[clip_value_min, clip_value_max]`` (gradient 1 inside, 0 outside)."""
+    from .math import maximum, minimum
+    return minimum(maximum(t, clip_value_min), clip_value_max)
+
+
+def shape(input, out_type=None, name=None):
+    return _wrap(np.asarray(np.shape(convert_to_tensor(input)._value), dtype=np.int64))
+
+
+def size(input, out_type=None, name=None):
+    return _wrap(np.int64(np.size(convert_to_tensor(input)._value)))
+
+
+def rank(input, name=None):
+    return _wrap(np.int64(np.ndim(convert_to_tensor(input)._value)))
+
+
+def identity(input, name=None):
+    from .math import identity as _identity
+    return _identity(input)

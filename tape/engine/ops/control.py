@@ -1,0 +1,107 @@
+"""Control flow and gradient control: cond, while_loop, function, stop_gradient, custom_gradient."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .. import nest
+from ..registry import Primitive, defop, record, recording_tapes
+from ..tensor import Tensor, _wrap, convert_to_tensor
+
+stop_gradient = defop("StopGradient", lambda x: x, differentiable=False,
+                      doc="The same values, but no gradient flows through: the tape sees a constant.")
+
+
+def cond(pred, true_fn=None, false_fn=None, name=None):
+    """Run ``true_fn()`` if ``pred`` is true, else ``false_fn()``; only the chosen branch runs."""
+    if not callable(true_fn) or not callable(false_fn):
+        raise TypeError("cond: true_fn and false_fn must both be callables taking no arguments")
+    return true_fn() if bool(pred) else false_fn()
+
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
+               back_prop=True, swap_memory=False, maximum_iterations=None, name=None):
+    """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)``; returns the last structure.
+
+    The tape records each iteration's ops as they run, so gradients flow through the loop.
+    """
+    if not callable(cond) or not callable(body):
+        raise TypeError("while_loop: cond and body must be callables")
+    as_args = isinstance(loop_vars, (list, tuple))
+    state = loop_vars
+    if maximum_iterations is not None:
+        maximum_iterations = int(maximum_iterations)
+    step = 0
+    while maximum_iterations is None or step < maximum_iterations:
+        args = tuple(state) if isinstance(state, (list, tuple)) else (state,)
+        if not bool(cond(*args) if as_args else cond(state)):
+            break
+        state = body(*args) if as_args else body(state)
+        step += 1
+    if step == 0:
+        return nest.map_structure(lambda v: v if isinstance(v, Tensor) else convert_to_tensor(v), state)
+    return state
+
+
+def function(func=None, input_signature=None, autograph=True, jit_compile=None,
+             reduce_retracing=False, experimental_relax_shapes=None, **kwargs):
+    """Decorator kept for TensorFlow compatibility: runs the Python function as it is.
+
+    Gradients flow through it exactly as through the undecorated function.
+    """
+    if func is None:
+        return lambda f: function(f, input_signature, autograph, jit_compile, reduce_retracing)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kw):
+        return func(*args, **kw)
+    wrapper.python_function = func
+    return wrapper
+
+
+def custom_gradient(f=None):
+    """Decorator for a function returning ``(y, grad_fn)``; ``grad_fn(*dy)`` gives the input gradients.
+
+    Examples
+    --------
+    >>> @tape.custom_gradient
+    ... def clip_grad(x):
+    ...     def grad(dy):
+    ...         return tape.clip_by_value(dy, -1.0, 1.0)
+    ...     return tape.identity(x), grad
+    """
+    if f is None:
+        return custom_gradient
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        inputs = tuple(a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args)
+        paused = recording_tapes[:]
+        recording_tapes.clear()
+        try:
+            y, grad_fn = f(*inputs, **kwargs)
+        finally:
+            recording_tapes[:] = paused
+        flat = [convert_to_tensor(t) for t in nest.flatten(y)]
+        outputs = tuple(_wrap(t._value) for t in flat)
+        if recording_tapes:
+            op = Primitive(None, f"CustomGradient:{getattr(f, '__name__', 'f')}", "many")
+
+            def rule(node, *gs):
+                got = grad_fn(*gs)
+                got = list(got) if isinstance(got, (list, tuple)) else [got]
+                if len(got) != len(inputs):
+                    raise ValueError(f"custom_gradient: grad_fn of {f.__name__} returned {len(got)} "
+                                     f"gradients for {len(inputs)} inputs")
+                return [None if g is None else convert_to_tensor(g) for g in got]
+            op.custom_grad = rule
+            record(op, inputs, outputs, {})
+        return nest.pack_sequence_as(y, list(outputs))
+    return wrapped
+
+
+def recompute_grad(f):
+    return f
+
+

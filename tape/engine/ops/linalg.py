@@ -1,0 +1,298 @@
+"""Linear algebra: matmul, einsum, tensordot, inv, det, solve, trace, norm."""
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+from ..broadcast import batch_ndim, unbroadcast
+from ..registry import defop
+from ..tensor import Tensor, _wrap, convert_to_tensor
+from .array import _getitem, reshape, transpose
+
+
+def _swap(x):
+    nd = x.ndim
+    return transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def _left_times_stack(a, g):
+    """``a @ g`` for a 2-D ``a`` and a stack ``g`` (..., m, n) as ONE matrix product."""
+    lead = tuple(g.shape[:-2])
+    m, n = g.shape[-2], g.shape[-1]
+    nd = g.ndim
+    flat = reshape(transpose(g, (nd - 2,) + tuple(range(nd - 2)) + (nd - 1,)), (m, -1))
+    prod = _matmul(a, flat)
+    back = reshape(prod, (a.shape[0],) + lead + (n,))
+    return transpose(back, tuple(range(1, nd - 1)) + (0, nd - 1))
+
+
+def _stack_times_right(g, b):
+    """``g @ b`` for a stack ``g`` (..., m, n) and a 2-D ``b``, as ONE matrix product."""
+    lead = tuple(g.shape[:-1])
+    return reshape(_matmul(reshape(g, (-1, g.shape[-1])), b), lead + (b.shape[-1],))
+
+
+def _matmul_grad(node, g):
+    a, b = node.inputs
+    nb = batch_ndim(node, g)
+    need_a, need_b = node.needs_grad
+    ga = gb = None
+    if need_a:
+        bt = _swap(b)
+        ga = _stack_times_right(g, bt) if b.ndim == 2 and g.ndim > 2 else _matmul(g, bt)
+        ga = unbroadcast(ga, a.shape, nb)
+    if need_b:
+        at = _swap(a)
+        gb = _left_times_stack(at, g) if a.ndim == 2 and g.ndim > 2 else _matmul(at, g)
+        gb = unbroadcast(gb, b.shape, nb)
+    return [ga, gb]
+
+
+_matmul = defop("MatMul", np.matmul, _matmul_grad)
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None):
+    """Matrix product over the last two axes (batch axes broadcast); 1-D operands as in NumPy."""
+    a, b = convert_to_tensor(a), convert_to_tensor(b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"matmul: both operands need rank >= 1, got shapes {tuple(a.shape)} and "
+                         f"{tuple(b.shape)}; use multiply for scalars")
+    if transpose_a or adjoint_a:
+        a = _swap(a)
+    if transpose_b or adjoint_b:
+        b = _swap(b)
+    squeeze_a = a.ndim == 1
+    squeeze_b = b.ndim == 1
+    if squeeze_a:
+        a = reshape(a, (1, a.shape[0]))
+    if squeeze_b:
+        b = reshape(b, (b.shape[0], 1))
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} are incompatible "
+                         f"(inner dimensions {a.shape[-1]} != {b.shape[-2]})")
+    out = _matmul(a, b)
+    if squeeze_a or squeeze_b:
+        shape = tuple(out.shape)
+        shape = shape[:-2] + (() if squeeze_a else shape[-2:-1]) + (() if squeeze_b else shape[-1:])
+        out = reshape(out, shape)
+    return out
+
+
+# -- einsum --------------------------------------------------------------------------------
+def _parse_einsum(subscripts, shapes):
+    """Explicit subscripts (no ellipsis, no '->' omitted) for the given operand shapes."""
+    spec = subscripts.replace(" ", "")
+    if "->" in spec:
+        lhs, out = spec.split("->")
+    else:
+        lhs, out = spec, None
+    ins = lhs.split(",")
+    if len(ins) != len(shapes):
+        raise ValueError(f"einsum: {subscripts!r} names {len(ins)} operands, {len(shapes)} given")
+    used = set(c for c in spec if c.isalpha())
+    spare = [c for c in string.ascii_letters if c not in used]
+    if "..." in spec:
+        ell_nd = max(len(s) - len(i.replace("...", "")) for i, s in zip(ins, shapes) if "..." in i)
+        ell = "".join(spare[:ell_nd])
+        spare = spare[ell_nd:]
+        ins = [i.replace("...", ell[ell_nd - (len(s) - len(i.replace("...", ""))):]) for i, s in
+               zip(ins, shapes)]
+        if out is not None:
+            out = out.replace("...", ell)
+    else:
+        ell = ""
+    if out is None:
+        counts = {}
+        for c in "".join(ins):
+            counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
+    for i, s in zip(ins, shapes):
+        if len(i) != len(s):
+            raise ValueError(f"einsum: subscripts {i!r} do not match an operand of shape {tuple(s)}")
+    return ins, out, spare
+
+
+def _einsum_grad(node, g):
+    ins, out = node.attrs["inputs"], node.attrs["output"]
+    nb = batch_ndim(node, g)
+    used = set("".join(ins) + out)
+    spare = [c for c in string.ascii_letters if c not in used]
+    batch = "".join(spare[:nb])
+    grads = []
+    for k, (sub, x) in enumerate(zip(ins, node.inputs)):
+        if not node.needs_grad[k]:
+            grads.append(None)
+            continue
+        if len(set(sub)) != len(sub):
+            raise NotImplementedError("einsum gradient: repeated indices within one operand "
+                                      f"({sub!r}) are not supported")
+        others = [(s, t) for j, (s, t) in enumerate(zip(ins, node.inputs)) if j != k]
+        avail = set(out) | set("".join(s for s, _ in others))
+        target = "".join(c for c in sub if c in avail)
+        spec = ",".join([batch + out] + [s for s, _ in others]) + "->" + batch + target
+        gk = _einsum(g, *[t for _, t in others], inputs=[batch + out] + [s for s, _ in others],
+                     output=batch + target, spec=spec)
+        if target != sub:          # indices summed inside this operand alone: broadcast back
+            from .array import broadcast_to
+            shape = tuple(gk.shape[:nb]) + tuple(x.shape[sub.index(c)] if c in target else 1
+                                                 for c in sub)
+            gk = broadcast_to(reshape(gk, shape), tuple(gk.shape[:nb]) + tuple(x.shape))
+        grads.append(gk)
+    return grads
+
+
+_einsum = defop("Einsum", lambda *xs, inputs, output, spec: np.einsum(spec, *xs, optimize=len(xs) > 2),
+                _einsum_grad)
+
+
+def einsum(equation, *inputs, **kwargs):
+    """Einstein summation, as ``numpy.einsum`` (gradients for operands without repeated indices)."""
+    xs = [convert_to_tensor(x) for x in inputs]
+    ins, out, _ = _parse_einsum(equation, [tuple(x.shape) for x in xs])
+    spec = ",".join(ins) + "->" + out
+    return _einsum(*xs, inputs=ins, output=out, spec=spec)
+
+
+def tensordot(a, b, axes, name=None):
+    """Sum of products over ``axes`` of ``a`` and ``b`` (an int n, or two lists of axes)."""
+    a, b = convert_to_tensor(a), convert_to_tensor(b)
+    if isinstance(axes, (int, np.integer)):
+        n = int(axes)
+        ax_a, ax_b = list(range(a.ndim - n, a.ndim)), list(range(n))
+    else:
+        ax_a, ax_b = axes
+        ax_a = [int(i) % a.ndim for i in np.atleast_1d(ax_a)]
+        ax_b = [int(i) % b.ndim for i in np.atleast_1d(ax_b)]
+    letters = iter(string.ascii_letters)
+    sa = [next(letters) for _ in range(a.ndim)]
+    sb = [next(letters) for _ in range(b.ndim)]
+    for i, j in zip(ax_a, ax_b):
+        if a.shape[i] != b.shape[j]:
+            raise ValueError(f"tensordot: axis {i} of shape {tuple(a.shape)} and axis {j} of shape "
+                             f"{tuple(b.shape)} differ in length")
+        sb[j] = sa[i]
+    out = "".join(c for i, c in enumerate(sa) if i not in ax_a) + \
+        "".join(c for j, c in enumerate(sb) if j not in ax_b)
+    return einsum("".join(sa) + "," + "".join(sb) + "->" + out, a, b)
+
+
+# -- inverse, determinant, solve -----------------------------------------------------------
+def _check_square(x, what):
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"{what}: needs square matrices in the last two axes, got shape {tuple(x.shape)}")
+
+
+def _inv_np(x):
+    try:
+        return np.linalg.inv(x)
+    except np.linalg.LinAlgError as exc:
+        raise ValueError(f"linalg.inv: matrix is not invertible ({exc})") from None
+
+
+_inv = defop("MatrixInverse", _inv_np,
+             lambda n, g: [-_matmul(_matmul(_swap(n.outputs[0]), g), _swap(n.outputs[0]))])
+
+
+def inv(input, adjoint=False, name=None):
+    x = convert_to_tensor(input)
+    _check_square(x, "linalg.inv")
+    out = _inv(x)
+    return _swap(out) if adjoint else out
+
+
+def _det_grad(node, g):
+    x = node.inputs[0]
+    gk = reshape(g * node.outputs[0], tuple(g.shape) + (1, 1))
+    return [gk * _swap(inv(x))]
+
+
+_det = defop("MatrixDeterminant", np.linalg.det, _det_grad)
+
+
+def det(input, name=None):
+    x = convert_to_tensor(input)
+    _check_square(x, "linalg.det")
+    return _det(x)
+
+
+def _solve_np(a, b):
+    try:
+        return np.linalg.solve(a, b)
+    except np.linalg.LinAlgError as exc:
+        raise ValueError(f"linalg.solve: matrix is singular ({exc})") from None
+
+
+def _solve_grad(node, g):
+    a, b = node.inputs
+    nb = batch_ndim(node, g)
+    gb = _solve(_swap(a), g)
+    ga = -_matmul(gb, _swap(node.outputs[0])) if node.needs_grad[0] else None
+    return [unbroadcast(ga, a.shape, nb) if ga is not None else None, unbroadcast(gb, b.shape, nb)]
+
+
+_solve = defop("MatrixSolve", _solve_np, _solve_grad)
+
+
+def solve(matrix, rhs, adjoint=False, name=None):
+    """``x`` with ``matrix @ x = rhs`` (rhs of shape [..., n, k])."""
+    a, b = convert_to_tensor(matrix), convert_to_tensor(rhs)
+    _check_square(a, "linalg.solve")
+    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
+        raise ValueError(f"linalg.solve: rhs of shape {tuple(b.shape)} does not fit a matrix of "
+                         f"shape {tuple(a.shape)} (rhs needs shape [..., {a.shape[-1]}, k])")
+    if adjoint:
+        a = _swap(a)
+    return _solve(a, b)
+
+
+def trace(x, name=None):
+    """Sum of the main diagonal over the last two axes."""
+    from .reduce import reduce_sum
+    x = convert_to_tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"linalg.trace: needs rank >= 2, got shape {tuple(x.shape)}")
+    k = min(x.shape[-1], x.shape[-2])
+    idx = np.arange(k)
+    return reduce_sum(_getitem(x, key=(Ellipsis, idx, idx)), axis=-1)
+
+
+def diag_part(x):
+    x = convert_to_tensor(x)
+    k = min(x.shape[-1], x.shape[-2])
+    idx = np.arange(k)
+    return _getitem(x, key=(Ellipsis, idx, idx))
+
+
+def _norm_grad(node, g):
+    # The Euclidean norm's gradient x / |x| is taken as 0 at x = 0 (a subgradient), not NaN.
+    from .array import where
+    from .compare import equal
+    from .reduce import _kept_output, _spread
+    x = node.inputs[0]
+    n = _kept_output(node, g)
+    return [_spread(node, g) * x / where(equal(n, 0), 1, n)]
+
+
+_norm2 = defop("EuclideanNorm", lambda x, axis, keepdims: np.sqrt(np.sum(
+    np.square(np.abs(x)), axis=axis, keepdims=keepdims)), _norm_grad)
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
+    """Vector or Frobenius norm (``ord`` 'euclidean'/'fro'/2, 1 or inf) over ``axis``."""
+    from .math import abs as _abs
+    from .reduce import _axes, reduce_max, reduce_sum
+    x = convert_to_tensor(tensor)
+    keep = bool(keepdims)
+    axes = _axes(axis, x.ndim, "linalg.norm")
+    if ord in ("euclidean", "fro", 2, 2.0, None):
+        return _norm2(x, axis=axes, keepdims=keep)
+    if ord in (1, 1.0):
+        return reduce_sum(_abs(x), axis=axes, keepdims=keep)
+    if ord in (np.inf, "inf"):
+        return reduce_max(_abs(x), axis=axes, keepdims=keep)
+    raise ValueError(f"linalg.norm: ord {ord!r} is not supported; use 'euclidean', 'fro', 1, 2 or inf")
+
+
+def eye_like(n, dtype):
+    return _wrap(np.eye(n, dtype=dtype))

@@ -1,0 +1,203 @@
+"""Elementwise arithmetic: each primitive's NumPy forward beside its gradient rule.
+
+Rules are written with the engine's own ops so nested tapes differentiate them again. A
+cotangent ``g`` may carry leading batch axes (Jacobian sweeps); elementwise rules broadcast
+over them and binary rules pass them to ``unbroadcast``.
+"""
+from __future__ import annotations
+
+import math as _pymath
+
+import numpy as np
+
+from ..broadcast import batch_ndim, unbroadcast
+from ..dtypes import as_dtype
+from ..registry import defop
+from ..tensor import Tensor, _wrap
+
+
+def _binary(name, fn, da, db):
+    """A broadcasting binary op; ``da``/``db`` give the unreduced cotangents (None = no gradient)."""
+    def grad(node, g):
+        a, b = node.inputs
+        nb = batch_ndim(node, g)
+        need_a, need_b = node.needs_grad
+        ga = unbroadcast(da(node, g), a.shape, nb) if need_a else None
+        gb = unbroadcast(db(node, g), b.shape, nb) if need_b else None
+        return [ga, gb]
+    return defop(name, fn, grad)
+
+
+add = _binary("AddV2", np.add, lambda n, g: g, lambda n, g: g)
+subtract = _binary("Sub", np.subtract, lambda n, g: g, lambda n, g: -g)
+multiply = _binary("Mul", np.multiply, lambda n, g: g * n.inputs[1], lambda n, g: g * n.inputs[0])
+divide = _binary("RealDiv", np.true_divide, lambda n, g: g / n.inputs[1],
+                 lambda n, g: -g * n.outputs[0] / n.inputs[1])
+truediv = divide
+
+
+def _pow_da(node, g):
+    x, y = node.inputs
+    return g * y * pow(x, y - 1)
+
+
+def _pow_db(node, g):
+    # log(x) only where x > 0, as TensorFlow does: x**y at x = 0 has no false NaN in d/dy.
+    x = node.inputs[0]
+    safe_log = where(greater(x, 0), log(where(greater(x, 0), x, 1)), 0)
+    return g * node.outputs[0] * safe_log
+
+
+pow = _binary("Pow", np.power, _pow_da, _pow_db)
+maximum = _binary("Maximum", np.maximum,
+                  lambda n, g: where(greater_equal(n.inputs[0], n.inputs[1]), g, 0),
+                  lambda n, g: where(greater_equal(n.inputs[0], n.inputs[1]), 0, g))
+minimum = _binary("Minimum", np.minimum,
+                  lambda n, g: where(less_equal(n.inputs[0], n.inputs[1]), g, 0),
+                  lambda n, g: where(less_equal(n.inputs[0], n.inputs[1]), 0, g))
+floormod = _binary("FloorMod", np.mod, lambda n, g: g,
+                   lambda n, g: -g * floor(n.inputs[0] / n.inputs[1]))
+mod = floormod
+atan2 = _binary("Atan2", np.arctan2,
+                lambda n, g: g * n.inputs[1] / (square(n.inputs[0]) + square(n.inputs[1])),
+                lambda n, g: -g * n.inputs[0] / (square(n.inputs[0]) + square(n.inputs[1])))
+floordiv = defop("FloorDiv", np.floor_divide, differentiable=False)
+
+
+def _unary(name, fn, rule):
+    return defop(name, fn, lambda node, g: [rule(node, g)])
+
+
+def _x(node):
+    return node.inputs[0]
+
+
+def _y(node):
+    return node.outputs[0]
+
+
+negative = _unary("Neg", np.negative, lambda n, g: -g)
+abs = _unary("Abs", np.abs, lambda n, g: g * sign(_x(n)))
+square = _unary("Square", np.square, lambda n, g: g * (2 * _x(n)))
+sqrt = _unary("Sqrt", np.sqrt, lambda n, g: g * 0.5 / _y(n))
+rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), lambda n, g: g * -0.5 * _y(n) / _x(n))
+reciprocal = _unary("Reciprocal", np.reciprocal, lambda n, g: -g * square(_y(n)))
+exp = _unary("Exp", np.exp, lambda n, g: g * _y(n))
+expm1 = _unary("Expm1", np.expm1, lambda n, g: g * (_y(n) + 1))
+log = _unary("Log", np.log, lambda n, g: g / _x(n))
+log1p = _unary("Log1p", np.log1p, lambda n, g: g / (1 + _x(n)))
+sin = _unary("Sin", np.sin, lambda n, g: g * cos(_x(n)))
+cos = _unary("Cos", np.cos, lambda n, g: -g * sin(_x(n)))
+tan = _unary("Tan", np.tan, lambda n, g: g * (1 + square(_y(n))))
+asin = _unary("Asin", np.arcsin, lambda n, g: g * rsqrt(1 - square(_x(n))))
+acos = _unary("Acos", np.arccos, lambda n, g: -g * rsqrt(1 - square(_x(n))))
+atan = _unary("Atan", np.arctan, lambda n, g: g / (1 + square(_x(n))))
+sinh = _unary("Sinh", np.sinh, lambda n, g: g * cosh(_x(n)))
+cosh = _unary("Cosh", np.cosh, lambda n, g: g * sinh(_x(n)))
+tanh = _unary("Tanh", np.tanh, lambda n, g: g * (1 - square(_y(n))))
+asinh = _unary("Asinh", np.arcsinh, lambda n, g: g * rsqrt(square(_x(n)) + 1))
+acosh = _unary("Acosh", np.arccosh, lambda n, g: g * rsqrt(square(_x(n)) - 1))
+atanh = _unary("Atanh", np.arctanh, lambda n, g: g / (1 - square(_x(n))))
+
+
+def _sigmoid(x):
+    # 0.5 * (1 + tanh(x/2)) never overflows, unlike 1 / (1 + exp(-x)) for large negative x.
+    return 0.5 + 0.5 * np.tanh(0.5 * x)
+
+
+sigmoid = _unary("Sigmoid", _sigmoid, lambda n, g: g * _y(n) * (1 - _y(n)))
+softplus = _unary("Softplus", lambda x: np.logaddexp(0, x), lambda n, g: g * sigmoid(_x(n)))
+
+_erf_scalar = np.frompyfunc(_pymath.erf, 1, 1)
+
+
+def _erf(x):
+    x = np.asarray(x)
+    out = _erf_scalar(x).astype(x.dtype if x.dtype.kind in "fc" else np.float64)
+    return out[()] if out.ndim == 0 else out
+
+
+_TWO_OVER_SQRT_PI = 2.0 / _pymath.sqrt(_pymath.pi)
+erf = _unary("Erf", _erf, lambda n, g: g * _TWO_OVER_SQRT_PI * exp(-square(_x(n))))
+
+sign = defop("Sign", np.sign, differentiable=False)
+floor = defop("Floor", np.floor, differentiable=False)
+ceil = defop("Ceil", np.ceil, differentiable=False)
+round = defop("Round", np.round, differentiable=False)     # half to even, as TensorFlow
+identity = _unary("Identity", lambda x: x, lambda n, g: g)
+
+
+def _cast_grad(node, g):
+    src = node.inputs[0]
+    if not src.dtype.is_differentiable or not g.dtype.is_differentiable:
+        return [None]
+    return [cast(g, src.dtype)]
+
+
+_cast = defop("Cast", lambda x, dtype: x.astype(dtype), _cast_grad)
+
+
+def cast(x, dtype, name=None) -> Tensor:
+    """``x`` converted to ``dtype`` (differentiable between floating types)."""
+    npd = as_dtype(dtype)._np
+    if isinstance(x, Tensor) and x._value.dtype == npd:
+        return x
+    if not isinstance(x, Tensor):
+        from ..tensor import convert_to_tensor
+        x = convert_to_tensor(x)
+    if x._value.dtype.kind == "c" and npd.kind != "c":
+        return _cast(real(x), dtype=npd)
+    return _cast(x, dtype=npd)
+
+
+real = defop("Real", np.real, lambda n, g: [g])
+imag = defop("Imag", np.imag, differentiable=False)
+conj = defop("Conj", np.conj, lambda n, g: [conj(g)])
+
+
+def log2(x):
+    return log(x) / _pymath.log(2.0)
+
+
+def log10(x):
+    return log(x) / _pymath.log(10.0)
+
+
+def cbrt(x):
+    """Real cube root (defined for negative x too)."""
+    return sign(x) * pow(abs(x), 1.0 / 3.0)
+
+
+def add_n(inputs):
+    """Sum of a list of tensors."""
+    inputs = list(inputs)
+    if not inputs:
+        raise ValueError("add_n: inputs must be a non-empty list of tensors")
+    total = inputs[0]
+    for t in inputs[1:]:
+        total = add(total, t)
+    return total
+
+
+def squared_difference(x, y):
+    return square(subtract(x, y))
+
+
+def div_no_nan(x, y):
+    """x / y, and 0 where y is 0."""
+    zero = equal(y, 0)
+    return where(zero, 0, divide(x, where(zero, 1, y)))
+
+
+def xlogy(x, y):
+    """x * log(y), and 0 where x is 0."""
+    zero = equal(x, 0)
+    return where(zero, 0, x * log(where(zero, 1, y)))
+
+
+def scalar_mul(scalar, x):
+    return multiply(scalar, x)
+
+
+from .compare import equal, greater, greater_equal, less_equal  # noqa: E402  (cycle: compare uses nothing here)
+from .array import where  # noqa: E402
