@@ -13,18 +13,8 @@ Steps (``parse``):
 4. an iterative walk that accepts only the node types below and builds the tree. User text is
    never passed to ``eval``/``exec`` or to SymPy's string parser.
 
-The tree (frozen dataclasses; ``span`` is the (start, end) character range in the original
-text and does not take part in equality):
-
-* ``Number(value)`` - a float literal;
-* ``Constant(name)`` - ``pi`` or ``e`` (see ``functions.CONSTANTS``);
-* ``Variable(name)`` - a free name;
-* ``Unary(op, operand)`` - op ``"-"`` or ``"+"``;
-* ``Binary(op, left, right)`` - op one of ``+ - * / **``;
-* ``Call(name, args)`` - a function from ``functions.FUNCTIONS``;
-* ``Index(operand, index)`` - ``x[0]`` on a vector (an int, negative counts from the end).
-
-Walk trees with ``fold`` (iterative, so 100,000-term sums do not hit the recursion limit).
+The result is a tree of ``tree.py`` nodes (re-exported here: ``expr.Number``, ``expr.fold``,
+...).
 """
 from __future__ import annotations
 
@@ -33,11 +23,16 @@ import re
 import sys
 import threading
 import unicodedata
-from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from dataclasses import dataclass
 
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS, allowed_summary
+from .tree import (Binary, Call, Constant, Expr, Index, Number, Unary, Variable, children,
+                   fold, free_variables)
+
+__all__ = ["parse", "parse_list", "rewrite", "MAX_LENGTH", "MAX_NESTING", "Expr", "Number",
+           "Constant", "Variable", "Unary", "Binary", "Call", "Index", "children", "fold",
+           "free_variables"]
 
 #: Longest expression accepted, in characters (SPEC: at least 100,000).
 MAX_LENGTH = 250_000
@@ -46,113 +41,6 @@ MAX_NESTING = 150
 
 ALLOWED = ("expressions may use numbers, variable names, + - * / ** ^, parentheses, pi, e, "
            "x[0] on vectors, and functions")
-
-
-# --------------------------------------------------------------------------- the tree
-
-@dataclass(frozen=True)
-class Number:
-    value: float
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Constant:
-    name: str
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Variable:
-    name: str
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Unary:
-    op: str
-    operand: "Expr"
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Binary:
-    op: str
-    left: "Expr"
-    right: "Expr"
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Call:
-    name: str
-    args: tuple
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Index:
-    operand: "Expr"
-    index: int
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
-
-
-Expr = Union[Number, Constant, Variable, Unary, Binary, Call, Index]
-
-
-_NO_CHILDREN: tuple = ()
-_CHILDREN = {
-    Number: lambda n: _NO_CHILDREN,
-    Constant: lambda n: _NO_CHILDREN,
-    Variable: lambda n: _NO_CHILDREN,
-    Unary: lambda n: (n.operand,),
-    Binary: lambda n: (n.left, n.right),
-    Call: lambda n: n.args,
-    Index: lambda n: (n.operand,),
-}
-
-
-def children(node: Expr) -> tuple:
-    """The sub-expressions of ``node``, left to right."""
-    return _CHILDREN[type(node)](node)
-
-
-def fold(tree: Expr, visit: Callable[[Expr, list], Any]) -> Any:
-    """Post-order fold without recursion: ``visit(node, results_of_children)`` for every node.
-
-    >>> fold(parse("x+2*y"), lambda n, kids: 1 + sum(kids))   # count the nodes
-    5
-    """
-    results: list = []
-    stack: list = [(tree, False)]
-    push, pop, table = stack.append, stack.pop, _CHILDREN
-    while stack:
-        node, expanded = pop()
-        kids = table[type(node)](node)
-        if not kids:
-            results.append(visit(node, []))
-        elif expanded:
-            n = len(kids)
-            args = results[-n:]
-            del results[-n:]
-            results.append(visit(node, args))
-        else:
-            push((node, True))
-            for kid in reversed(kids):
-                push((kid, False))
-    return results[0]
-
-
-def free_variables(tree: Expr) -> list[str]:
-    """The variable names in ``tree``, sorted alphabetically, each once."""
-    names: set[str] = set()
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Variable):
-            names.add(node.name)
-        stack.extend(children(node))
-    return sorted(names)
 
 
 # --------------------------------------------------------------------------- rewriting

@@ -42,6 +42,7 @@ class Target:
     texts: list = field(default_factory=list)
     function: Callable | None = None
     path: str | None = None
+    keyword_only: frozenset = frozenset()   # script parameters after a bare *
     _shapes: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -172,8 +173,9 @@ def script_target(text: str) -> Target:
             raise CLIError(f"{path} must have exactly one public function, or name one as "
                            f"{path}:function (candidates: {listed})")
         function = getattr(module, candidates[0])
-    names = _parameters(function, text)
-    return Target(text, "script", names, function=function, path=os.path.abspath(path))
+    names, keyword_only = _parameters(function, text)
+    return Target(text, "script", names, function=function, path=os.path.abspath(path),
+                  keyword_only=keyword_only)
 
 
 def _public_functions(module) -> list[str]:
@@ -182,18 +184,21 @@ def _public_functions(module) -> list[str]:
             and obj.__module__ == module.__name__]
 
 
-def _parameters(function, text: str) -> list[str]:
+def _parameters(function, text: str) -> tuple[list[str], frozenset]:
+    """The function's parameter names in signature order, and the keyword-only ones."""
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
         raise CLIError(f"{text}: cannot read the function's parameters") from None
-    names = []
+    names, keyword_only = [], set()
     for p in signature.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             raise CLIError(f"{text}: *args / **kwargs are not supported; name each "
                            f"variable as a parameter")
         names.append(p.name)
-    return names
+        if p.kind is p.KEYWORD_ONLY:
+            keyword_only.add(p.name)
+    return names, frozenset(keyword_only)
 
 
 def _import_script(path: str):
@@ -236,8 +241,10 @@ def _script_caller(target: Target, variables: list[str]) -> Callable:
 
     def run(*tensors):
         by_name = dict(zip(variables, tensors))
+        keyword = target.keyword_only
         try:
-            out = target.function(*[by_name[n] for n in order])
+            out = target.function(*[by_name[n] for n in order if n not in keyword],
+                                  **{n: by_name[n] for n in order if n in keyword})
         except CLIError:
             raise
         except Exception as exc:
