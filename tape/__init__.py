@@ -31,6 +31,6 @@ from .engine.registry import NoGradient, NotDifferentiable, RegisterGradient, pr
 from .engine.tape import GradientTape, UnconnectedGradients
 from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor
 
-from . import linalg, math, nest, nn, random  # noqa: E402  (public submodules)
+from . import autodiff, image, linalg, math, nest, nn, random  # noqa: E402  (public submodules)
 
 __version__ = "0.1.0"

@@ -41,6 +41,9 @@ class TensorShape(tuple):
     def __repr__(self):
         return f"TensorShape({list(self)})"
 
+    def __str__(self):
+        return tuple.__repr__(self)
+
 
 def _format_value(value) -> str:
     if np.ndim(value) == 0:

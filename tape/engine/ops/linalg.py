@@ -17,14 +17,20 @@ def _swap(x):
 
 
 def _left_times_stack(a, g):
-    """``a @ g`` for a 2-D ``a`` and a stack ``g`` (..., m, n) as ONE matrix product."""
+    """``a @ g`` for a 2-D ``a`` and a stack ``g`` (..., m, n) as ONE matrix product.
+
+    Computed as (g^T @ a^T)^T with the stack folded into rows, so BLAS sees one large GEMM
+    instead of a loop of small ones (the Jacobian sweep's batch axis makes such stacks).
+    """
     lead = tuple(g.shape[:-2])
     m, n = g.shape[-2], g.shape[-1]
     nd = g.ndim
-    flat = reshape(transpose(g, (nd - 2,) + tuple(range(nd - 2)) + (nd - 1,)), (m, -1))
-    prod = _matmul(a, flat)
-    back = reshape(prod, (a.shape[0],) + lead + (n,))
-    return transpose(back, tuple(range(1, nd - 1)) + (0, nd - 1))
+    if n == 1:
+        rows = reshape(g, (-1, m))
+        return reshape(_matmul(rows, _swap(a)), lead + (a.shape[0], 1))
+    gt = transpose(g, tuple(range(nd - 2)) + (nd - 1, nd - 2))          # (..., n, m)
+    prod = _matmul(reshape(gt, (-1, m)), _swap(a))                       # (L*n, k)
+    return _swap(reshape(prod, lead + (n, a.shape[0])))
 
 
 def _stack_times_right(g, b):
