@@ -962,3 +962,13 @@ def test_s003_batch_jacobian_batch_mismatch():
         y = tf.reshape(x, (1, 4))
     with pytest.raises(ValueError):
         g.batch_jacobian(y, x)
+
+
+def test_s003_aliases():
+    # "Main aliases: tf.autodiff.GradientTape"
+    assert tf.autodiff.GradientTape is tf.GradientTape
+    x = tf.constant(3.0)
+    with tf.autodiff.GradientTape() as g:
+        g.watch(x)
+        y = x * x
+    close(g.gradient(y, x), 6.0)
