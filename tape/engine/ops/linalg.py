@@ -130,20 +130,24 @@ def _einsum_grad(node, g):
         if not node.needs_grad[k]:
             grads.append(None)
             continue
-        if len(set(sub)) != len(sub):
-            raise NotImplementedError("einsum gradient: repeated indices within one operand "
-                                      f"({sub!r}) are not supported")
+        unique = "".join(dict.fromkeys(sub))          # a repeated index (a diagonal) appears once
         others = [(s, t) for j, (s, t) in enumerate(zip(ins, node.inputs)) if j != k]
         avail = set(out) | set("".join(s for s, _ in others))
-        target = "".join(c for c in sub if c in avail)
-        spec = ",".join([batch + out] + [s for s, _ in others]) + "->" + batch + target
-        gk = _einsum(g, *[t for _, t in others], inputs=[batch + out] + [s for s, _ in others],
-                     output=batch + target, spec=spec)
-        if target != sub:          # indices summed inside this operand alone: broadcast back
+        target = "".join(c for c in unique if c in avail)
+        subs = [batch + out] + [s for s, _ in others]
+        gk = _einsum(g, *[t for _, t in others], inputs=subs, output=batch + target,
+                     spec=",".join(subs) + "->" + batch + target)
+        sizes = {c: x.shape[sub.index(c)] for c in unique}
+        if target != unique:       # indices summed inside this operand alone: broadcast back
             from .array import broadcast_to
-            shape = tuple(gk.shape[:nb]) + tuple(x.shape[sub.index(c)] if c in target else 1
-                                                 for c in sub)
-            gk = broadcast_to(reshape(gk, shape), tuple(gk.shape[:nb]) + tuple(x.shape))
+            bshape = tuple(gk.shape[:nb])
+            gk = broadcast_to(reshape(gk, bshape + tuple(sizes[c] if c in target else 1 for c in unique)),
+                              bshape + tuple(sizes[c] for c in unique))
+        if unique != sub:          # scatter onto the diagonal positions of x
+            from .array import _scatter
+            grid = np.indices(tuple(sizes[c] for c in unique), sparse=True)
+            key = (slice(None),) * nb + tuple(grid[unique.index(c)] for c in sub)
+            gk = _scatter(gk, shape=tuple(gk.shape[:nb]) + tuple(x.shape), key=key)
         grads.append(gk)
     return grads
 

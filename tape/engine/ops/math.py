@@ -167,7 +167,7 @@ _erf_scalar = np.frompyfunc(_pymath.erf, 1, 1)
 
 def _erf(x):
     x = np.asarray(x)
-    out = _erf_scalar(x).astype(x.dtype if x.dtype.kind in "fc" else np.float64)
+    out = np.asarray(_erf_scalar(x), dtype=x.dtype if x.dtype.kind == "f" else np.float64)
     return out[()] if out.ndim == 0 else out
 
 
