@@ -332,7 +332,7 @@ def test_s001_dict_of_sources():
 
 
 def test_s001_gradients_of_a_model(capsys):
-    layer = tf.layers.Dense(2, activation='relu')   # tf.keras.layers.Dense in the tutorial
+    layer = tf.keras.layers.Dense(2, activation='relu')
     x = tf.constant([[1., 2., 3.]])
 
     with tf.GradientTape() as tape:
@@ -778,8 +778,8 @@ def test_s003_watch_accessed_variables_false():
 
 def test_s003_unbuilt_layers_have_no_variables():
     inputs = tf.constant([[1.0, 2.0, 3.0]])
-    a = tf.layers.Dense(32)   # tf.keras.layers.Dense
-    b = tf.layers.Dense(32)
+    a = tf.keras.layers.Dense(32)
+    b = tf.keras.layers.Dense(32)
     assert a.variables == () or list(a.variables) == []
     with tf.GradientTape(watch_accessed_variables=False) as tape:
         tape.watch(a.variables)  # Since `a.build` has not been called at this point
@@ -844,7 +844,7 @@ def test_s003_reset_in_control_flow():
 
 
 def test_s003_stop_recording():
-    model = tf.layers.Dense(3, kernel_initializer="ones")
+    model = tf.keras.layers.Dense(3, kernel_initializer="ones")
     x = tf.constant([[1.0, 2.0]])
 
     def compute_loss(model):
