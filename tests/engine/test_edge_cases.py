@@ -286,3 +286,36 @@ def test_sigmoid_gradient_relative_precision():
     s = _sigmoid_ref(xs)
     np.testing.assert_allclose(grad(tape.sigmoid, xs)[0], s * (1 - s), rtol=1e-12)
     np.testing.assert_allclose(grad(tape.nn.softplus, xs)[0], s, rtol=1e-12)
+
+
+# -- complex gradients: TensorFlow's convention --------------------------------------------------
+def test_complex_gradient_follows_tensorflow_convention():
+    # TF returns the conjugate of the holomorphic derivative for upstream 1 (its Mul rule is
+    # grad * conj(y)), i.e. dL/dx + i dL/dy for a real L(x + iy). For L = Re(z**2) = x**2 - y**2
+    # at z = 1 + 1j: 2x - 2y i = 2 - 2j.
+    z = tape.constant(np.array([1 + 1j]))
+    with tape.GradientTape() as t:
+        t.watch(z)
+        loss = tape.math.real(z * z)
+    np.testing.assert_allclose(t.gradient(loss, z).numpy(), [2 - 2j])
+
+
+# -- small API details a TF user relies on ---------------------------------------------------------
+def test_numpy_result_does_not_alias_the_tensor():
+    # TF: numpy() is "a copy of the contents of this Tensor"; writing to it must not change the
+    # (immutable) tensor or what a tape recorded
+    x = tape.constant([1.0, 2.0])
+    a = x.numpy()
+    try:
+        a[0] = 100.0
+    except ValueError:
+        pass                       # a read-only view is fine too
+    assert x.numpy()[0] == 1.0
+
+
+def test_tensorshape_compares_to_lists():
+    s = tape.constant(np.zeros((2, 3))).shape
+    assert s == (2, 3)
+    assert s == [2, 3]
+    assert s.as_list() == [2, 3]
+    assert str(s) == "(2, 3)"
