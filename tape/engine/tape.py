@@ -276,6 +276,12 @@ class GradientTape:
             self._roots = set()
 
     def _sweep(self, seeds: dict, sources, nb: int) -> dict:
+        # Singular points give inf/nan in the result itself; NumPy's warnings about the
+        # intermediate steps of rules would only be noise.
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return self._sweep_inner(seeds, sources, nb)
+
+    def _sweep_inner(self, seeds: dict, sources, nb: int) -> dict:
         """Reverse sweep from ``seeds`` (id -> cotangent) to ``sources``; returns id -> gradient.
 
         When no tape records the sweep itself, cotangents stay raw NumPy values and rules with a
