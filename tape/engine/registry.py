@@ -14,9 +14,14 @@ from .tensor import Tensor, _to_array, _wrap
 recording_tapes: list = []
 
 _GRADIENTS: dict = {}
+#: Optional first-order rules on raw NumPy values, used only when no tape records the backward
+#: sweep (so nothing needs to be differentiable again); same signature, arrays in and out.
+_FAST_GRADIENTS: dict = {}
 _NOT_DIFFERENTIABLE = object()
 _SCALARS = (float, int, bool, complex)
 _SCALAR_CACHE: dict = {}
+_NUMPY_VALUES = (np.ndarray, np.generic)
+_new_tensor = object.__new__
 
 
 class Node:
@@ -63,13 +68,19 @@ class Primitive:
         inputs = convert_inputs(args)
         out = self.fn(*[t._value for t in inputs], **attrs)
         if self.n_outputs == 1:
-            outputs = (_wrap(out if isinstance(out, (np.ndarray, np.generic)) else np.asarray(out)),)
+            if not isinstance(out, _NUMPY_VALUES):
+                out = np.asarray(out)
+            result = _new_tensor(Tensor)
+            result._value = out
+            if recording_tapes:
+                record(self, inputs, (result,), attrs)
+            return result
         else:
             outputs = tuple(_wrap(o if isinstance(o, (np.ndarray, np.generic)) else np.asarray(o))
                             for o in out)
         if recording_tapes:
             record(self, inputs, outputs, attrs)
-        return outputs[0] if self.n_outputs == 1 else list(outputs)
+        return list(outputs)
 
     def __repr__(self):
         return f"<tape primitive {self.name}>"
@@ -89,7 +100,10 @@ def record(op, inputs, outputs, attrs):
 
 def convert_inputs(args):
     """Tensors for an op's positional arguments; Python numbers take the tensors' dtype."""
-    if len(args) == 1 and isinstance(args[0], Tensor):
+    for a in args:
+        if not isinstance(a, Tensor):
+            break
+    else:
         return args
     ref = None
     for a in args:
@@ -113,13 +127,19 @@ def convert_inputs(args):
     return tuple(out)
 
 
-def defop(name, fn, grad=None, *, differentiable=True, many=False, doc=None):
-    """Define a built-in primitive: its NumPy forward and its gradient rule in one place."""
+def defop(name, fn, grad=None, *, fast=None, differentiable=True, many=False, doc=None):
+    """Define a built-in primitive: its NumPy forward and its gradient rule in one place.
+
+    ``grad`` uses tape ops (differentiable again); ``fast``, if given, computes the same first-order
+    gradient on raw arrays and is used when no tape records the backward sweep.
+    """
     op = Primitive(fn, name, "many" if many else 1, doc)
     if not differentiable:
         NotDifferentiable(name)
     elif grad is not None:
         _GRADIENTS[name] = grad
+        if fast is not None:
+            _FAST_GRADIENTS[name] = fast
     return op
 
 
@@ -158,6 +178,7 @@ class RegisterGradient:
 
     def __call__(self, f):
         _GRADIENTS[self._op_type] = f
+        _FAST_GRADIENTS.pop(self._op_type, None)
         return f
 
 
@@ -166,9 +187,17 @@ def NotDifferentiable(op_type: str):
     if not isinstance(op_type, str) or not op_type:
         raise TypeError(f"NotDifferentiable: op_type must be a non-empty string, got {op_type!r}")
     _GRADIENTS[op_type] = _NOT_DIFFERENTIABLE
+    _FAST_GRADIENTS.pop(op_type, None)
 
 
 NoGradient = NotDifferentiable
+
+
+def fast_gradient_rule(node):
+    """The raw-NumPy rule for a node, or None (custom gradients never have one)."""
+    if node.op.custom_grad is not None:
+        return None
+    return _FAST_GRADIENTS.get(node.op.name)
 
 
 def gradient_rule(node):
