@@ -21,6 +21,7 @@ from typer.core import TyperGroup
 from .commands.grad import grad
 from .commands.hessian import hessian
 from .commands.jacobian import jacobian
+from .commands.trace import trace
 from .errors import BAD_INPUT, INTERNAL_ERROR, CLIError
 from .output import print_error
 
@@ -29,6 +30,7 @@ COMMANDS = [
     (grad, "grad"),
     (jacobian, "jacobian"),
     (hessian, "hessian"),
+    (trace, "trace"),
 ]
 
 DEBUG_FLAG = "--debug"
