@@ -21,6 +21,7 @@ from typer.core import TyperGroup
 from .commands.grad import grad
 from .commands.hessian import hessian
 from .commands.jacobian import jacobian
+from .commands.plot import plot
 from .commands.trace import trace
 from .errors import BAD_INPUT, INTERNAL_ERROR, CLIError
 from .output import print_error
@@ -31,6 +32,7 @@ COMMANDS = [
     (jacobian, "jacobian"),
     (hessian, "hessian"),
     (trace, "trace"),
+    (plot, "plot"),
 ]
 
 DEBUG_FLAG = "--debug"
