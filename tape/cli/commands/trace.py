@@ -63,11 +63,14 @@ def trace(
         write_dot(result, dot, title, precision)
         if dot == "-":
             return
-    for message in result.notes + nonfinite(result):
+    messages = result.notes + nonfinite(result)
+    for message in messages:
         output.warn(message)
     if fmt is output.Format.json:
-        sys.stdout.write(json.dumps(output._json_safe(document(result, target)),
-                                    ensure_ascii=False) + "\n")
+        doc = document(result, target)
+        if messages:
+            doc["warnings"] = messages
+        sys.stdout.write(json.dumps(output._json_safe(doc), ensure_ascii=False) + "\n")
     elif fmt is output.Format.csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(["id", "kind", "label", "inputs", "value", "adjoint"])
