@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 
 from .errors import BAD_INPUT, CLIError
-from .plotting import Series, segments, view, visible
+from .plotting import Series, line_breaks, view, visible
 
 INSTALL_HINT = "install the plot extra: pip install 'tape[plot]'"
 #: image formats matplotlib writes for ``--out``
@@ -43,7 +43,7 @@ def terminal_chart(series: Series, width: int, height: int, color: bool) -> str:
             continue
         signal = fig.signal(xs[ok].tolist(), ys[ok].tolist(), marker=marker).label(label)
         signal.lines()
-        for i in _breaks(ok):  # no line across a gap
+        for i in line_breaks(ok):  # no line across a gap
             signal.line(i, False)
         fig.draw(signal)
     fig.title(series.expression)
@@ -53,14 +53,6 @@ def terminal_chart(series: Series, width: int, height: int, color: bool) -> str:
     text = fig.build().string(colorless=not color)
     fig.clear()
     return text
-
-
-def _breaks(ok) -> list[int]:
-    """Indices (into the defined points) that follow a gap."""
-    import numpy as np
-
-    kept = np.flatnonzero(ok)
-    return (np.flatnonzero(np.diff(kept) > 1) + 1).tolist()
 
 
 def image_format(path: str) -> str:

@@ -179,12 +179,11 @@ def visible(y: np.ndarray, limits: tuple[float, float]) -> np.ndarray:
     return out
 
 
-def segments(x: np.ndarray, y: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The runs of consecutive defined points (gaps split a curve into pieces)."""
-    ok = np.isfinite(y)
-    if not ok.any():
-        return []
-    edges = np.flatnonzero(np.diff(ok.astype(np.int8)))
-    starts = np.r_[0, edges + 1]
-    stops = np.r_[edges + 1, y.size]
-    return [(x[a:b], y[a:b]) for a, b in zip(starts, stops) if ok[a]]
+def line_breaks(defined: np.ndarray) -> list[int]:
+    """Positions, among the defined points only, of those that follow a gap.
+
+    A chart drawn from the defined points must not join point ``i - 1`` to point ``i`` for
+    these ``i``: ``[T, F, T, T, F, F, T]`` -> ``[1, 3]``.
+    """
+    kept = np.flatnonzero(defined)
+    return (np.flatnonzero(np.diff(kept) > 1) + 1).tolist()
