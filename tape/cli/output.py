@@ -143,7 +143,9 @@ def render(report: Report, fmt: Format, precision: int = 6) -> None:
         doc = report.document()
         if warnings:
             doc["warnings"] = warnings
-        sys.stdout.write(json.dumps(_json_safe(doc), ensure_ascii=False) + "\n")
+        if not all(np.isfinite(a).all() for a in (report.at, report.value, report.derivatives)):
+            doc = _json_safe(doc)
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False, allow_nan=False) + "\n")
     elif fmt is Format.csv:
         _render_csv(report)
     elif fmt is Format.plain:
@@ -168,17 +170,19 @@ def _json_safe(obj):
 
 def _render_plain(report: Report) -> None:
     numbers = report.derivatives if report.derivatives.shape[1] else report.value
-    out = sys.stdout
-    for row in numbers.tolist():
-        out.write(" ".join(map(repr, row)) + "\n")
+    if numbers.shape[0] == 0:
+        return
+    columns = [list(map(repr, numbers[:, j].tolist())) for j in range(numbers.shape[1])]
+    lines = columns[0] if len(columns) == 1 else map(" ".join, zip(*columns))
+    sys.stdout.write("\n".join(lines) + "\n")
 
 
 def _render_csv(report: Report) -> None:
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(report.at_labels + report.value_labels + report.derivative_labels)
     rows = np.concatenate([report.at, report.value, report.derivatives], axis=1)
-    for row in rows.tolist():
-        writer.writerow([repr(v) for v in row])
+    columns = [list(map(repr, rows[:, j].tolist())) for j in range(rows.shape[1])]
+    writer.writerows(zip(*columns))
 
 
 def _fmt(value: float, precision: int) -> str:

@@ -18,6 +18,7 @@ MAX_ORDER = 10
 
 def grad(
     target: Annotated[str, typer.Argument(
+        metavar="TARGET",
         help="An expression such as '2*x**3+4*x**2' or a script path.py[:function].")],
     at: AtOption = None,
     points: PointsOption = None,
@@ -56,13 +57,15 @@ def gradient_report(problem: Problem, outcome: evaluate.Outcome, order: int) -> 
     at_labels, at_matrix = at_columns(problem)
 
     def document() -> dict:
+        ats = problem.points.all_at()
         pts = []
         values = outcome.value.tolist()
         columns = {k: outcome.partials[k].tolist() for k in keys}
+        gradients = _gradient_dicts(problem, columns, keys, n) if order == 1 else None
         for i in range(n):
-            entry = {"at": problem.points.at(i), "value": values[i]}
-            if order == 1:
-                entry["gradient"] = _gradient_dict(problem, columns, keys, i)
+            entry = {"at": ats[i], "value": values[i]}
+            if gradients is not None:
+                entry["gradient"] = gradients[i]
             elif len(comps) == 1:
                 entry["derivative"] = columns[keys[0]][i]
             else:
@@ -79,14 +82,18 @@ def gradient_report(problem: Problem, outcome: evaluate.Outcome, order: int) -> 
         derivatives=derivs, document=document, notes=outcome.warnings)
 
 
-def _gradient_dict(problem: Problem, columns: dict, keys: list, i: int) -> dict:
-    """``{"x": 4.0, "w": [1.0, 2.0]}``: one entry per wrt variable, vectors as lists."""
-    out: dict = {}
+def _gradient_dicts(problem: Problem, columns: dict, keys: list, n: int) -> list[dict]:
+    """Per point ``{"x": 4.0, "w": [1.0, 2.0]}``: one entry per wrt variable, vectors as
+    lists (built column-wise: this runs for every one of possibly 100,000 points)."""
+    per_variable: dict = {}
     for key in keys:
         c = problem.comps[key[0]]
-        value = columns[key][i]
-        if c.index is None:
-            out[c.name] = value
-        else:
-            out.setdefault(c.name, []).append(value)
-    return out
+        per_variable.setdefault(c.name, []).append((c.index, columns[key]))
+    names, cols = [], []
+    for name, parts in per_variable.items():
+        names.append(name)
+        cols.append(parts[0][1] if parts[0][0] is None
+                    else [list(row) for row in zip(*[p[1] for p in parts])])
+    if not names:
+        return [{} for _ in range(n)]
+    return [dict(zip(names, row)) for row in zip(*cols)]

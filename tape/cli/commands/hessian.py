@@ -15,6 +15,7 @@ from .common import (AtOption, PointsOption, Problem, WrtOption, at_columns,
 
 def hessian(
     target: Annotated[str, typer.Argument(
+        metavar="TARGET",
         help="A scalar expression such as 'x**2*y' or a script path.py[:function].")],
     at: AtOption = None,
     points: PointsOption = None,
@@ -55,9 +56,10 @@ def hessian_report(problem: Problem, outcome: evaluate.Outcome) -> output.Report
     labels = [c.label for c in comps]
 
     def document() -> dict:
+        ats = problem.points.all_at()
         values = outcome.value.tolist()
         matrices = h.tolist()
-        pts = [{"at": problem.points.at(i), "value": values[i], "hessian": matrices[i]}
+        pts = [{"at": ats[i], "value": values[i], "hessian": matrices[i]}
                for i in range(n)]
         return {"expression": problem.target.source, "variables": problem.variables,
                 "wrt": problem.wrt, "points": pts}

@@ -48,9 +48,10 @@ def jacobian_report(problem: Problem, outcome: evaluate.Outcome) -> output.Repor
     jac = outcome.jacobian
 
     def document() -> dict:
+        ats = problem.points.all_at()
         values = value.tolist()
         matrices = jac.tolist()
-        pts = [{"at": problem.points.at(i), "value": values[i], "jacobian": matrices[i]}
+        pts = [{"at": ats[i], "value": values[i], "jacobian": matrices[i]}
                for i in range(n)]
         return {"expression": problem.target.source, "variables": problem.variables,
                 "wrt": problem.wrt, "points": pts}
