@@ -46,12 +46,11 @@ def test_series_values_and_derivatives(nested_only):
     np.testing.assert_allclose(s.ys[0], 2 * x ** 3 + 4 * x ** 2 + 5 * x + 6, rtol=1e-12)
     np.testing.assert_allclose(s.ys[1], 6 * x ** 2 + 8 * x + 5, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(s.ys[2], 12 * x + 8, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(s.ys[3][x != 0], 12.0)  # x = 0: see the xfail below
+    np.testing.assert_allclose(s.ys[3], 12.0)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: Pow's gradient rule gives 0 * x**-1 = nan "
-                                       "at x = 0 from the third derivative of x**2 on")
 def test_third_derivative_of_a_square_at_zero(nested_only):
+    # once 0 * x**-1 = nan at x = 0 (Pow's rule); the engine now uses mul_no_nan
     s = series("x**2", order=3, points=3)
     assert s.ys[3].tolist() == [0.0, 0.0, 0.0]
 
