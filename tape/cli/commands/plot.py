@@ -56,8 +56,12 @@ def plot(
         help="Chart height: terminal rows, or image pixels with --out (500).")] = None,
     fmt: output.FormatOption = output.Format.auto,
 ) -> None:
-    """Plot EXPR and its first N derivatives over a range: in the terminal, as an image
-    (--out), or as numbers when piped. Undefined points are left as gaps."""
+    """Plot EXPR and its first N derivatives over a range.
+
+    Drawn in the terminal, or written as an image with --out (PNG, SVG, PDF);
+    piped, it prints one line per point: x f f' ...
+    Points where the function is undefined are left as gaps.
+    """
     target = make_target([expression])
     lo, hi = parse_range(range_)
     if out is not None:

@@ -43,8 +43,12 @@ def trace(
     fmt: output.FormatOption = output.Format.auto,
     precision: output.PrecisionOption = 6,
 ) -> None:
-    """Show what the tape recorded for TARGET at one point: every op in execution order with
-    its inputs and value, and after the backward sweep each node's adjoint d(output)/d(node)."""
+    """Show the tape recorded for TARGET at one point: ops, values and adjoints.
+
+    One row per node in execution order, with its inputs and forward value;
+    after the backward sweep, each node's adjoint d(output)/d(node).
+    Piped: one line per node, "id kind label inputs value adjoint".
+    """
     fmt = output.resolve_format(fmt)
     parsed = make_target([target])
     variables = parsed.ordered([])
