@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import CLIError
-from .targets import Target
+from .targets import ScriptError, Target
 
 #: the most derivatives ``tape plot`` draws (nested tapes grow quickly with the order)
 MAX_ORDER = 6
@@ -94,7 +94,13 @@ def compute_series(target: Target, lo: float, hi: float, points: int, order: int
         if order and hasattr(tape, "derivative"):
             ys = _taylor(tape, fn, grid, order)
         if ys is None:
-            ys = _nested(tape, fn, grid, order)
+            try:
+                ys = _nested(tape, fn, grid, order)
+            except ScriptError as exc:
+                raise ScriptError(f"{exc.message}\ntape plot calls the function once with "
+                                  f"all {points} x values as a tensor of shape ({points},); "
+                                  f"write it with tape or NumPy ops that work elementwise"
+                                  ) from exc
     ys = [_clean(y, points, target) for y in ys]
     undefined = np.isnan(ys[0])  # where f is undefined, so are its derivatives
     for y in ys[1:]:

@@ -94,6 +94,16 @@ def test_order_zero_and_constants(nested_only):
     assert s.ys[0].tolist() == [3.0] * 5 and s.ys[1].tolist() == [0.0] * 5
 
 
+def test_script_that_is_not_vectorized_gets_a_hint(tmp_path):
+    script = tmp_path / "scalar_only.py"
+    script.write_text("import math\n\ndef f(x):\n    return math.sin(float(x))\n")
+    result = run("plot", str(script), "--points", "5")
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("error: the script raised") and "scalar_only.py:4" in lines[0]
+    assert "shape (5,)" in lines[1] and "Traceback" not in result.stderr
+
+
 # --- gaps and the y-range -------------------------------------------------------------------
 
 def test_undefined_points_are_gaps(nested_only):
