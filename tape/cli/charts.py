@@ -46,6 +46,10 @@ def terminal_chart(series: Series, width: int, height: int, color: bool) -> str:
         for i in line_breaks(ok):  # no line across a gap
             signal.line(i, False)
         fig.draw(signal)
+    corner = quietest_corner(series, limits)
+    x0, x1 = float(series.x[0]), float(series.x[-1])
+    fig.legend(x=x0 if corner[1] == "left" else x1, y=limits[1] if corner[0] == "top"
+               else limits[0], ha=corner[1], va=corner[0], relative=True)
     fig.title(series.expression)
     fig.label(series.variable, "x")
     fig.ruler("x").lim(float(series.x[0]), float(series.x[-1]))
@@ -53,6 +57,28 @@ def terminal_chart(series: Series, width: int, height: int, color: bool) -> str:
     text = fig.build().string(colorless=not color)
     fig.clear()
     return text
+
+
+def quietest_corner(series: Series, limits: tuple[float, float]) -> tuple[str, str]:
+    """``(top|bottom, left|right)``: the corner of the chart with the fewest curve points near
+    it (a quarter of the width, a third of the height), where the legend hides least."""
+    import numpy as np
+
+    lo, hi = limits
+    x0, x1 = float(series.x[0]), float(series.x[-1])
+    near_left = series.x <= x0 + (x1 - x0) / 4
+    near_right = series.x >= x1 - (x1 - x0) / 4
+    counts = {}
+    for vertical in ("top", "bottom"):
+        for horizontal, near in (("left", near_left), ("right", near_right)):
+            total = 0
+            for y in series.ys:
+                with np.errstate(invalid="ignore"):
+                    band = (y >= hi - (hi - lo) / 3) if vertical == "top" else \
+                        (y <= lo + (hi - lo) / 3)
+                total += int((band & near).sum())
+            counts[(vertical, horizontal)] = total
+    return min(counts, key=lambda corner: counts[corner])  # ties: top-left first
 
 
 def image_format(path: str) -> str:

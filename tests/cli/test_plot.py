@@ -241,6 +241,13 @@ def test_terminal_chart_draws_curves_in_its_window(nested_only):
     assert "\x1b[" in with_colour
 
 
+def test_legend_goes_to_the_emptiest_corner(nested_only):
+    s = series("x^2", order=0)  # a parabola: the bottom corners are empty
+    assert charts.quietest_corner(s, plotting.view(s))[0] == "bottom"
+    s = series("-exp(x)", order=0)  # falls to the bottom right: top left is emptiest
+    assert charts.quietest_corner(s, plotting.view(s)) == ("top", "left")
+
+
 def test_terminal_chart_with_gaps():
     result = run("plot", "1/x", "--format", "table", "--width", "50", "--height", "15")
     assert result.exit_code == 0 and " f' " in result.stdout
