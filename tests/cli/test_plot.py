@@ -244,8 +244,10 @@ def test_terminal_chart_draws_curves_in_its_window(nested_only):
 def test_legend_goes_to_the_emptiest_corner(nested_only):
     s = series("x^2", order=0)  # a parabola: the bottom corners are empty
     assert charts.quietest_corner(s, plotting.view(s))[0] == "bottom"
-    s = series("-exp(x)", order=0)  # falls to the bottom right: top left is emptiest
+    s = series("exp(x)", order=0)  # flat at the bottom left, rising at the right
     assert charts.quietest_corner(s, plotting.view(s)) == ("top", "left")
+    s = series("-exp(x)", order=0)
+    assert charts.quietest_corner(s, plotting.view(s)) == ("bottom", "left")
 
 
 def test_terminal_chart_with_gaps():
