@@ -47,6 +47,10 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
             return Outcome(value, jacobian=jac)
         if not comps:
             return Outcome(compute.value_only(fn, chunk_arrays))
+        if order > 1 and len(comps) == 1:
+            taylor = compute.single_derivative(fn, chunk_arrays, comps[0], order)
+            if taylor is not None:
+                return Outcome(*taylor)
         value, parts = compute.partials(fn, chunk_arrays, comps, order)
         return Outcome(value, parts)
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -254,9 +253,3 @@ def concatenate(batches: list[Points], names: list[str]) -> Points:
             raise CLIError(f"--at: {name!r} has different shapes at different points")
         arrays[name] = np.concatenate(parts)
     return Points(list(names), arrays, sum(b.count for b in batches))
-
-
-def is_finite_point(value) -> bool:
-    """Whether a value from ``Points.at`` is finite (for warnings about the input)."""
-    values = value if isinstance(value, list) else [value]
-    return all(math.isfinite(v) for v in values)

@@ -100,6 +100,24 @@ def test_parameters_in_signature_order(tmp_path):
     assert doc["points"][0]["gradient"] == {"z": 1.0, "a": -2.0}
 
 
+def test_keyword_only_parameters(tmp_path):
+    path = write(tmp_path, "kw.py", """
+        def f(x, *, scale):
+            return scale * x ** 2
+    """)
+    doc = json.loads(tape_cli("grad", path, "--at", "x=3,scale=2", "-f", "json").stdout)
+    assert doc["points"][0]["gradient"] == {"x": 12.0, "scale": 9.0}
+
+
+def test_varargs_are_refused(tmp_path):
+    path = write(tmp_path, "var.py", """
+        def f(*xs):
+            return sum(xs)
+    """)
+    result = tape_cli("grad", path, "--at", "1")
+    assert result.exit_code == 2 and "*args" in result.stderr
+
+
 def test_a_script_that_raises(tmp_path):
     path = write(tmp_path, "bad.py", """
         def f(x):
