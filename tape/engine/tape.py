@@ -15,6 +15,7 @@ import weakref
 import numpy as np
 
 from . import nest
+from .quiet import restore, silence
 from .registry import fast_gradient_rule, gradient_rule, recording_tapes
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
 
@@ -278,8 +279,11 @@ class GradientTape:
     def _sweep(self, seeds: dict, sources, nb: int) -> dict:
         # Singular points give inf/nan in the result itself; NumPy's warnings about the
         # intermediate steps of rules would only be noise.
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        token = silence()
+        try:
             return self._sweep_inner(seeds, sources, nb)
+        finally:
+            restore(token)
 
     def _sweep_inner(self, seeds: dict, sources, nb: int) -> dict:
         """Reverse sweep from ``seeds`` (id -> cotangent) to ``sources``; returns id -> gradient.
