@@ -14,7 +14,6 @@ Where it goes:
 from __future__ import annotations
 
 import csv
-import json
 import shutil
 import sys
 from typing import Annotated, Optional
@@ -82,11 +81,10 @@ def plot(
         columns, rows = shutil.get_terminal_size((100, 30))
         text = terminal_chart(series, width or max(40, min(columns, 120)),
                               height or max(12, min(rows - 2, 30)),
-                              color=output._isatty(sys.stdout))
+                              color=output.is_terminal(sys.stdout))
         sys.stdout.write(text + "\n")
     elif chosen is output.Format.json:
-        sys.stdout.write(json.dumps(output._json_safe(document(series, lo, hi)),
-                                    ensure_ascii=False) + "\n")
+        output.print_json(document(series, lo, hi))
     else:
         write_rows(series, csv_header=chosen is output.Format.csv)
     sys.stdout.flush()

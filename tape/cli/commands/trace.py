@@ -15,7 +15,6 @@ Formats (``--format``):
 from __future__ import annotations
 
 import csv
-import json
 import sys
 from typing import Annotated, Optional
 
@@ -74,7 +73,7 @@ def trace(
         doc = document(result, target)
         if messages:
             doc["warnings"] = messages
-        sys.stdout.write(json.dumps(output._json_safe(doc), ensure_ascii=False) + "\n")
+        output.print_json(doc)
     elif fmt is output.Format.csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(["id", "kind", "label", "inputs", "value", "adjoint"])
