@@ -142,6 +142,16 @@ def test_table_has_every_node_and_the_gradient():
     assert "∂f/∂x = 10.5" in out
 
 
+def test_long_traces_are_cut_in_the_table_only(tmp_path, monkeypatch):
+    from tape.cli import output
+
+    monkeypatch.setattr(output, "MAX_TABLE_ROWS", 5)
+    table = run("trace", POLY, "--at", "0.5", "--format", "table").stdout
+    assert "#3 " in table and "#5 " not in table and "#14 " in table  # the output stays
+    assert "10 more nodes not shown" in table and "⋮" in table
+    assert len(run("trace", POLY, "--at", "0.5", "--format", "plain").stdout.splitlines()) == 15
+
+
 def test_json_structure():
     doc = trace_json(POLY, "--at", "0.5")
     assert set(doc) == {"expression", "variables", "at", "value", "gradient", "output", "nodes"}

@@ -159,16 +159,25 @@ def render_table(result: Trace, title: str, precision: int) -> None:
     table.add_column("inputs", style="dim")
     table.add_column("value", justify="right", style="cyan")
     table.add_column("adjoint ∂f/∂node", justify="right", style="green")
-    for node in result.nodes:
+    shown = result.nodes[:output.MAX_TABLE_ROWS]
+    if result.output >= len(shown):
+        shown = shown[:-1] + [result.nodes[result.output]]
+    for node in shown:
         name = {"variable": f"[bold]{escape(node.label)}[/bold] (variable)",
                 "constant": f"{escape(node.label)} (constant)"}.get(node.kind,
                                                                      escape(node.label))
         inputs = ", ".join(f"#{i}" for i in node.inputs)
         row = [f"#{node.id}", name, inputs, escape(preview(node.value, precision)),
                escape(preview(node.adjoint, precision))]
+        if node is shown[-1] and len(shown) < len(result.nodes):
+            table.add_row("⋮", "", "", "", "")
         table.add_row(*row, style="bold" if node.id == result.output else None)
     grads = ", ".join(f"∂f/∂{k} = {preview(v, precision)}"
                       for k, v in result.gradient().items())
-    table.caption = escape(f"f = {preview(result.nodes[result.output].value, precision)}"
-                           + (f"; {grads}" if grads else ""))
+    caption = f"f = {preview(result.nodes[result.output].value, precision)}" + (
+        f"; {grads}" if grads else "")
+    if len(shown) < len(result.nodes):
+        caption += (f"\n{len(result.nodes) - len(shown)} more nodes not shown "
+                    f"(--format plain, csv or json prints all)")
+    table.caption = escape(caption)
     Console(file=sys.stdout).print(table)
