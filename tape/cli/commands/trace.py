@@ -169,8 +169,8 @@ def render_table(result: Trace, title: str, precision: int) -> None:
         inputs = ", ".join(f"#{i}" for i in node.inputs)
         row = [f"#{node.id}", name, inputs, escape(preview(node.value, precision)),
                escape(preview(node.adjoint, precision))]
-        if node is shown[-1] and len(shown) < len(result.nodes):
-            table.add_row("⋮", "", "", "", "")
+        if node.id > 0 and node is shown[-1] and shown[-2:-1] != [result.nodes[node.id - 1]]:
+            table.add_row("⋮", "", "", "", "")  # rows were skipped before the output
         table.add_row(*row, style="bold" if node.id == result.output else None)
     grads = ", ".join(f"∂f/∂{k} = {preview(v, precision)}"
                       for k, v in result.gradient().items())
