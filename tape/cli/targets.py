@@ -32,8 +32,8 @@ class Target:
     """A differentiable target.
 
     ``source`` is what JSON echoes as ``expression``: the text as given, or the list of
-    expressions for ``jacobian``. ``labels`` names each output expression; ``trees`` holds the
-    parsed expressions (empty for scripts) with ``texts`` their source text.
+    expressions for ``jacobian``. ``trees`` holds the parsed expressions (empty for scripts),
+    ``texts`` their source text; ``function`` and ``path`` describe a script.
     """
 
     source: Any
