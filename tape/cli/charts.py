@@ -33,6 +33,7 @@ def terminal_chart(series: Series, width: int, height: int, color: bool) -> str:
     plt = require("plotext", "drawing in the terminal")
     fig = plt.figure
     fig.clear()
+    fig.theme("simple" if color else "colorless")  # coloured curves, the terminal's background
     fig.plot_size(width, height)
     limits = view(series)
     for k, (label, y) in enumerate(zip(series.labels, series.ys)):

@@ -239,6 +239,10 @@ def test_terminal_chart_draws_curves_in_its_window(nested_only):
     assert sum(ch not in " │┌┐└┘─" for ch in canvas) > 40  # the curve is drawn
     with_colour = charts.terminal_chart(s, 50, 15, color=True)
     assert "\x1b[" in with_colour
+    assert "\x1b[48;" not in with_colour  # never paints over the terminal's background
+    colours = set(re.findall(r"\x1b\[38;5;(\d+)m", charts.terminal_chart(
+        series("x^2", order=2), 50, 15, color=True)))
+    assert len(colours) >= 3  # one per curve
 
 
 def test_legend_goes_to_the_emptiest_corner(nested_only):
