@@ -23,7 +23,7 @@ from .commands.hessian import hessian
 from .commands.jacobian import jacobian
 from .commands.plot import plot
 from .commands.trace import trace
-from .errors import BAD_INPUT, INTERNAL_ERROR, CLIError
+from .errors import BAD_INPUT, INTERNAL_ERROR, CLIError, OutputClosed
 from .output import print_error
 
 #: (function, name) of every command; the function's docstring is its help text
@@ -69,8 +69,8 @@ class TapeGroup(TyperGroup):
         except KeyboardInterrupt:
             print_error(["interrupted"])
             code = 130
-        except BrokenPipeError:
-            _silence_stdout()
+        except (BrokenPipeError, OutputClosed):
+            _silence_stdout()   # the reader has gone (| head): stop quietly
             code = 0
         except Exception as exc:  # a bug in tape, not the user's fault
             if debug:
