@@ -122,10 +122,24 @@ app = typer.Typer(
 )
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            sys.stdout.write(f"tape {version('tape')}\n")
+        except PackageNotFoundError:
+            sys.stdout.write("tape (not installed)\n")
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(
     debug: Annotated[bool, typer.Option(
         "--debug", help="Show the full traceback when something fails.")] = False,
+    show_version: Annotated[bool, typer.Option(
+        "--version", callback=_show_version, is_eager=True,
+        help="Show the version and exit.")] = False,
 ) -> None:
     """Derivatives on the command line (exit codes: 0 ok, 1 check failed, 2 bad input,
     3 undecided)."""
