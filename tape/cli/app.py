@@ -21,6 +21,8 @@ from typer.core import TyperGroup
 from .commands.grad import grad
 from .commands.hessian import hessian
 from .commands.jacobian import jacobian
+from .commands.plot import plot
+from .commands.trace import trace
 from .errors import BAD_INPUT, INTERNAL_ERROR, CLIError, OutputClosed
 from .output import print_error
 
@@ -29,6 +31,8 @@ COMMANDS = [
     (grad, "grad"),
     (jacobian, "jacobian"),
     (hessian, "hessian"),
+    (trace, "trace"),
+    (plot, "plot"),
 ]
 
 DEBUG_FLAG = "--debug"
