@@ -1,10 +1,20 @@
 """Undoing broadcasting in gradients: the one place every broadcasting rule goes through."""
 from __future__ import annotations
 
+_ops = None
+
+
+def _load_ops():
+    global _ops
+    from .ops.array import reshape
+    from .ops.reduce import reduce_sum
+    _ops = (reduce_sum, reshape)
+    return _ops
+
 
 def batch_ndim(node, g) -> int:
     """Leading batch axes a cotangent carries (0 for a gradient, 1 inside a Jacobian sweep)."""
-    return g.ndim - node.outputs[0].ndim
+    return g._value.ndim - node.outputs[0]._value.ndim
 
 
 def unbroadcast(g, shape, nb: int = 0):
@@ -12,13 +22,11 @@ def unbroadcast(g, shape, nb: int = 0):
 
     ``nb`` is the number of leading batch axes of ``g`` that must be kept.
     """
-    from .ops.reduce import reduce_sum
-    from .ops.array import reshape
-
+    gshape = g._value.shape
     shape = tuple(shape)
-    gshape = g.shape
-    if tuple(gshape[nb:]) == shape:
+    if gshape[nb:] == shape:
         return g
+    reduce_sum, reshape = _ops or _load_ops()
     extra = len(gshape) - nb - len(shape)
     axes = list(range(nb, nb + extra))
     for i, n in enumerate(shape):
@@ -27,6 +35,24 @@ def unbroadcast(g, shape, nb: int = 0):
     if axes:
         g = reduce_sum(g, axis=tuple(axes))
     target = tuple(gshape[:nb]) + shape
-    if tuple(g.shape) != target:
+    if g._value.shape != target:
         g = reshape(g, target)
     return g
+
+
+def unbroadcast_array(g, shape, nb: int = 0):
+    """``unbroadcast`` on a raw NumPy cotangent (the fast first-order path)."""
+    gshape = g.shape
+    shape = tuple(shape)
+    if gshape[nb:] == shape:
+        return g
+    extra = len(gshape) - nb - len(shape)
+    axes = list(range(nb, nb + extra))
+    for i, n in enumerate(shape):
+        if n == 1 and gshape[nb + extra + i] != 1:
+            axes.append(nb + extra + i)
+    if axes:
+        import numpy as np
+        g = np.sum(g, axis=tuple(axes))
+    target = tuple(gshape[:nb]) + shape
+    return g.reshape(target) if g.shape != target else g

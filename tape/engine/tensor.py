@@ -41,6 +41,20 @@ class TensorShape(tuple):
     def __repr__(self):
         return f"TensorShape({list(self)})"
 
+    def __str__(self):
+        return tuple.__repr__(self)
+
+    def __eq__(self, other):
+        if isinstance(other, (list, tuple)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __ne__(self, other):
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    __hash__ = tuple.__hash__
+
 
 def _format_value(value) -> str:
     if np.ndim(value) == 0:
@@ -84,8 +98,16 @@ class Tensor:
         return self._value.size
 
     def numpy(self):
-        """The value as a NumPy array (a NumPy scalar for shape ())."""
-        return self._value
+        """The value as a NumPy array (a NumPy scalar for shape ()).
+
+        Arrays come back as read-only views: tensors are immutable, and writing into the result
+        must not change them (``.copy()`` it to modify).
+        """
+        v = self._value
+        if v.ndim:
+            v = v.view()
+            v.flags.writeable = False
+        return v
 
     def get_shape(self) -> TensorShape:
         return self.shape
@@ -191,6 +213,8 @@ class Variable(Tensor):
         return self._trainable
 
     def _new_value(self, value, what):
+        for hook in _assign_hooks:
+            hook(self)
         value = _to_array(value, self._value.dtype)
         if value.shape != self._value.shape:
             raise ValueError(f"{what}: shape {tuple(value.shape)} does not match the variable "
@@ -223,6 +247,10 @@ class Variable(Tensor):
                f"dtype={self._value.dtype.name}, numpy={_format_value(self._value)})"
 
     __str__ = __repr__
+
+
+#: Called with a Variable just before its value is replaced (tapes use it to keep old reads).
+_assign_hooks: list = []
 
 
 # -- conversion -------------------------------------------------------------------------------
