@@ -388,3 +388,11 @@ def _prod_jvp(node, t):
     # the gradient rule at a cotangent of ones gives d prod / d x_i, exact at zeros too
     ones = _wrap(np.ones(node.outputs[0]._value.shape, node.outputs[0]._value.dtype)[()])
     return _reduce_with(node, t * gradient_rule(node)(node, ones)[0])
+
+
+@defjvp("MulNoNan")
+def _mul_no_nan_jvp(node, ta, tb):
+    # a * b, 0 where a is 0: each term keeps the mask so a masked inf/nan stays out of the tangent
+    from .ops.math import mul_no_nan
+    a, b = node.inputs
+    return _plus(None if ta is None else mul_no_nan(ta, b), None if tb is None else mul_no_nan(a, tb))

@@ -75,7 +75,7 @@ class Primitive:
                 out = np.asarray(out)
             result = _new_tensor(Tensor)
             result._value = out
-            if recording_tapes:
+            if recording_tapes or active_accumulators:
                 record(self, inputs, (result,), attrs)
             return result
         else:
@@ -102,7 +102,7 @@ class UnaryPrimitive(Primitive):
             out = np.asarray(out)
         result = _new_tensor(Tensor)
         result._value = out
-        if recording_tapes:
+        if recording_tapes or active_accumulators:
             record(self, (x,), (result,), attrs)
         return result
 
@@ -125,7 +125,7 @@ class BinaryPrimitive(Primitive):
             out = np.asarray(out)
         result = _new_tensor(Tensor)
         result._value = out
-        if recording_tapes:
+        if recording_tapes or active_accumulators:
             record(self, (a, b), (result,), attrs)
         return result
 

@@ -147,7 +147,11 @@ def _sincos(a):
     if _affine(a):
         k = _weights(a.shape[0], a.ndim)
         scale = a[1] ** k / _FACT[:a.shape[0]].reshape(k.shape)
-        return np.sin(a[0] + k * (np.pi / 2)) * scale, np.cos(a[0] + k * (np.pi / 2)) * scale
+        s, c = np.sin(a[0]), np.cos(a[0])
+        # the k-th derivatives cycle exactly (sin(a + k pi/2) in floating point would not)
+        cycle_s, cycle_c = np.stack([s, c, -s, -c]), np.stack([c, -s, -c, s])
+        k4 = np.arange(a.shape[0]) % 4
+        return cycle_s[k4] * scale, cycle_c[k4] * scale
     return _coupled(a, np.sin(a[0]), np.cos(a[0]), -1.0)
 
 
@@ -320,6 +324,16 @@ def _mul_rule(node, ins, K):
     if b is None:
         return _align(a, nd) * node.inputs[1]._value
     return _mul(_align(a, nd), _align(b, nd))
+
+
+@deftaylor("MulNoNan")
+def _mul_no_nan_rule(node, ins, K):
+    # a * b, but 0 wherever a is identically 0 (b may be inf or nan there)
+    a = _align(_full(ins[0], node.inputs[0], K), _nd(node))
+    b = _align(_full(ins[1], node.inputs[1], K), _nd(node))
+    zero = ~a.any(axis=0)
+    with np.errstate(invalid="ignore"):
+        return np.where(zero, 0.0, _mul(a, np.where(zero, 0.0, b)))
 
 
 @deftaylor("RealDiv")
