@@ -260,5 +260,6 @@ def derivative(f, x, order=1):
         raise ValueError("derivative: f returned one scalar for several points of x, combining "
                          "them; f must act elementwise (one value per point)")
     value = coeffs[order] * float(math.factorial(order))
-    value = np.broadcast_to(value, np.shape(points)).astype(coeffs.dtype)
+    if np.shape(value) != np.shape(points):
+        value = np.broadcast_to(value, np.shape(points)).astype(coeffs.dtype)
     return _wrap(value[()] if value.ndim == 0 else value)

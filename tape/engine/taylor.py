@@ -147,11 +147,14 @@ def _sincos(a):
     if _affine(a):
         k = _weights(a.shape[0], a.ndim)
         scale = a[1] ** k / _FACT[:a.shape[0]].reshape(k.shape)
-        s, c = np.sin(a[0]), np.cos(a[0])
         # the k-th derivatives cycle exactly (sin(a + k pi/2) in floating point would not)
-        cycle_s, cycle_c = np.stack([s, c, -s, -c]), np.stack([c, -s, -c, s])
-        k4 = np.arange(a.shape[0]) % 4
-        return cycle_s[k4] * scale, cycle_c[k4] * scale
+        cycle = np.empty((4,) + a.shape[1:], a.dtype)
+        cycle[0] = np.sin(a[0])
+        cycle[1] = np.cos(a[0])
+        cycle[2] = -cycle[0]
+        cycle[3] = -cycle[1]
+        k4 = _MOD4[:a.shape[0]]
+        return cycle[k4] * scale, cycle[k4 + 1 - 4 * (k4 == 3)] * scale
     return _coupled(a, np.sin(a[0]), np.cos(a[0]), -1.0)
 
 
@@ -205,6 +208,7 @@ def _pow_scalar(a, r):
     return y.reshape(shape)
 
 
+_MOD4 = np.arange(400) % 4
 _FACT = np.array([math.factorial(k) for k in range(171)], dtype=np.float64)
 
 
