@@ -120,9 +120,9 @@ def jacobian(f, argnums=0, mode="auto"):
 
     Examples
     --------
-    >>> tape.jacobian(lambda x: x * x)(tape.constant([1.0, 2.0]))
-    tape.Tensor([[2. 0.]
-     [0. 4.]], shape=(2, 2), dtype=float64)
+    >>> tape.jacobian(lambda x: x * x)(tape.constant([1.0, 2.0])).numpy()
+    array([[2., 0.],
+           [0., 4.]])
     """
     from .tape import GradientTape
     if mode not in ("auto", "forward", "reverse"):
@@ -171,9 +171,9 @@ def hessian(f, argnums=0):
 
     Examples
     --------
-    >>> tape.hessian(lambda x: tape.reduce_sum(x ** 3))(tape.constant([1.0, 2.0]))
-    tape.Tensor([[ 6.  0.]
-     [ 0. 12.]], shape=(2, 2), dtype=float64)
+    >>> tape.hessian(lambda x: tape.reduce_sum(x ** 3))(tape.constant([1.0, 2.0])).numpy()
+    array([[ 6.,  0.],
+           [ 0., 12.]])
     """
     from .ops.array import reshape, transpose
     from .tape import GradientTape
