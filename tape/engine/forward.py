@@ -366,7 +366,7 @@ def _inv_jvp(node, t):
 
 @defjvp("MatrixDeterminant")
 def _det_jvp(node, t):
-    from .ops.linalg import _matmul, _swap, inv
+    from .ops.linalg import _swap, inv
     from .ops.reduce import reduce_sum
     if t is None:
         return None
