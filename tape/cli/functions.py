@@ -11,8 +11,9 @@ Each entry maps a name to
   ``"elementwise"`` (scalar -> scalar, vector -> vector, several arguments broadcast),
   ``"reduce"`` (vector -> scalar) or ``"dot"`` (two vectors of one length -> scalar).
 
-Vector variables arrive batched, with the points along the first axis and the components along
-the last, so vector functions work on ``axis=-1``. On the SymPy side a vector is a Python list
+Values arrive batched (see ``lower.py``): shape ``(N, k)`` with the points along the first axis
+and the components along the last (``k = 1`` for scalars), so vector functions reduce over
+``axis=-1`` with ``keepdims=True``. On the SymPy side a vector is a Python list
 of SymPy expressions.
 
 Adding a function is one entry in ``FUNCTIONS``; the parser, both lowerings, the help text and
@@ -95,15 +96,15 @@ FUNCTIONS: dict[str, Function] = dict([
     _entry("relu", 1, lambda x: tape.nn.relu(x), lambda sp, x: sp.Max(0, x),
            summary="max(0, x)"),
     _entry("erf", 1, lambda x: tape.erf(x), "erf", summary="error function"),
-    _entry("sum", 1, lambda v: tape.reduce_sum(v, axis=-1), lambda sp, v: sp.Add(*v),
+    _entry("sum", 1, lambda v: tape.reduce_sum(v, axis=-1, keepdims=True), lambda sp, v: sp.Add(*v),
            kind="reduce", summary="sum of a vector's components"),
-    _entry("mean", 1, lambda v: tape.reduce_mean(v, axis=-1),
+    _entry("mean", 1, lambda v: tape.reduce_mean(v, axis=-1, keepdims=True),
            lambda sp, v: sp.Add(*v) / len(v), kind="reduce", summary="mean of the components"),
-    _entry("prod", 1, lambda v: tape.reduce_prod(v, axis=-1), lambda sp, v: sp.Mul(*v),
+    _entry("prod", 1, lambda v: tape.reduce_prod(v, axis=-1, keepdims=True), lambda sp, v: sp.Mul(*v),
            kind="reduce", summary="product of the components"),
-    _entry("norm", 1, lambda v: tape.sqrt(tape.reduce_sum(v * v, axis=-1)), _sympy_norm,
+    _entry("norm", 1, lambda v: tape.sqrt(tape.reduce_sum(v * v, axis=-1, keepdims=True)), _sympy_norm,
            kind="reduce", summary="Euclidean norm"),
-    _entry("dot", 2, lambda a, b: tape.reduce_sum(a * b, axis=-1),
+    _entry("dot", 2, lambda a, b: tape.reduce_sum(a * b, axis=-1, keepdims=True),
            lambda sp, a, b: sp.Add(*[p * q for p, q in zip(a, b)]),
            kind="dot", summary="dot product of two vectors"),
 ])
