@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from . import expr as E
+from . import tree as E
 from .errors import CLIError
 from .functions import CONSTANTS, FUNCTIONS
 
