@@ -69,8 +69,10 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
 def _distinct_messages(caught) -> list[str]:
     seen = []
     for w in caught:
-        if issubclass(w.category, RuntimeWarning) and "encountered" in str(w.message):
-            continue  # numpy's overflow/invalid warnings: reported as non-finite results
+        # the engine warns with UserWarning (e.g. a NumPy call it does not differentiate);
+        # NumPy's overflow/invalid RuntimeWarnings are reported as non-finite results instead
+        if not issubclass(w.category, UserWarning):
+            continue
         text = str(w.message)
         if text not in seen:
             seen.append(text)
