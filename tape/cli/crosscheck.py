@@ -153,12 +153,14 @@ def check(report, problem, layout: Layout, settings: CheckSettings) -> Verdict:
 def compare(tape_values: np.ndarray, expected: np.ndarray, rtol: float, atol: float,
             slack: Optional[np.ndarray] = None):
     """Per point: the largest |tape - expected| and whether every entry agrees; and the
-    (N, D) agreement of each entry. Equal infinities and two nans agree; ``slack`` (an
+    (N, D) agreement of each entry. Two non-finite numbers agree; ``slack`` (an
     error estimate) widens the tolerance entrywise by 3 times itself.
     """
     with np.errstate(invalid="ignore"):
         diff = np.abs(tape_values - expected)
-        same = (tape_values == expected) | (np.isnan(tape_values) & np.isnan(expected))
+        # equal numbers agree, and so do two non-finite ones (a pole, or outside the domain:
+        # SymPy says "undefined" where the tape says inf or nan; the warning names the point)
+        same = (tape_values == expected) | (~np.isfinite(tape_values) & ~np.isfinite(expected))
         diff = np.where(same, 0.0, diff)
         bound = atol + rtol * np.abs(expected) + (0 if slack is None else 3 * slack)
         ok = same | (diff <= bound)
@@ -279,10 +281,9 @@ def _failure(report, verdict: Verdict) -> str:
     first = int(bad[0])
     where = ", ".join(f"{lab}={v!r}" for lab, v in zip(report.at_labels,
                                                        report.at[first].tolist()))
-    columns = report.derivatives[first]
-    expected = verdict.expected[first]
-    worst = int(np.nanargmax(np.where(np.isnan(columns - expected), np.inf,
-                                      np.abs(columns - expected))))
+    columns = [float(v) for v in report.derivatives[first]]
+    expected = [float(v) for v in verdict.expected[first]]
+    worst = int(np.argmin(verdict.entries[first]))
     other = "SymPy" if verdict.method == "sympy" else "finite differences"
     return (f"check failed: tape and {other} disagree at {len(bad)} of "
             f"{len(verdict.agree)} point{'s' if len(verdict.agree) > 1 else ''}\n"
