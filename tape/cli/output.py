@@ -19,7 +19,7 @@ from typing import Annotated, Callable, Iterator, NoReturn, Optional
 import numpy as np
 import typer
 
-from .errors import BAD_INPUT, CLIError
+from .errors import BAD_INPUT, CLIError, OutputClosed
 
 #: rows drawn in a terminal table; the rest are summarised (machine formats print all)
 MAX_TABLE_ROWS = 1000
@@ -139,6 +139,14 @@ def render(report: Report, fmt: Format, precision: int = 6) -> None:
     warnings = nonfinite_warnings(report) + report.notes
     for message in warnings:
         warn(message)
+    try:
+        _write(report, fmt, precision, warnings)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise OutputClosed() from None
+
+
+def _write(report: Report, fmt: Format, precision: int, warnings: list[str]) -> None:
     if fmt is Format.json:
         doc = report.document()
         if warnings:
@@ -152,7 +160,6 @@ def render(report: Report, fmt: Format, precision: int = 6) -> None:
         _render_plain(report)
     else:
         _render_table(report, precision)
-    sys.stdout.flush()
 
 
 def _json_safe(obj):

@@ -7,6 +7,7 @@ parameters in signature order; an expression's variables are its free names, alp
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import inspect
 import os
@@ -31,8 +32,8 @@ class Target:
     """A differentiable target.
 
     ``source`` is what JSON echoes as ``expression``: the text as given, or the list of
-    expressions for ``jacobian``. ``labels`` names each output expression; ``trees`` holds the
-    parsed expressions (empty for scripts) with ``texts`` their source text.
+    expressions for ``jacobian``. ``trees`` holds the parsed expressions (empty for scripts),
+    ``texts`` their source text; ``function`` and ``path`` describe a script.
     """
 
     source: Any
@@ -211,7 +212,8 @@ def _import_script(path: str):
     sys.path.insert(0, directory)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        with contextlib.redirect_stdout(sys.stderr):   # stdout carries results only
+            spec.loader.exec_module(module)
     except SyntaxError as exc:
         raise ScriptError(f"{path}:{exc.lineno}: SyntaxError: {exc.msg}") from exc
     except Exception as exc:
@@ -243,8 +245,9 @@ def _script_caller(target: Target, variables: list[str]) -> Callable:
         by_name = dict(zip(variables, tensors))
         keyword = target.keyword_only
         try:
-            out = target.function(*[by_name[n] for n in order if n not in keyword],
-                                  **{n: by_name[n] for n in order if n in keyword})
+            with contextlib.redirect_stdout(sys.stderr):   # a script's prints stay off stdout
+                out = target.function(*[by_name[n] for n in order if n not in keyword],
+                                      **{n: by_name[n] for n in order if n in keyword})
         except CLIError:
             raise
         except Exception as exc:

@@ -81,3 +81,8 @@ def test_every_command_has_help():
 def test_no_arguments_shows_help():
     result = tape_cli()
     assert result.exit_code == 0 and "grad" in result.stdout
+
+
+def test_version():
+    result = tape_cli("--version")
+    assert result.exit_code == 0 and result.stdout.startswith("tape ")

@@ -148,3 +148,42 @@ def test_missing_script():
 def test_grad_of_a_vector_script_is_an_error(samples):
     result = tape_cli("grad", str(samples / "polar.py"), "--at", "1,2")
     assert result.exit_code == 2 and "jacobian" in result.stderr
+
+
+def test_a_script_that_mixes_points_when_batched(tmp_path):
+    # summing over a batch leaks every point into every other: the result must still be each
+    # point's own gradient (d/dx x^2 = 2x)
+    path = write(tmp_path, "mix.py", """
+        import numpy as np
+        def f(x):
+            return np.sum(x) * x
+    """)
+    result = tape_cli("grad", path, "--at", "-", input="1\n2\n3\n")
+    assert numbers(result.stdout) == [[2.0], [4.0], [6.0]]
+
+
+def test_a_batch_leak_the_first_point_cannot_see(tmp_path):
+    # batched, the last point also gets the middle one added; the first point is unaffected,
+    # so only the check at the last point can catch it
+    path = write(tmp_path, "leak.py", """
+        import numpy as np
+        def f(x):
+            v = np.reshape(x, (-1,))
+            shifted = np.concatenate([np.zeros(2), v[1:-1]])[: v.shape[0]]
+            return np.reshape(v ** 2 + shifted, np.shape(x))
+    """)
+    result = tape_cli("grad", path, "--at", "-", "-f", "json", input="1\n2\n3\n")
+    points = json.loads(result.stdout)["points"]
+    assert [p["value"] for p in points] == [1.0, 4.0, 9.0]
+    assert [p["gradient"]["x"] for p in points] == [2.0, 4.0, 6.0]
+
+
+def test_script_prints_go_to_stderr(tmp_path):
+    path = write(tmp_path, "chatty.py", """
+        print("loading")
+        def f(x):
+            print("called")
+            return x * 3
+    """)
+    result = tape_cli("grad", path, "--at", "1")
+    assert result.stdout == "3.0\n" and "called" in result.stderr
