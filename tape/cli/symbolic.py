@@ -26,6 +26,8 @@ from .functions import CONSTANTS, FUNCTIONS
 #: Expressions with more operations than this are shown as differentiated (``simplify`` is
 #: superlinear and rarely helps on big expressions).
 SIMPLIFY_LIMIT = 150
+#: a simplified form is shown only when it has fewer than this fraction of the operations
+SHORTER = 0.8
 #: Working precision (decimal digits) of the exact evaluation.
 DIGITS = 30
 
@@ -197,14 +199,19 @@ def _drop_deltas(expr):
 
 
 def tidy(expr):
-    """A readable form: ``simplify`` when it makes a small expression shorter, else as is."""
+    """A readable form: the derivative as SymPy gives it (the textbook product/chain-rule
+    shape), unless ``factor_terms`` or ``simplify`` make it clearly shorter (fewer than
+    ``SHORTER`` times the operations), e.g. a quotient rule collapsing to ``-2/(x - 1)**2``."""
     sp = sympy()
     if not isinstance(expr, sp.Basic) or expr.is_number and expr.is_Atom:
         return expr
+    # sign(x)**2 (from the real cube root) is 1 wherever the derivative exists
+    expr = expr.replace(lambda e: e.is_Pow and isinstance(e.base, sp.sign)
+                        and e.exp.is_even is True, lambda e: sp.S.One)
     ops = sp.count_ops(expr)
     if ops > SIMPLIFY_LIMIT:
         return sp.factor_terms(expr)
-    best, best_ops = expr, ops
+    best, best_ops = expr, ops * SHORTER
     for candidate in (sp.factor_terms(expr), sp.simplify(expr)):
         if candidate.has(sp.Piecewise):
             continue
