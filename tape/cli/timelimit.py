@@ -11,7 +11,6 @@ Where ``fork`` is unavailable (Windows) the work runs in-process without a limit
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 import traceback
 from typing import Any, Callable
@@ -52,6 +51,8 @@ def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIM
     """
     if timeout is None or timeout <= 0:
         raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
+    import multiprocessing
+
     import sympy  # noqa: F401  (loaded before the fork, so the child starts warm)
 
     if "fork" not in multiprocessing.get_all_start_methods():
