@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, numbers, tape_process
+from cli_helpers import ROOT, numbers, tape_process
 
 
 def test_sin_on_three_points_from_stdin():

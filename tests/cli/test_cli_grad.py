@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import central_difference, numbers, tape_cli
+from cli_helpers import central_difference, numbers, tape_cli
 
 
 def test_plain_polynomial_from_the_tutorial():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import tape_cli
+from cli_helpers import tape_cli
 
 
 def assert_clean_error(result, code=2, fragment=None):

@@ -89,7 +89,7 @@ _PIECES = ["x", "y", "v", "v[0]", "v[9]", "2", "0", "1e308", "-", "+", "*", "/",
 @given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=12).map("".join),
        st.sampled_from(["grad", "hessian", "jacobian"]))
 def test_the_cli_never_shows_a_traceback(text, command):
-    from conftest import tape_cli
+    from cli_helpers import tape_cli
 
     result = tape_cli(command, "--at", "x=0.5,y=-1,v=[1,2]", "--", text)
     assert result.exit_code in (0, 2), (text, result.stderr)
