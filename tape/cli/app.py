@@ -23,6 +23,8 @@ from .commands.diff import diff
 from .commands.grad import grad
 from .commands.hessian import hessian
 from .commands.jacobian import jacobian
+from .commands.plot import plot
+from .commands.trace import trace
 from .errors import BAD_INPUT, INTERNAL_ERROR, CLIError, OutputClosed
 from .output import print_error
 
@@ -33,6 +35,8 @@ COMMANDS = [
     (hessian, "hessian"),
     (diff, "diff"),
     (check, "check"),
+    (trace, "trace"),
+    (plot, "plot"),
 ]
 
 DEBUG_FLAG = "--debug"

@@ -241,3 +241,13 @@ def _render_matrix(console, report: Report, precision: int) -> None:
     for label, row in zip(rows, grid.tolist()):
         table.add_row(escape(label), *[_fmt(v, precision) for v in row])
     console.print(table)
+
+
+def print_json(doc: dict) -> None:
+    """Write ``doc`` as one line of JSON on standard output (inf/nan become null)."""
+    sys.stdout.write(json.dumps(_json_safe(doc), ensure_ascii=False) + "\n")
+
+
+def is_terminal(stream) -> bool:
+    """Whether ``stream`` is an interactive terminal (for commands that draw)."""
+    return _isatty(stream)
