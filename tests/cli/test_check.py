@@ -7,7 +7,7 @@ import math
 import pytest
 import sympy as sp
 
-from conftest import tape_cli
+from cli_helpers import tape_cli
 
 from tape.cli import homework, timelimit
 

@@ -6,7 +6,7 @@ import json
 import pytest
 import sympy as sp
 
-from conftest import tape_cli
+from cli_helpers import tape_cli
 
 NAMES = ("x", "y", "t")
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from conftest import ROOT, SAMPLES, tape_cli
+from cli_helpers import ROOT, SAMPLES, tape_cli
 
 from tape.cli import crosscheck, fdcheck, symbolic, timelimit
 from tape.cli.errors import CLIError
