@@ -115,3 +115,14 @@ def test_timeout_exits_3():
                       "--timeout", "0.2")
     assert result.exit_code == 3
     assert "did not finish in 0.2 s" in result.stderr and result.stdout == ""
+
+
+def test_when_simplifying_runs_out_of_time_the_raw_derivative_is_shown(monkeypatch):
+    from tape.cli.commands import diff as diff_command
+
+    monkeypatch.setattr(diff_command, "run_optional", lambda *args: None)
+    result = tape_cli("diff", "(x+1)/(x-1)")
+    assert result.exit_code == 0
+    assert "simplifying did not finish" in result.stderr
+    assert result.stdout.strip() != "-2/(x - 1)**2"          # not the tidy form ...
+    assert same(result.stdout, "-2/(x-1)**2")                # ... but the same derivative

@@ -300,3 +300,12 @@ def test_sympy_is_imported_only_for_symbolic_work(args, loaded):
                          text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == loaded
+
+
+def test_check_still_decides_when_tidying_runs_out_of_time(monkeypatch):
+    monkeypatch.setattr(crosscheck, "run_optional", lambda *args: None)
+    result = tape_cli("grad", "(x+1)/(x-1)", "--at", "2", "--check", "--format", "json")
+    assert result.exit_code == 0
+    doc = json.loads(result.stdout)
+    assert doc["points"][0]["check"]["agree"] is True
+    assert equivalent(doc["symbolic"]["x"], "-2/(x-1)**2")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Annotated, Optional
 
 import typer
@@ -15,7 +16,7 @@ import typer
 from .. import output
 from ..crosscheck import TIMEOUT, TimeoutOption
 from ..errors import CLIError
-from ..timelimit import run_limited
+from ..timelimit import run_limited, run_optional
 from .common import WrtOption, derivative_labels, parse_wrt
 
 #: highest --order accepted
@@ -52,21 +53,33 @@ def diff(
         raise CLIError(f"--order {order} with {len(comps)} variables asks for {len(keys)} "
                        f"partial derivatives; the limit for tape diff is 200")
     style = "latex" if latex else ("pretty" if fmt is output.Format.table else "plain")
-    results = run_limited(_differentiate, target.trees[0], sizes, wrt_names, keys, style,
-                          timeout=timeout, what="symbolic differentiation", consequence="")
+    deadline = time.monotonic() + timeout
+    job = (target.trees[0], sizes, wrt_names, keys, style)
+    raw = run_limited(_differentiate, *job, False, timeout=timeout,
+                      what="symbolic differentiation", consequence="")
+    results = run_optional(deadline, _differentiate, *job, True)
+    if results is None:
+        output.warn(f"simplifying did not finish in {timeout:g} s; the derivative is shown "
+                    f"as differentiated")
+        results = raw
     ordinary = len(comps) == 1
     labels = [c.name for c in comps] if order == 1 else \
         [derivative_labels(comps, k, ordinary)[0] for k in keys]
     _print(expression, wrt_names, order, labels, results, fmt, ordinary)
 
 
-def _differentiate(tree, sizes, wrt, keys, style):
-    """In the child: each distinct partial, tidied and rendered in ``style``."""
+def _differentiate(tree, sizes, wrt, keys, style, tidy):
+    """In a child: each distinct partial (``tidy``: in a readable form), rendered in
+    ``style``."""
     from .. import symbolic as S
 
     f = S.as_scalar(S.to_sympy(tree, sizes))
     comps = S.component_symbols(wrt, sizes)
-    return [S.render(S.tidy(S.derivative(f, [comps[i] for i in key])), style) for key in keys]
+    out = []
+    for key in keys:
+        d = S.derivative(f, [comps[i] for i in key])
+        out.append(S.render(S.tidy(d) if tidy else d, style))
+    return out
 
 
 def _print(expression, wrt, order, labels, results, fmt, single) -> None:
