@@ -21,7 +21,7 @@ from typing import Annotated, Any, Optional
 import numpy as np
 import typer
 
-from .errors import CHECK_FAILED, CLIError
+from .errors import CHECK_FAILED, UNDECIDED, CLIError
 from .timelimit import DEFAULT_TIMEOUT, run_limited, run_optional
 
 CheckOption = Annotated[bool, typer.Option(
@@ -125,7 +125,7 @@ def finish(report, problem, layout: Layout, settings: CheckSettings, fmt,
     try:
         verdict = check(report, problem, layout, settings)
     except CLIError as exc:
-        if exc.code == 3:   # undecided: the numbers still stand
+        if exc.code == UNDECIDED:   # the numbers still stand
             output.render(report, fmt, precision)
         raise
     _attach(report, layout, verdict)

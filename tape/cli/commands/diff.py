@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
