@@ -61,6 +61,35 @@ def component_symbols(wrt: Sequence[str], sizes: dict[str, int | None]) -> list:
     return out
 
 
+def infer_sizes(tree: E.Expr) -> dict[str, int | None]:
+    """Variable sizes for symbolic work without points: a variable used only as ``x[i]`` is a
+    vector long enough for its largest index; any other is a scalar. A vector function on a
+    whole variable (``sum(x)``) has no length to go by: CLIError (exit 2)."""
+    indexed: dict[str, int] = {}
+    whole: set[str] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, E.Index) and isinstance(node.operand, E.Variable):
+            need = node.index + 1 if node.index >= 0 else -node.index
+            indexed[node.operand.name] = max(indexed.get(node.operand.name, 0), need)
+            continue
+        if isinstance(node, E.Variable):
+            whole.add(node.name)
+        if isinstance(node, E.Call) and FUNCTIONS[node.name].kind != "elementwise":
+            raise CLIError(f"{node.name}() needs vectors of known length; without points, "
+                           f"symbolic work takes scalar variables and indexed components "
+                           f"like x[0]")
+        stack.extend(E.children(node))
+    for name in indexed:
+        if name in whole:
+            raise CLIError(f"{name!r} is used both as a vector ({name}[...]) and as a whole; "
+                           f"symbolic work needs every vector component indexed")
+    sizes: dict[str, int | None] = {n: None for n in whole}
+    sizes.update(indexed)
+    return sizes
+
+
 # --------------------------------------------------------------------------- lowering
 
 class _Terms(list):

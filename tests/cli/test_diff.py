@@ -126,3 +126,13 @@ def test_when_simplifying_runs_out_of_time_the_raw_derivative_is_shown(monkeypat
     assert "simplifying did not finish" in result.stderr
     assert result.stdout.strip() != "-2/(x - 1)**2"          # not the tidy form ...
     assert same(result.stdout, "-2/(x-1)**2")                # ... but the same derivative
+
+
+def test_indexed_vector_components():
+    lines = tape_cli("diff", "x[0]^2*x[1] + y").stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["x[0]", "x[1]", "y"]
+    doc = json.loads(tape_cli("diff", "x[0]^2*x[1]", "--format", "json").stdout)
+    x0, x1 = sp.Symbol("x[0]", real=True), sp.Symbol("x[1]", real=True)
+    got = [sp.sympify(s, locals={"x": sp.IndexedBase("x")}) for s in doc["derivative"]["x"]]
+    got = [g.subs({sp.IndexedBase("x")[0]: x0, sp.IndexedBase("x")[1]: x1}) for g in got]
+    assert [sp.simplify(g - r) for g, r in zip(got, [2 * x0 * x1, x0 ** 2])] == [0, 0]

@@ -37,6 +37,7 @@ def diff(
 ) -> None:
     """Symbolic derivative of EXPR (SymPy), simplified into a readable form."""
     from ..compute import components, multisets
+    from ..symbolic import infer_sizes
     from ..targets import expression_target
 
     fmt = output.resolve_format(fmt)
@@ -46,7 +47,7 @@ def diff(
     wrt_names = names or list(variables)
     if not wrt_names:
         raise CLIError(f"{expression!r} has no variables to differentiate by")
-    sizes = {n: None for n in variables}
+    sizes = infer_sizes(target.trees[0])
     comps = components(variables, wrt_names, sizes)
     keys = multisets(len(comps), order)
     if len(keys) > 200:
@@ -63,9 +64,27 @@ def diff(
                     f"as differentiated")
         results = raw
     ordinary = len(comps) == 1
-    labels = [c.name for c in comps] if order == 1 else \
+    labels = [c.label for c in comps] if order == 1 else \
         [derivative_labels(comps, k, ordinary)[0] for k in keys]
-    _print(expression, wrt_names, order, labels, results, fmt, ordinary)
+    if fmt is output.Format.json:
+        document = results[0] if ordinary else (
+            _by_variable(comps, results) if order == 1 else dict(zip(labels, results)))
+        sys.stdout.write(json.dumps({"expression": expression, "wrt": wrt_names,
+                                     "order": order, "derivative": document},
+                                    ensure_ascii=False) + "\n")
+        return
+    _print(labels, results, fmt, ordinary)
+
+
+def _by_variable(comps, results) -> dict:
+    """``{"x": "...", "w": ["...", "..."]}``: a vector variable's components as a list."""
+    out: dict = {}
+    for c, text in zip(comps, results):
+        if c.index is None:
+            out[c.name] = text
+        else:
+            out.setdefault(c.name, []).append(text)
+    return out
 
 
 def _differentiate(tree, sizes, wrt, keys, style, tidy):
@@ -82,13 +101,9 @@ def _differentiate(tree, sizes, wrt, keys, style, tidy):
     return out
 
 
-def _print(expression, wrt, order, labels, results, fmt, single) -> None:
+def _print(labels, results, fmt, single) -> None:
     out = sys.stdout
-    if fmt is output.Format.json:
-        derivative = results[0] if single else dict(zip(labels, results))
-        out.write(json.dumps({"expression": expression, "wrt": wrt, "order": order,
-                              "derivative": derivative}, ensure_ascii=False) + "\n")
-    elif fmt is output.Format.csv:
+    if fmt is output.Format.csv:
         import csv
 
         writer = csv.writer(out, lineterminator="\n")
