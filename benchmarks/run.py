@@ -71,6 +71,7 @@ from typing import Any, Callable  # noqa: E402
 import numpy as np  # noqa: E402
 
 perf_counter = time.perf_counter
+process_time = time.process_time      # CPU time of this process: what a busy neighbour cannot inflate
 
 # ------------------------------------------------------------------------------------- constants
 W1_SRC, W1_AT, W1_EXPECTED = "2*x**3+4*x**2+5*x+6", 0.5, 10.5
@@ -850,20 +851,23 @@ def time_row(calls: dict[str, Callable], check: Callable, opts: Opts) -> dict[st
             times.append(perf_counter() - t0)
         check(out)                          # the warm result too (caches, jit)
         inner[name] = max(1, round(opts.sample_target / max(statistics.median(times), 1e-9)))
-        stats[name] = {"first_call_s": first, "inner": inner[name], "samples_s": []}
+        stats[name] = {"first_call_s": first, "inner": inner[name], "samples_s": [], "cpu_samples_s": []}
     gc.collect()
     t_start, rounds = perf_counter(), 0
     while rounds < opts.max_rounds and (rounds < opts.min_rounds or perf_counter() - t_start < opts.budget):
         for name, fn in calls.items():
             n = inner[name]
-            t0 = perf_counter()
+            c0, t0 = process_time(), perf_counter()
             for _ in range(n):
                 fn()
-            stats[name]["samples_s"].append((perf_counter() - t0) / n)
+            t1, c1 = perf_counter(), process_time()
+            stats[name]["samples_s"].append((t1 - t0) / n)
+            stats[name]["cpu_samples_s"].append((c1 - c0) / n)
         rounds += 1
     for s in stats.values():
         xs = s["samples_s"]
-        s.update(median_s=statistics.median(xs), q1_s=_q(xs, 0.25), q3_s=_q(xs, 0.75), rounds=len(xs))
+        s.update(median_s=statistics.median(xs), q1_s=_q(xs, 0.25), q3_s=_q(xs, 0.75), rounds=len(xs),
+                 cpu_median_s=statistics.median(s["cpu_samples_s"]))
     return stats
 
 
@@ -921,6 +925,10 @@ def run_row(row: Row, opts: Opts, log) -> dict:
     rec["tape"] = t / row.per if t is not None and row.unit == "s" else t
     rec["ref"] = r / row.per if r is not None and row.unit == "s" else r
     rec["ratio"] = t / r if t is not None and r else None
+    tc = met.get("tape", {}).get("cpu_median_s")
+    rc = met.get("ref", {}).get("cpu_median_s")
+    rec["tape_cpu"] = tc / row.per if tc is not None else None
+    rec["cpu_ratio"] = tc / rc if tc is not None and rc else None
     rec["goal_met"] = row.goal.met(t / row.per if row.unit == "s" else t, r) if (row.goal and t is not None) else None
     rec["peers"] = {p: v["median_s"] / row.per for p, v in met.items() if p in PEER_MODULES}
     if row.note and rec["status"] == "ok":
@@ -951,7 +959,7 @@ def fmt_v(v, unit):
 
 
 def table_lines(records: list[dict], peers: list[str], markdown=False) -> list[str]:
-    hdr = ["workload", "case", "tape", "reference", "ratio", "goal", "met"] + peers + ["reference is / note"]
+    hdr = ["workload", "case", "tape", "tape cpu", "reference", "ratio", "goal", "met"] + peers + ["reference is / note"]
     lines = []
     for rec in records:
         met = {True: "yes", False: "NO", None: "-"}[rec["goal_met"]]
@@ -968,7 +976,7 @@ def table_lines(records: list[dict], peers: list[str], markdown=False) -> list[s
             peer_cells.append(fmt_v(v, rec["unit"]) if v is not None else
                               ("FAIL" if rec["skipped"].get(p, "").startswith("FAIL") else "-"))
         note = rec["ref_what"] + (f"; {rec['note']}" if rec.get("note") else "")
-        cells = [rec["workload"], rec["case"], tape_cell, fmt_v(rec["ref"], rec["unit"]),
+        cells = [rec["workload"], rec["case"], tape_cell, fmt_t(rec.get("tape_cpu")), fmt_v(rec["ref"], rec["unit"]),
                  f"{rec['ratio']:.2f}x" if rec["ratio"] else "-", rec["goal"] or "-", met] + peer_cells + [note]
         lines.append(cells)
     if markdown:
@@ -979,6 +987,13 @@ def table_lines(records: list[dict], peers: list[str], markdown=False) -> list[s
     widths[-1] = 0
     fmt = "  ".join(f"{{:<{w}}}" if i < 2 else f"{{:>{w}}}" for i, w in enumerate(widths[:-1])) + "  {}"
     return [fmt.format(*hdr), *(fmt.format(*cells) for cells in lines)]
+
+
+def _loadavg():
+    try:
+        return [round(v, 2) for v in os.getloadavg()]
+    except OSError:
+        return None
 
 
 def machine_info() -> dict:
@@ -1004,28 +1019,38 @@ def machine_info() -> dict:
     except OSError:
         pass
     return {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpu": cpu, "cores": os.cpu_count(),
-            "platform": platform.platform(), "threads": THREADS, "versions": vers, "commit": commit,
+            "platform": platform.platform(), "threads": THREADS, "loadavg_start": _loadavg(), "versions": vers, "commit": commit,
             "executable": sys.executable}
 
 
 # ========================================================================================= profile
-def profile_rows(records_rows: list[Row], seconds: float, top: int):
-    """cProfile the tape callable of each row for ~`seconds`; print the top functions by own time."""
-    import cProfile
-    import pstats
-    for row in records_rows:
+def profile_rows(rows: list[Row], seconds: float, top: int, tool: str = "cprofile"):
+    """Profile the tape callable of each row for ~`seconds` and print the hot spots.
+
+    cprofile: deterministic, top functions by own time (inflates tiny functions' share);
+    pyinstrument: statistical call tree (needs `pip install pyinstrument`)."""
+    for row in rows:
         if row.tape is None:
             continue
         row.check(row.tape())
-        pr = cProfile.Profile()
+        if tool == "pyinstrument":
+            from pyinstrument import Profiler
+            prof = Profiler(interval=0.0002)
+        else:
+            import cProfile
+            prof = cProfile.Profile()
         t0, n = perf_counter(), 0
-        pr.enable()
+        prof.start() if tool == "pyinstrument" else prof.enable()
         while perf_counter() - t0 < seconds:
             row.tape()
             n += 1
-        pr.disable()
-        print(f"\n=== profile {row.wl} {row.case.strip()}: {n} calls, cProfile, top {top} by own time")
-        pstats.Stats(pr).strip_dirs().sort_stats("tottime").print_stats(top)
+        prof.stop() if tool == "pyinstrument" else prof.disable()
+        print(f"\n=== profile {row.wl} {row.case.strip()}: {n} calls, {tool}")
+        if tool == "pyinstrument":
+            print(prof.output_text(unicode=False, color=False, show_all=False))
+        else:
+            import pstats
+            pstats.Stats(prof).strip_dirs().sort_stats("tottime").print_stats(top)
 
 
 # ============================================================================================ main
@@ -1038,7 +1063,8 @@ def main(argv=None) -> int:
                     + ",".join(PEER_MODULES))
     ap.add_argument("--threads", type=int, default=1, help="pin BLAS/OpenMP pools to N threads (default 1)")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown (for the README)")
-    ap.add_argument("--profile", action="store_true", help="cProfile tape's metric of each row instead of timing")
+    ap.add_argument("--profile", nargs="?", const="cprofile", choices=["cprofile", "pyinstrument"],
+                    help="profile tape's metric of each row instead of timing (default cprofile)")
     ap.add_argument("--profile-seconds", type=float, default=2.0)
     a = ap.parse_args(argv)
     keys = {k.lower(): k for k in WORKLOADS}
@@ -1084,7 +1110,7 @@ def main(argv=None) -> int:
             log(f"{w}: setup error: {type(e).__name__}: {e}")
             continue
         if a.profile:
-            profile_rows(rows, a.profile_seconds, 25)
+            profile_rows(rows, a.profile_seconds, 25, a.profile)
             continue
         for row in rows:
             records.append(run_row(row, opts, log))
@@ -1093,7 +1119,10 @@ def main(argv=None) -> int:
         return 0
     print(f"\ntape benchmarks, {info['date']}, {info['cpu']}, {info['cores']} cores, threads pinned to {THREADS}, "
           f"python {info['versions']['python']}, numpy {info['versions'].get('numpy')}, commit {info['commit']}")
-    print("times are medians over interleaved rounds; ratio = tape / reference from the same rounds\n")
+    info["loadavg_end"] = _loadavg()
+    print(f"load average (1/5/15 min) at start {info['loadavg_start']}, at end {info['loadavg_end']}")
+    print("times are wall-clock medians over interleaved rounds; ratio = tape / reference from the same rounds; "
+          "tape cpu = median CPU time of this process per call (less sensitive to busy neighbours)\n")
     for line in table_lines(records, peers, markdown=a.markdown):
         print(line)
     skipped = [(r, k, v) for r in records for k, v in r["skipped"].items()]
