@@ -86,6 +86,60 @@ class Primitive:
         return f"<tape primitive {self.name}>"
 
 
+class UnaryPrimitive(Primitive):
+    """A one-input, one-output primitive with a shorter call path (most elementwise ops)."""
+
+    __slots__ = ()
+
+    def __call__(self, x, **attrs):
+        if not isinstance(x, Tensor):
+            x = _wrap(_to_array(x))
+        out = self.fn(x._value, **attrs) if attrs else self.fn(x._value)
+        if not isinstance(out, _NUMPY_VALUES):
+            out = np.asarray(out)
+        result = _new_tensor(Tensor)
+        result._value = out
+        if recording_tapes:
+            record(self, (x,), (result,), attrs)
+        return result
+
+
+class BinaryPrimitive(Primitive):
+    """A two-input, one-output primitive with a shorter call path (arithmetic)."""
+
+    __slots__ = ()
+
+    def __call__(self, a, b, **attrs):
+        if isinstance(a, Tensor):
+            if not isinstance(b, Tensor):
+                b = _scalar_like(b, a) if type(b) in _SCALARS else convert_inputs((a, b))[1]
+        elif isinstance(b, Tensor):
+            a = _scalar_like(a, b) if type(a) in _SCALARS else convert_inputs((a, b))[0]
+        else:
+            a, b = convert_inputs((a, b))
+        out = self.fn(a._value, b._value, **attrs) if attrs else self.fn(a._value, b._value)
+        if not isinstance(out, _NUMPY_VALUES):
+            out = np.asarray(out)
+        result = _new_tensor(Tensor)
+        result._value = out
+        if recording_tapes:
+            record(self, (a, b), (result,), attrs)
+        return result
+
+
+def _scalar_like(value, other):
+    """A Python number as a tensor of ``other``'s dtype (NumPy's weak promotion for ints/bools)."""
+    ref = other._value.dtype
+    key = (type(value), value, ref)
+    t = _SCALAR_CACHE.get(key)
+    if t is None:
+        npd = np.result_type(ref, value) if ref.kind in "biu" or type(value) is complex else ref
+        t = _wrap(npd.type(value))
+        if len(_SCALAR_CACHE) < 4096:
+            _SCALAR_CACHE[key] = t
+    return t
+
+
 def record(op, inputs, outputs, attrs):
     """Offer an op application to every recording tape (each keeps it if it watches an input)."""
     if _GRADIENTS.get(op.name) is _NOT_DIFFERENTIABLE and op.custom_grad is None:
@@ -114,26 +168,20 @@ def convert_inputs(args):
         if isinstance(a, Tensor):
             out.append(a)
         elif ref is not None and type(a) in _SCALARS:
-            key = (type(a), a, ref)
-            t = _SCALAR_CACHE.get(key)
-            if t is None:
-                npd = np.result_type(ref, a) if ref.kind in "biu" or type(a) is complex else ref
-                t = _wrap(npd.type(a))
-                if len(_SCALAR_CACHE) < 4096:
-                    _SCALAR_CACHE[key] = t
-            out.append(t)
+            out.append(_scalar_like(a, _wrap(np.empty((), ref))))
         else:
             out.append(_wrap(_to_array(a)))
     return tuple(out)
 
 
-def defop(name, fn, grad=None, *, fast=None, differentiable=True, many=False, doc=None):
+def defop(name, fn, grad=None, *, fast=None, differentiable=True, many=False, arity=None, doc=None):
     """Define a built-in primitive: its NumPy forward and its gradient rule in one place.
 
     ``grad`` uses tape ops (differentiable again); ``fast``, if given, computes the same first-order
     gradient on raw arrays and is used when no tape records the backward sweep.
     """
-    op = Primitive(fn, name, "many" if many else 1, doc)
+    kind = {1: UnaryPrimitive, 2: BinaryPrimitive}.get(arity, Primitive) if not many else Primitive
+    op = kind(fn, name, "many" if many else 1, doc)
     if not differentiable:
         NotDifferentiable(name)
     elif grad is not None:

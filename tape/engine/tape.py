@@ -10,15 +10,45 @@ from __future__ import annotations
 import contextlib
 import enum
 import warnings
+import weakref
 
 import numpy as np
 
 from . import nest
+from .quiet import restore, silence
 from .registry import fast_gradient_rule, gradient_rule, recording_tapes
-from .tensor import Tensor, Variable, _wrap
+from .tensor import Tensor, Variable, _assign_hooks, _wrap
 
 #: Number of backward sweeps run so far (tests use it to prove Jacobians are vectorized).
 sweep_count = 0
+
+#: Tapes alive, so a Variable about to be assigned can protect the values they recorded.
+_live_tapes: "weakref.WeakSet[GradientTape]" = weakref.WeakSet()
+
+
+def _snapshot_before_assign(variable):
+    """Before ``variable`` changes, give every tape that recorded ops on it a read of the old value.
+
+    Recorded nodes then see the value they were computed with, and gradients still reach the
+    variable through an identity node placed first on the tape (a leaf comes before its uses).
+    """
+    from .ops.math import identity
+    from .registry import Node
+    for t in list(_live_tapes):
+        if id(variable) not in t._tracked or not t._nodes:
+            continue
+        snap = None
+        for node in t._nodes:
+            if node is not None and any(i is variable for i in node.inputs):
+                if snap is None:
+                    snap = _wrap(variable._value)
+                node.inputs = tuple(snap if i is variable else i for i in node.inputs)
+        if snap is not None:
+            t._nodes.insert(0, Node(identity, (variable,), (snap,), {}))
+            t._tracked[id(snap)] = snap
+
+
+_assign_hooks.append(_snapshot_before_assign)
 
 
 class UnconnectedGradients(enum.Enum):
@@ -39,10 +69,11 @@ def _unconnected_mode(value) -> UnconnectedGradients:
             from None
 
 
-def _warn_dtype(what, t):
+def _warn_dtype(what, t, stacklevel=3):
+    """Warn (pointing at the user's call) that an integer or bool tensor is not differentiable."""
     warnings.warn(f"The dtype of the {what} tensor must be floating (e.g. tape.float64) or complex "
                   f"to be differentiated, got {t.dtype.name}; its gradient is None.",
-                  UserWarning, stacklevel=4)
+                  UserWarning, stacklevel=stacklevel)
 
 
 class GradientTape:
@@ -62,10 +93,12 @@ class GradientTape:
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
         self._tracked: dict = {}
+        self._roots: set = set()             # ids of watched tensors (the sweep's possible sources)
         self._nodes: list = []
         self._watched_vars: dict = {}
         self._recording = False
         self._used = False
+        _live_tapes.add(self)
 
     # -- context --------------------------------------------------------------------------
     def __enter__(self):
@@ -104,6 +137,7 @@ class GradientTape:
     def reset(self):
         """Forget everything recorded, as if the context were exited and entered again."""
         self._tracked = {}
+        self._roots = set()
         self._nodes = []
         self._watched_vars = {}
         self._used = False
@@ -122,6 +156,7 @@ class GradientTape:
 
     def _track(self, t):
         self._tracked[id(t)] = t
+        self._roots.add(id(t))
         if isinstance(t, Variable) and id(t) not in self._watched_vars:
             self._watched_vars[id(t)] = t
 
@@ -194,6 +229,9 @@ class GradientTape:
             if t._value.dtype.kind not in "fc":
                 _warn_dtype("target", t)
                 continue
+            if isinstance(t, Variable) and id(t) not in self._tracked and self._watch_accessed \
+                    and t._trainable:
+                self._track(t)      # reading a variable as the target watches it, as in TensorFlow
             if w is None:
                 v = t._value
                 seed = _wrap(v.dtype.type(1) if v.ndim == 0 else np.ones(v.shape, v.dtype))
@@ -236,8 +274,18 @@ class GradientTape:
         if not self._persistent:
             self._nodes = []
             self._tracked = {}
+            self._roots = set()
 
     def _sweep(self, seeds: dict, sources, nb: int) -> dict:
+        # Singular points give inf/nan in the result itself; NumPy's warnings about the
+        # intermediate steps of rules would only be noise.
+        token = silence()
+        try:
+            return self._sweep_inner(seeds, sources, nb)
+        finally:
+            restore(token)
+
+    def _sweep_inner(self, seeds: dict, sources, nb: int) -> dict:
         """Reverse sweep from ``seeds`` (id -> cotangent) to ``sources``; returns id -> gradient.
 
         When no tape records the sweep itself, cotangents stay raw NumPy values and rules with a
@@ -248,17 +296,21 @@ class GradientTape:
         tracked = self._tracked
         source_ids = {id(s) for s in sources if id(s) in tracked}
         nodes = self._nodes[:]               # a persistent tape may record this very sweep
-        # forward pass: which tensors depend on a source (only those need cotangents)
-        relevant = set(source_ids)
-        add = relevant.add
-        for node in nodes:
-            if node is None:
-                continue
-            for i in node.inputs:
-                if id(i) in relevant:
-                    for o in node.outputs:
-                        add(id(o))
-                    break
+        # which tensors depend on a source (only those need cotangents): everything tracked when
+        # every watched tensor is a source (the usual case), else a forward pass over the nodes
+        if self._roots <= source_ids:
+            relevant = tracked
+        else:
+            relevant = set(source_ids)
+            add = relevant.add
+            for node in nodes:
+                if node is None:
+                    continue
+                for i in node.inputs:
+                    if id(i) in relevant:
+                        for o in node.outputs:
+                            add(id(o))
+                        break
         fast = not recording_tapes
         if fast:
             grads = {k: v._value for k, v in seeds.items() if k in relevant}

@@ -1,0 +1,136 @@
+"""The ``tape`` command: a Typer app whose every error ends as ``error: ...`` and an exit code.
+
+Adding a command is one import and one line in ``COMMANDS``. Commands raise ``CLIError``
+(or call ``output.abort``); ``TapeGroup.main`` is the one place that turns errors into
+messages and exit codes, for the console script, ``python -m tape`` and test runners alike:
+
+* ``CLIError`` -> its lines, its code (2 bad input, 1 check failed, 3 undecided);
+* usage errors (unknown option, missing argument, bad value) -> plain lines, exit 2;
+* anything else is a bug in tape: one line naming it, exit 70 (``--debug``: the traceback).
+"""
+from __future__ import annotations
+
+import sys
+import traceback
+from typing import Annotated
+
+import typer
+from typer._click import exceptions as click_exceptions
+from typer.core import TyperGroup
+
+from .commands.grad import grad
+from .commands.hessian import hessian
+from .commands.jacobian import jacobian
+from .errors import BAD_INPUT, INTERNAL_ERROR, CLIError
+from .output import print_error
+
+#: (function, name) of every command; the function's docstring is its help text
+COMMANDS = [
+    (grad, "grad"),
+    (jacobian, "jacobian"),
+    (hessian, "hessian"),
+]
+
+DEBUG_FLAG = "--debug"
+
+
+class TapeGroup(TyperGroup):
+    """Typer's group, with tape's error reporting (see the module docstring)."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        args = list(sys.argv[1:] if args is None else args)
+        debug = _take_debug_flag(args)
+        try:
+            code = super().main(args, prog_name or "tape", complete_var,
+                                standalone_mode=False, **extra)
+            code = code if isinstance(code, int) else 0
+        except CLIError as exc:
+            if debug:
+                traceback.print_exc()
+            print_error(exc.lines())
+            code = exc.code
+        except click_exceptions.NoArgsIsHelpError as exc:
+            sys.stdout.write(exc.format_message() + "\n")
+            code = 0
+        except click_exceptions.UsageError as exc:
+            print_error(_usage_lines(exc))
+            code = BAD_INPUT
+        except click_exceptions.ClickException as exc:
+            print_error([exc.format_message()])
+            code = exc.exit_code if exc.exit_code else BAD_INPUT
+        except typer.Abort:
+            print_error(["aborted"])
+            code = 130
+        except KeyboardInterrupt:
+            print_error(["interrupted"])
+            code = 130
+        except BrokenPipeError:
+            _silence_stdout()
+            code = 0
+        except Exception as exc:  # a bug in tape, not the user's fault
+            if debug:
+                traceback.print_exc()
+            print_error([f"internal error: {type(exc).__name__}: {exc}",
+                         "this is a bug in tape; run again with --debug for the traceback"])
+            code = INTERNAL_ERROR
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+def _take_debug_flag(args: list[str]) -> bool:
+    """Remove ``--debug`` from anywhere before ``--``; return whether it was there."""
+    end = args.index("--") if "--" in args else len(args)
+    found = DEBUG_FLAG in args[:end]
+    if found:
+        args[:] = [a for a in args[:end] if a != DEBUG_FLAG] + args[end:]
+    return found
+
+
+def _usage_lines(exc: click_exceptions.UsageError) -> list[str]:
+    lines = [exc.format_message()]
+    ctx = exc.ctx
+    if ctx is not None:
+        lines.append(f"see: {ctx.command_path} --help")
+    return lines
+
+
+def _silence_stdout() -> None:
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+app = typer.Typer(
+    name="tape",
+    cls=TapeGroup,
+    help="Derivatives on the command line: gradients, Jacobians, Hessians and higher "
+         "derivatives of expressions and Python scripts, by reverse-mode autodiff.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@app.callback()
+def _root(
+    debug: Annotated[bool, typer.Option(
+        "--debug", help="Show the full traceback when something fails.")] = False,
+) -> None:
+    """Derivatives on the command line (exit codes: 0 ok, 1 check failed, 2 bad input,
+    3 undecided)."""
+
+
+for _function, _name in COMMANDS:
+    app.command(_name)(_function)
+
+
+def main() -> None:
+    """Console-script entry point (``tape``)."""
+    app()

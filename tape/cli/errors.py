@@ -1,0 +1,61 @@
+"""The CLI's domain errors. Each carries the exit code it maps to; ``app.main`` prints them.
+
+Exit codes (SPEC section 3): 0 success, 1 a check failed, 2 bad input, 3 undecided.
+"""
+from __future__ import annotations
+
+OK = 0
+CHECK_FAILED = 1
+BAD_INPUT = 2
+UNDECIDED = 3
+INTERNAL_ERROR = 70  # a bug in tape itself (EX_SOFTWARE); never used for user mistakes
+
+
+class CLIError(Exception):
+    """A problem to report as ``error: ...`` lines on standard error, then exit with ``code``."""
+
+    def __init__(self, message: str, code: int = BAD_INPUT):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+    def lines(self) -> list[str]:
+        """The message as lines, without the ``error:`` prefix."""
+        return self.message.splitlines() or [""]
+
+
+class ExprError(CLIError):
+    """An expression the language does not accept, pointing at the offending part.
+
+    ``start`` and ``end`` are character offsets into ``text`` (the expression as the user
+    typed it); ``lines()`` shows the message with the column, the text and a caret under it.
+    """
+
+    #: how many characters of a long expression to show on each side of the offending part
+    CONTEXT = 30
+
+    def __init__(self, message: str, text: str | None = None,
+                 start: int | None = None, end: int | None = None):
+        super().__init__(message, BAD_INPUT)
+        self.text = text
+        self.start = start
+        self.end = end
+        self.hint: str | None = None
+
+    def lines(self) -> list[str]:
+        hint = [self.hint] if self.hint else []
+        if self.text is None or self.start is None:
+            return [self.message] + hint
+        start = max(0, min(self.start, len(self.text)))
+        end = max(start + 1, min(self.end if self.end is not None else start + 1,
+                                 len(self.text) + 1))
+        lo = max(0, start - self.CONTEXT)
+        hi = min(len(self.text), max(end, start + 1) + self.CONTEXT)
+        shown = "".join(c if c.isprintable() else "?" for c in self.text[lo:hi])
+        prefix = "..." if lo > 0 else ""
+        suffix = "..." if hi < len(self.text) else ""
+        width = min(end, hi + 1) - start
+        caret = " " * (len(prefix) + start - lo) + "^" * max(1, width)
+        return [f"{self.message} (column {start + 1})",
+                "  " + prefix + shown + suffix,
+                "  " + caret] + hint

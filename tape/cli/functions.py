@@ -1,0 +1,121 @@
+"""The function table: every function the expression language allows, in one place.
+
+Each entry maps a name to
+
+* ``tape``: a callable on tape tensors (the numbers side, used by ``lower.py``);
+* ``sympy``: how to build the same function in SymPy (the symbolic side, used by
+  ``symbolic.py``): either the name of a SymPy function (``getattr(sympy, name)(*args)``) or a
+  callable ``f(sympy_module, *args)``. SymPy is never imported here; the symbolic lowering
+  passes the module in, so ``tape grad`` without ``--check`` never loads it.
+* ``kind``: how shapes combine, for the shape check in ``lower.py``:
+  ``"elementwise"`` (scalar -> scalar, vector -> vector, several arguments broadcast),
+  ``"reduce"`` (vector -> scalar) or ``"dot"`` (two vectors of one length -> scalar).
+
+Values arrive batched (see ``lower.py``): shape ``(N, k)`` with the points along the first axis
+and the components along the last (``k = 1`` for scalars), so vector functions reduce over
+``axis=-1`` with ``keepdims=True``. On the SymPy side a vector is a Python list
+of SymPy expressions.
+
+Adding a function is one entry in ``FUNCTIONS``; the parser, both lowerings, the help text and
+the tests all read this table.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import tape
+
+
+@dataclass(frozen=True)
+class Function:
+    """One allowed function of the expression language (see the module docstring)."""
+
+    name: str
+    arity: int
+    tape: Callable[..., Any]
+    sympy: str | Callable[..., Any]
+    kind: str = "elementwise"
+    summary: str = ""
+
+
+def _entry(name, arity, tape_op, sympy, kind="elementwise", summary=""):
+    return name, Function(name, arity, tape_op, sympy, kind, summary)
+
+
+def _cbrt(x):
+    # the real cube root, odd in x: sign(x) * |x|^(1/3)
+    return tape.sign(x) * tape.abs(x) ** (1.0 / 3.0)
+
+
+def _sympy_sigmoid(sp, x):
+    return 1 / (1 + sp.exp(-x))
+
+
+def _sympy_softplus(sp, x):
+    return sp.log(1 + sp.exp(x))
+
+
+def _sympy_norm(sp, v):
+    return sp.sqrt(sp.Add(*[c ** 2 for c in v]))
+
+
+FUNCTIONS: dict[str, Function] = dict([
+    _entry("sin", 1, lambda x: tape.sin(x), "sin", summary="sine"),
+    _entry("cos", 1, lambda x: tape.cos(x), "cos", summary="cosine"),
+    _entry("tan", 1, lambda x: tape.tan(x), "tan", summary="tangent"),
+    _entry("sec", 1, lambda x: 1.0 / tape.cos(x), "sec", summary="secant 1/cos"),
+    _entry("csc", 1, lambda x: 1.0 / tape.sin(x), "csc", summary="cosecant 1/sin"),
+    _entry("cot", 1, lambda x: tape.cos(x) / tape.sin(x), "cot", summary="cotangent cos/sin"),
+    _entry("asin", 1, lambda x: tape.asin(x), "asin", summary="inverse sine"),
+    _entry("acos", 1, lambda x: tape.acos(x), "acos", summary="inverse cosine"),
+    _entry("atan", 1, lambda x: tape.atan(x), "atan", summary="inverse tangent"),
+    _entry("atan2", 2, lambda y, x: tape.atan2(y, x), "atan2",
+           summary="atan2(y, x): angle of the point (x, y)"),
+    _entry("sinh", 1, lambda x: tape.sinh(x), "sinh", summary="hyperbolic sine"),
+    _entry("cosh", 1, lambda x: tape.cosh(x), "cosh", summary="hyperbolic cosine"),
+    _entry("tanh", 1, lambda x: tape.tanh(x), "tanh", summary="hyperbolic tangent"),
+    _entry("asinh", 1, lambda x: tape.asinh(x), "asinh", summary="inverse hyperbolic sine"),
+    _entry("acosh", 1, lambda x: tape.acosh(x), "acosh", summary="inverse hyperbolic cosine"),
+    _entry("atanh", 1, lambda x: tape.atanh(x), "atanh", summary="inverse hyperbolic tangent"),
+    _entry("exp", 1, lambda x: tape.exp(x), "exp", summary="e to the x"),
+    _entry("log", 1, lambda x: tape.log(x), "log", summary="natural logarithm"),
+    _entry("ln", 1, lambda x: tape.log(x), "log", summary="natural logarithm"),
+    _entry("log2", 1, lambda x: tape.log(x) / math.log(2.0),
+           lambda sp, x: sp.log(x, 2), summary="logarithm base 2"),
+    _entry("log10", 1, lambda x: tape.log(x) / math.log(10.0),
+           lambda sp, x: sp.log(x, 10), summary="logarithm base 10"),
+    _entry("sqrt", 1, lambda x: tape.sqrt(x), "sqrt", summary="square root"),
+    _entry("cbrt", 1, _cbrt, lambda sp, x: sp.real_root(x, 3), summary="real cube root"),
+    _entry("abs", 1, lambda x: tape.abs(x), "Abs", summary="absolute value"),
+    _entry("sigmoid", 1, lambda x: tape.sigmoid(x), _sympy_sigmoid,
+           summary="logistic 1/(1+exp(-x))"),
+    _entry("softplus", 1, lambda x: tape.softplus(x), _sympy_softplus,
+           summary="log(1+exp(x))"),
+    _entry("relu", 1, lambda x: tape.nn.relu(x), lambda sp, x: sp.Max(0, x),
+           summary="max(0, x)"),
+    _entry("erf", 1, lambda x: tape.erf(x), "erf", summary="error function"),
+    _entry("sum", 1, lambda v: tape.reduce_sum(v, axis=-1, keepdims=True), lambda sp, v: sp.Add(*v),
+           kind="reduce", summary="sum of a vector's components"),
+    _entry("mean", 1, lambda v: tape.reduce_mean(v, axis=-1, keepdims=True),
+           lambda sp, v: sp.Add(*v) / len(v), kind="reduce", summary="mean of the components"),
+    _entry("prod", 1, lambda v: tape.reduce_prod(v, axis=-1, keepdims=True), lambda sp, v: sp.Mul(*v),
+           kind="reduce", summary="product of the components"),
+    _entry("norm", 1, lambda v: tape.sqrt(tape.reduce_sum(v * v, axis=-1, keepdims=True)), _sympy_norm,
+           kind="reduce", summary="Euclidean norm"),
+    _entry("dot", 2, lambda a, b: tape.reduce_sum(a * b, axis=-1, keepdims=True),
+           lambda sp, a, b: sp.Add(*[p * q for p, q in zip(a, b)]),
+           kind="dot", summary="dot product of two vectors"),
+])
+
+#: Named constants: name -> (value, SymPy attribute name).
+CONSTANTS: dict[str, tuple[float, str]] = {
+    "pi": (math.pi, "pi"),
+    "e": (math.e, "E"),
+}
+
+
+def allowed_summary() -> str:
+    """One line listing every function the language accepts (for error messages and help)."""
+    return "allowed functions: " + " ".join(FUNCTIONS)

@@ -1,0 +1,235 @@
+"""Everything the user sees: stdout/stderr, ``abort``, warnings, the ``--format`` bundle, and
+rendering a ``Report`` as a rich table, plain numbers, JSON or CSV.
+
+Results go to standard output; diagnostics (``error:``, ``warning:``, progress bars) go to
+standard error. Machine formats print floats with ``repr`` (shortest round-trip form); tables
+use ``--precision`` significant digits. rich is imported only to draw a table or a progress bar.
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import math
+import sys
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Annotated, Callable, Iterator, NoReturn, Optional
+
+import numpy as np
+import typer
+
+from .errors import BAD_INPUT, CLIError
+
+#: rows drawn in a terminal table; the rest are summarised (machine formats print all)
+MAX_TABLE_ROWS = 1000
+
+
+class Format(str, Enum):
+    """Output formats (``--format``)."""
+
+    auto = "auto"
+    table = "table"
+    plain = "plain"
+    json = "json"
+    csv = "csv"
+
+
+FormatOption = Annotated[Format, typer.Option(
+    "--format", "-f", case_sensitive=False,
+    help="auto (a table on a terminal, plain when piped), table, plain, json or csv.")]
+PrecisionOption = Annotated[int, typer.Option(
+    "--precision", min=1, max=17, help="Significant digits shown in tables.")]
+
+
+def resolve_format(fmt: Format) -> Format:
+    """``auto`` -> ``table`` on a terminal, ``plain`` otherwise."""
+    if fmt is Format.auto:
+        return Format.table if _isatty(sys.stdout) else Format.plain
+    return fmt
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def abort(message: str, code: int = BAD_INPUT) -> NoReturn:
+    """Stop the command: ``app.main`` prints ``error: message`` and exits with ``code``."""
+    raise CLIError(message, code)
+
+
+def print_error(lines: list[str]) -> None:
+    """Write ``error: ...`` lines to standard error."""
+    sys.stderr.write("".join(f"error: {line}\n" for line in lines))
+    sys.stderr.flush()
+
+
+def warn(message: str) -> None:
+    """Write a ``warning: ...`` line to standard error."""
+    sys.stderr.write(f"warning: {message}\n")
+    sys.stderr.flush()
+
+
+def number(value: float) -> str:
+    """A float for machine formats: Python's shortest round-trip repr (``inf``, ``nan`` too)."""
+    return repr(float(value))
+
+
+@contextlib.contextmanager
+def progress(total: int, description: str, enabled: bool) -> Iterator[Callable[[int], None]]:
+    """A rich progress bar on standard error when ``enabled`` (a terminal, long work);
+    yields ``advance(n)``. Disabled, it imports nothing and draws nothing."""
+    if not enabled:
+        yield lambda n: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(file=sys.stderr), transient=True) as bar:
+        task = bar.add_task(description, total=total)
+        yield lambda n: bar.advance(task, n)
+
+
+def progress_wanted(fmt: Format) -> bool:
+    """Progress bars only on an interactive terminal and never with machine formats."""
+    return fmt is Format.table and _isatty(sys.stderr)
+
+
+@dataclass
+class Report:
+    """A command's result in a form every format can draw.
+
+    ``at``, ``value`` and ``derivatives`` are (N, ·) float arrays, one row per point, with
+    column labels. ``document`` builds the JSON document (only called for ``--format json``).
+    ``matrix`` optionally names rows and columns of a per-point matrix (Hessian, Jacobian)
+    that a one-point table shows as a grid.
+    """
+
+    title: str
+    at_labels: list[str]
+    at: np.ndarray
+    value_labels: list[str]          # CSV names of the value columns
+    value: np.ndarray
+    derivative_labels: list[str]     # CSV names (df/dx, d2f/dxdy)
+    table_labels: list[str]          # table names (∂f/∂x, ∂²f/∂x∂y)
+    derivatives: np.ndarray
+    document: Callable[[], dict]
+    matrix: Optional[tuple[list[str], list[str]]] = None
+    notes: list[str] = field(default_factory=list)
+
+
+def nonfinite_warnings(report: Report) -> list[str]:
+    """Warnings about inf/nan results, naming the first such point."""
+    bad = ~np.isfinite(report.value).all(axis=1) | ~np.isfinite(report.derivatives).all(axis=1)
+    if not bad.any():
+        return []
+    first = int(np.argmax(bad))
+    where = ", ".join(f"{lab}={number(v)}" for lab, v in zip(report.at_labels, report.at[first]))
+    count = int(bad.sum())
+    return [f"non-finite result (inf or nan) at {count} point{'s' if count > 1 else ''}, "
+            f"first at {where or 'the only point'}"]
+
+
+def render(report: Report, fmt: Format, precision: int = 6) -> None:
+    """Print ``report`` to standard output in ``fmt`` (already resolved, not ``auto``),
+    and its warnings to standard error."""
+    warnings = nonfinite_warnings(report) + report.notes
+    for message in warnings:
+        warn(message)
+    if fmt is Format.json:
+        doc = report.document()
+        if warnings:
+            doc["warnings"] = warnings
+        if not all(np.isfinite(a).all() for a in (report.at, report.value, report.derivatives)):
+            doc = _json_safe(doc)
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False, allow_nan=False) + "\n")
+    elif fmt is Format.csv:
+        _render_csv(report)
+    elif fmt is Format.plain:
+        _render_plain(report)
+    else:
+        _render_table(report, precision)
+    sys.stdout.flush()
+
+
+def _json_safe(obj):
+    """Replace non-finite floats by None (JSON has no inf/nan); numpy scalars -> floats."""
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    if isinstance(obj, np.ndarray):
+        return _json_safe(obj.tolist())
+    return obj
+
+
+def _render_plain(report: Report) -> None:
+    numbers = report.derivatives if report.derivatives.shape[1] else report.value
+    if numbers.shape[0] == 0:
+        return
+    columns = [list(map(repr, numbers[:, j].tolist())) for j in range(numbers.shape[1])]
+    lines = columns[0] if len(columns) == 1 else map(" ".join, zip(*columns))
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _render_csv(report: Report) -> None:
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(report.at_labels + report.value_labels + report.derivative_labels)
+    rows = np.concatenate([report.at, report.value, report.derivatives], axis=1)
+    columns = [list(map(repr, rows[:, j].tolist())) for j in range(rows.shape[1])]
+    writer.writerows(zip(*columns))
+
+
+def _fmt(value: float, precision: int) -> str:
+    return f"{value:.{precision}g}"
+
+
+def _render_table(report: Report, precision: int) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console(file=sys.stdout)
+    n = report.at.shape[0]
+    if report.matrix is not None and n == 1:
+        _render_matrix(console, report, precision)
+        return
+    table = Table(title=escape(report.title), title_justify="left")
+    for label in report.at_labels:
+        table.add_column(escape(label), justify="right", style="cyan")
+    for label in ["f"] if len(report.value_labels) == 1 else report.value_labels:
+        table.add_column(escape(label), justify="right")
+    for label in report.table_labels:
+        table.add_column(escape(label), justify="right", style="green")
+    rows = np.concatenate([report.at, report.value, report.derivatives], axis=1)
+    for row in rows[:MAX_TABLE_ROWS].tolist():
+        table.add_row(*[_fmt(v, precision) for v in row])
+    if n > MAX_TABLE_ROWS:
+        table.caption = (f"{n - MAX_TABLE_ROWS} more rows not shown "
+                         f"(--format plain, csv or json prints all)")
+    console.print(table)
+
+
+def _render_matrix(console, report: Report, precision: int) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    rows, cols = report.matrix
+    point = ", ".join(f"{lab} = {_fmt(v, precision)}"
+                      for lab, v in zip(report.at_labels, report.at[0]))
+    values = ", ".join(_fmt(v, precision) for v in report.value[0])
+    console.print(f"[bold]{escape(report.title)}[/bold]")
+    console.print(escape(f"at {point or 'the only point'}: value {values}"), highlight=False)
+    grid = np.asarray(report.derivatives[0]).reshape(len(rows), len(cols))
+    table = Table(show_header=True)
+    table.add_column("", style="bold")
+    for label in cols:
+        table.add_column(escape(label), justify="right")
+    for label, row in zip(rows, grid.tolist()):
+        table.add_row(escape(label), *[_fmt(v, precision) for v in row])
+    console.print(table)

@@ -1,0 +1,262 @@
+"""Points at which to evaluate: ``--at``, ``--at -`` (standard input) and ``--points FILE.csv``.
+
+Point syntax (one point): ``0.5`` (one variable), ``1,2`` (positional, in variable order),
+``x=1,y=2`` (named), ``x=[1,2,3]`` (a vector variable). Commas split only outside brackets.
+A value is a number, or a constant expression such as ``pi/4`` or ``2^0.5``. On standard input
+there is one point per line (commas or blanks separate positional values; blank lines and lines
+starting with ``#`` are skipped). A CSV file has a header row naming the variables; extra
+columns are ignored.
+
+All points are stacked into one array per variable: shape ``(N,)`` for a scalar variable and
+``(N, k)`` for a vector one, ready for one vectorized pass.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import CLIError, ExprError
+
+
+@dataclass
+class Points:
+    """Stacked points: ``arrays[name]`` is ``(N,)`` (scalar) or ``(N, k)`` (vector)."""
+
+    names: list[str]
+    arrays: dict[str, np.ndarray]
+    count: int
+
+    def sizes(self) -> dict[str, int | None]:
+        """Each variable's vector length, or None for a scalar variable."""
+        return {n: (a.shape[1] if a.ndim == 2 else None) for n, a in self.arrays.items()}
+
+    def at(self, i: int) -> dict:
+        """Point ``i`` as a plain dict (floats, lists of floats for vectors)."""
+        return {n: self.arrays[n][i].tolist() for n in self.names}
+
+    def all_at(self) -> list[dict]:
+        """Every point as a plain dict (as ``at`` would give), built column-wise (fast)."""
+        columns = [self.arrays[n].tolist() for n in self.names]
+        return [dict(zip(self.names, row)) for row in zip(*columns)] if columns else \
+            [{} for _ in range(self.count)]
+
+    def slice(self, start: int, stop: int) -> "Points":
+        """Points ``start:stop`` (for chunked evaluation)."""
+        arrays = {n: a[start:stop] for n, a in self.arrays.items()}
+        return Points(self.names, arrays, min(stop, self.count) - start)
+
+
+def split_top_level(text: str, sep: str = ",") -> list[str]:
+    """Split at ``sep`` outside brackets: ``"w=[1,2],y=2"`` -> ``["w=[1,2]", "y=2"]``."""
+    parts, depth, current = [], 0, []
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == sep and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    parts.append("".join(current))
+    return [p.strip() for p in parts]
+
+
+def parse_number(text: str, where: str) -> float:
+    """A float from ``text``: a number or a constant expression (``pi/4``)."""
+    text = text.strip()
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    from . import expr, lower
+
+    if not text:
+        raise CLIError(f"{where}: a value is missing")
+    try:
+        tree = expr.parse(text)
+    except ExprError:
+        raise CLIError(f"{where}: {text!r} is not a number") from None
+    if expr.free_variables(tree):
+        raise CLIError(f"{where}: {text!r} is not a number (it has variables)")
+    lower.check_shapes(tree, {}, text)
+    with np.errstate(all="ignore"):
+        return float(np.asarray(lower.to_tape(tree, [])()).reshape(-1)[0])
+
+
+def parse_value(text: str, where: str):
+    """A float, or a list of floats for ``[1, 2, 3]``."""
+    text = text.strip()
+    if text.startswith("["):
+        if not text.endswith("]"):
+            raise CLIError(f"{where}: {text!r} has an unclosed bracket")
+        items = split_top_level(text[1:-1])
+        if items == [""]:
+            raise CLIError(f"{where}: {text!r} is an empty vector")
+        return [parse_number(item, where) for item in items]
+    return parse_number(text, where)
+
+
+def parse_point(text: str, names: list[str], where: str = "--at") -> dict:
+    """Parse one point into ``{name: value}`` covering exactly ``names``."""
+    parts = split_top_level(text.strip())
+    if parts == [""]:
+        raise CLIError(f"{where}: empty point")
+    named = ["=" in p for p in parts]
+    if all(named):
+        point = {}
+        for part in parts:
+            name, _, value = part.partition("=")
+            name = name.strip()
+            if name not in names:
+                have = ", ".join(names) if names else "none"
+                raise CLIError(f"{where}: {name!r} is not a variable of the target "
+                               f"(its variables: {have})")
+            if name in point:
+                raise CLIError(f"{where}: {name!r} is given twice")
+            point[name] = parse_value(value, f"{where} {name}")
+        missing = [n for n in names if n not in point]
+        if missing:
+            raise CLIError(f"{where}: no value for {', '.join(map(repr, missing))} "
+                           f"(give every variable: {', '.join(names)})")
+        return {n: point[n] for n in names}
+    if any(named):
+        raise CLIError(f"{where}: {text!r} mixes named and positional values")
+    if len(parts) != len(names):
+        have = ", ".join(names) if names else "no variables"
+        raise CLIError(f"{where}: {text!r} gives {len(parts)} value"
+                       f"{'s' if len(parts) != 1 else ''} but the target has "
+                       f"{len(names)} ({have})")
+    return {n: parse_value(p, f"{where} {n}") for n, p in zip(names, parts)}
+
+
+def stack(points: list[dict], names: list[str], where: str = "--at") -> Points:
+    """Stack parsed points into one array per variable, checking shapes agree."""
+    arrays = {}
+    for name in names:
+        column = [p[name] for p in points]
+        kinds = {len(v) if isinstance(v, list) else None for v in column}
+        if len(kinds) > 1:
+            raise CLIError(f"{where}: {name!r} has different shapes at different points "
+                           f"({', '.join(sorted('scalar' if k is None else f'length {k}' for k in kinds))})")
+        arrays[name] = np.asarray(column, dtype=np.float64)
+    return Points(list(names), arrays, len(points))
+
+
+def from_text(text: str, names: list[str], where: str) -> Points:
+    """Points from text, one per line (the ``--at -`` format)."""
+    if len(names) == 1 and not any(c in text for c in "=[#,"):
+        try:  # fast path: one plain number per line
+            values = np.array(text.split(), dtype=np.float64)
+        except ValueError:
+            values = None
+        if values is not None and values.size == len([s for s in text.splitlines()
+                                                      if s.strip()]):
+            if values.size == 0:
+                raise CLIError(f"{where}: no points given")
+            return Points(list(names), {names[0]: values}, values.size)
+    return from_lines(text.splitlines(), names, where)
+
+
+def from_lines(lines: list[str], names: list[str], where: str) -> Points:
+    """Points from text lines, one per line (the ``--at -`` format)."""
+    numbered = [(i + 1, line.strip()) for i, line in enumerate(lines)]
+    numbered = [(i, s) for i, s in numbered if s and not s.startswith("#")]
+    if not numbered:
+        raise CLIError(f"{where}: no points given")
+    fast = _numeric_rows([s for _, s in numbered], len(names))
+    if fast is not None:
+        return Points(list(names), {n: fast[:, j].copy() for j, n in enumerate(names)},
+                      fast.shape[0])
+    points = []
+    for lineno, s in numbered:
+        if "=" not in s and "[" not in s and "," not in s and len(names) > 1:
+            s = ",".join(s.split())
+        points.append(parse_point(s, names, f"{where} line {lineno}"))
+    return stack(points, names, where)
+
+
+def _numeric_rows(lines: list[str], width: int) -> np.ndarray | None:
+    """Fast path: every line is ``width`` plain numbers (the common pipeline case)."""
+    if width == 0:
+        return None
+    try:
+        rows = np.array([s.replace(",", " ").split() for s in lines], dtype=np.float64)
+    except ValueError:
+        return None
+    if rows.ndim != 2 or rows.shape[1] != width:
+        return None
+    return rows
+
+
+def from_at(values: list[str], names: list[str], stdin: io.TextIOBase) -> Points:
+    """Points from the ``--at`` options (``-`` reads standard input)."""
+    points: list[dict] = []
+    batches: list[Points] = []
+    for value in values:
+        if value.strip() == "-":
+            batches.append(from_text(stdin.read(), names, "standard input"))
+        else:
+            points.append(parse_point(value, names))
+    if points:
+        batches.insert(0, stack(points, names))
+    return concatenate(batches, names)
+
+
+def from_csv(path: str, names: list[str], stdin: io.TextIOBase) -> Points:
+    """Points from a CSV file whose header names the variables (``-``: standard input)."""
+    where = "standard input" if path == "-" else path
+    try:
+        handle = stdin if path == "-" else open(path, newline="", encoding="utf-8")
+    except OSError as exc:
+        raise CLIError(f"--points: cannot read {path!r}: {exc.strerror}") from None
+    with handle:
+        rows = list(csv.reader(handle))
+    rows = [r for r in rows if any(c.strip() for c in r)]
+    if not rows:
+        raise CLIError(f"--points {where}: the file is empty (expected a header row naming "
+                       f"the variables)")
+    header = [h.strip() for h in rows[0]]
+    missing = [n for n in names if n not in header]
+    if missing:
+        raise CLIError(f"--points {where}: no column for {', '.join(map(repr, missing))} "
+                       f"(header: {', '.join(header)})")
+    body = rows[1:]
+    if not body:
+        raise CLIError(f"--points {where}: no rows after the header")
+    arrays = {}
+    for name in names:
+        j = header.index(name)
+        cells = [r[j] if j < len(r) else "" for r in body]
+        try:
+            arrays[name] = np.array(cells, dtype=np.float64)
+        except ValueError:
+            values = [parse_value(c, f"--points {where} row {i + 2} column {name}")
+                      for i, c in enumerate(cells)]
+            arrays[name] = stack([{name: v} for v in values], [name], f"--points {where}"
+                                 ).arrays[name]
+    return Points(list(names), arrays, len(body))
+
+
+def concatenate(batches: list[Points], names: list[str]) -> Points:
+    """Join point sets (from several ``--at`` options) into one."""
+    if len(batches) == 1:
+        return batches[0]
+    arrays = {}
+    for name in names:
+        parts = [b.arrays[name] for b in batches]
+        if len({p.shape[1:] for p in parts}) > 1:
+            raise CLIError(f"--at: {name!r} has different shapes at different points")
+        arrays[name] = np.concatenate(parts)
+    return Points(list(names), arrays, sum(b.count for b in batches))
+
+
+def is_finite_point(value) -> bool:
+    """Whether a value from ``Points.at`` is finite (for warnings about the input)."""
+    values = value if isinstance(value, list) else [value]
+    return all(math.isfinite(v) for v in values)

@@ -1,0 +1,250 @@
+"""Targets: what the commands differentiate, as a batched callable plus its variable names.
+
+A target is an expression (``"x**2*y"``), a list of expressions (``jacobian``), or a script
+``path/to/script.py[:function]``. Scripts are imported as modules and run with the user's own
+rights (they are the user's code, like ``python script.py``). Their variables are the function's
+parameters in signature order; an expression's variables are its free names, alphabetically.
+"""
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import os
+import re
+import sys
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import expr as E
+from .errors import CLIError
+
+_SCRIPT = re.compile(r"^(?P<path>.+\.py)(?::(?P<function>[^\W\d]\w*))?$", re.S)
+
+
+class ScriptError(CLIError):
+    """A script raised while being imported or called (exit 2, with file:line)."""
+
+
+@dataclass
+class Target:
+    """A differentiable target.
+
+    ``source`` is what JSON echoes as ``expression``: the text as given, or the list of
+    expressions for ``jacobian``. ``labels`` names each output expression; ``trees`` holds the
+    parsed expressions (empty for scripts) with ``texts`` their source text.
+    """
+
+    source: Any
+    kind: str                      # "expression" or "script"
+    names: list[str]               # variables in natural order
+    trees: list = field(default_factory=list)
+    texts: list = field(default_factory=list)
+    function: Callable | None = None
+    path: str | None = None
+
+    @property
+    def is_script(self) -> bool:
+        return self.kind == "script"
+
+    def ordered(self, wrt: list[str] | None) -> list[str]:
+        """The variable order: ``wrt`` names first as given, then the others naturally."""
+        wrt = wrt or []
+        unknown = [n for n in wrt if n not in self.names]
+        if unknown:
+            have = ", ".join(self.names) if self.names else "none"
+            raise CLIError(f"--wrt: {', '.join(map(repr, unknown))} "
+                           f"{'is' if len(unknown) == 1 else 'are'} not a variable of the "
+                           f"target (its variables: {have})")
+        if len(set(wrt)) != len(wrt):
+            raise CLIError("--wrt: a variable is named twice")
+        return list(wrt) + [n for n in self.names if n not in wrt]
+
+    def output_shape(self, sizes: dict) -> int | None:
+        """For expressions: None for one scalar output, else the number of output components.
+
+        Checks every expression's shapes (exit 2 on a mismatch). Scripts: unknown (None).
+        """
+        from .lower import check_shapes
+
+        if self.is_script:
+            return None
+        shapes = [check_shapes(t, sizes, text) for t, text in zip(self.trees, self.texts)]
+        if len(shapes) == 1:
+            return shapes[0]
+        return sum(1 if s is None else s for s in shapes)
+
+    def batched(self, variables: list[str], sizes: dict, count: int) -> Callable:
+        """``f(*tensors)`` over all points at once, tensors in ``variables`` order.
+
+        Expressions take ``(N,)`` scalars / ``(N, k)`` vectors and return ``(N,)`` for a scalar
+        result or ``(N, m)`` for m outputs. Scripts get the same inputs and return what the
+        script returns, normalised to a tensor (lists become the last axis).
+        """
+        import tape
+
+        if self.is_script:
+            return _script_caller(self, variables)
+        from .lower import to_tape
+
+        shapes = [self.output_shape_of(t, text, sizes) for t, text in zip(self.trees,
+                                                                          self.texts)]
+        lowered = [to_tape(t, variables) for t in self.trees]
+        single_scalar = len(lowered) == 1 and shapes[0] is None
+
+        def run(*tensors):
+            inputs = [x if sizes[n] is not None else tape.reshape(x, (-1, 1))
+                      for x, n in zip(tensors, variables)]
+            outs = []
+            for fn, shape in zip(lowered, shapes):
+                y = fn(*inputs)
+                want = (count, 1 if shape is None else shape)
+                if tuple(y.shape) != want:
+                    y = tape.broadcast_to(y, want)
+                outs.append(y)
+            y = outs[0] if len(outs) == 1 else tape.concat(outs, axis=-1)
+            return tape.reshape(y, (-1,)) if single_scalar else y
+
+        return run
+
+    @staticmethod
+    def output_shape_of(tree, text, sizes):
+        from .lower import check_shapes
+
+        return check_shapes(tree, sizes, text)
+
+
+def is_script(text: str) -> bool:
+    """Whether a TARGET argument names a script (``path.py`` or ``path.py:function``)."""
+    return bool(_SCRIPT.match(text.strip()))
+
+
+def expression_target(text: str) -> Target:
+    """A target from one expression."""
+    tree = E.parse(text)
+    return Target(text, "expression", E.free_variables(tree), [tree], [text])
+
+
+def expressions_target(texts: list[str]) -> Target:
+    """A vector target (``jacobian``): several expressions, or one bracketed list."""
+    if len(texts) == 1:
+        items = E.parse_list(texts[0])
+        source = [t for t, _ in items] if texts[0].strip().startswith("[") else texts[0]
+    else:
+        items = [(t, E.parse(t)) for t in texts]
+        source = list(texts)
+    names = sorted({n for _, tree in items for n in E.free_variables(tree)})
+    return Target(source, "expression", names, [tree for _, tree in items],
+                  [t for t, _ in items])
+
+
+def make_target(texts: list[str], vector: bool = False) -> Target:
+    """The target for a command's TARGET argument(s)."""
+    if any(is_script(t) for t in texts):
+        if len(texts) != 1:
+            raise CLIError("a script target must be the only TARGET")
+        return script_target(texts[0].strip())
+    if vector:
+        return expressions_target(texts)
+    if len(texts) != 1:
+        raise CLIError("give one TARGET expression (several: use tape jacobian)")
+    return expression_target(texts[0])
+
+
+def script_target(text: str) -> Target:
+    """Import ``path.py`` and pick its function (the only public one, or ``:function``)."""
+    match = _SCRIPT.match(text)
+    path, wanted = match.group("path"), match.group("function")
+    if not os.path.isfile(path):
+        raise CLIError(f"script not found: {path!r}")
+    module = _import_script(path)
+    if wanted:
+        function = getattr(module, wanted, None)
+        if not callable(function):
+            raise CLIError(f"{path} has no function {wanted!r} "
+                           f"(functions: {', '.join(_public_functions(module)) or 'none'})")
+    else:
+        candidates = _public_functions(module)
+        if len(candidates) != 1:
+            listed = ", ".join(candidates) if candidates else "none"
+            raise CLIError(f"{path} must have exactly one public function, or name one as "
+                           f"{path}:function (candidates: {listed})")
+        function = getattr(module, candidates[0])
+    names = _parameters(function, text)
+    return Target(text, "script", names, function=function, path=os.path.abspath(path))
+
+
+def _public_functions(module) -> list[str]:
+    return [name for name, obj in vars(module).items()
+            if inspect.isfunction(obj) and not name.startswith("_")
+            and obj.__module__ == module.__name__]
+
+
+def _parameters(function, text: str) -> list[str]:
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        raise CLIError(f"{text}: cannot read the function's parameters") from None
+    names = []
+    for p in signature.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise CLIError(f"{text}: *args / **kwargs are not supported; name each "
+                           f"variable as a parameter")
+        names.append(p.name)
+    return names
+
+
+def _import_script(path: str):
+    name = "tape_script_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise CLIError(f"cannot import {path!r}")
+    module = importlib.util.module_from_spec(spec)
+    directory = os.path.dirname(os.path.abspath(path))
+    sys.path.insert(0, directory)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise ScriptError(f"{path}:{exc.lineno}: SyntaxError: {exc.msg}") from exc
+    except Exception as exc:
+        raise script_error(exc, os.path.abspath(path)) from exc
+    finally:
+        if sys.path and sys.path[0] == directory:
+            del sys.path[0]
+    return module
+
+
+def script_error(exc: BaseException, path: str) -> ScriptError:
+    """``ScriptError`` naming the exception and the script's innermost file:line."""
+    where = os.path.basename(path)
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if os.path.abspath(frame.filename) == path:
+            where = f"{os.path.relpath(frame.filename)}:{frame.lineno}"
+            break
+    err = ScriptError(f"the script raised {type(exc).__name__}: {exc} ({where})")
+    err.__cause__ = exc
+    return err
+
+
+def _script_caller(target: Target, variables: list[str]) -> Callable:
+    import tape
+
+    order = target.names
+
+    def run(*tensors):
+        by_name = dict(zip(variables, tensors))
+        try:
+            out = target.function(*[by_name[n] for n in order])
+        except CLIError:
+            raise
+        except Exception as exc:
+            raise script_error(exc, target.path) from exc
+        if isinstance(out, (list, tuple)):
+            out = tape.stack([tape.convert_to_tensor(o, dtype=tape.float64)
+                              if not isinstance(o, tape.Tensor) else o for o in out], axis=-1)
+        elif not isinstance(out, tape.Tensor):
+            out = tape.convert_to_tensor(out, dtype=tape.float64)
+        return out
+
+    return run
