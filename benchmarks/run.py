@@ -57,6 +57,7 @@ import importlib.util  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
+import resource  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
@@ -694,14 +695,21 @@ def tape_cli() -> tuple[str | None, str]:
     return exe, ""
 
 
-def time_commands(cmds: dict[str, list[str]], reps: int, stdin_devnull=True) -> dict[str, list[float]]:
-    """Wall time of each command in fresh processes, round robin so neighbours' noise is shared."""
-    samples = {k: [] for k in cmds}
-    for _ in range(reps):
+def time_commands(cmds: dict[str, list[str]], reps: int, reps_of: dict[str, int] | None = None) -> dict:
+    """Wall and CPU (user+sys of the child) time of each command in fresh processes, round robin
+    so neighbours' noise is shared; ``reps_of`` gives some commands fewer repetitions."""
+    samples = {k: ([], []) for k in cmds}
+    for i in range(reps):
         for k, cmd in cmds.items():
+            if reps_of and i >= reps_of.get(k, reps):
+                continue
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = perf_counter()
             subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-            samples[k].append(perf_counter() - t0)
+            t1 = perf_counter()
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            samples[k][0].append(t1 - t0)
+            samples[k][1].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
     return samples
 
 
@@ -732,7 +740,8 @@ def rows_w7(peers, quick):
             if p.returncode != 0:
                 del cmds[k]
                 row.skipped[k] = f"exit {p.returncode}: {p.stderr.strip()[-120:]}"
-        return time_commands(cmds, 3 if quick else 9)
+        reps = 3 if quick else 9
+        return time_commands(cmds, reps, {p: min(reps, 5) for p in PEER_MODULES})   # peers: seconds each
 
     row.measure_times = measure
     row.companion = info
@@ -871,9 +880,10 @@ def time_row(calls: dict[str, Callable], check: Callable, opts: Opts) -> dict[st
     return stats
 
 
-def _stats_from_samples(samples: dict[str, list[float]]) -> dict[str, dict]:
+def _stats_from_samples(samples: dict[str, tuple[list[float], list[float]]]) -> dict[str, dict]:
     return {k: {"samples_s": v, "median_s": statistics.median(v), "q1_s": _q(v, 0.25), "q3_s": _q(v, 0.75),
-                "rounds": len(v)} for k, v in samples.items()}
+                "rounds": len(v), "cpu_samples_s": c, "cpu_median_s": statistics.median(c)}
+            for k, (v, c) in samples.items()}
 
 
 def run_row(row: Row, opts: Opts, log) -> dict:
@@ -930,6 +940,8 @@ def run_row(row: Row, opts: Opts, log) -> dict:
     rec["tape_cpu"] = tc / row.per if tc is not None else None
     rec["cpu_ratio"] = tc / rc if tc is not None and rc else None
     rec["goal_met"] = row.goal.met(t / row.per if row.unit == "s" else t, r) if (row.goal and t is not None) else None
+    rec["goal_met_cpu"] = (row.goal.met(tc / row.per, rc) if (row.goal and tc is not None and row.unit == "s")
+                           else None)
     rec["peers"] = {p: v["median_s"] / row.per for p, v in met.items() if p in PEER_MODULES}
     if row.note and rec["status"] == "ok":
         rec["note"] = row.note({k: v["median_s"] for k, v in met.items()})
@@ -959,10 +971,11 @@ def fmt_v(v, unit):
 
 
 def table_lines(records: list[dict], peers: list[str], markdown=False) -> list[str]:
-    hdr = ["workload", "case", "tape", "tape cpu", "reference", "ratio", "goal", "met"] + peers + ["reference is / note"]
+    hdr = ["workload", "case", "tape", "tape cpu", "reference", "ratio", "goal", "met wall/cpu"] + peers + ["reference is / note"]
     lines = []
     for rec in records:
-        met = {True: "yes", False: "NO", None: "-"}[rec["goal_met"]]
+        yn = {True: "yes", False: "NO", None: "-"}
+        met = yn[rec["goal_met"]] + ("" if rec.get("goal_met_cpu") is None else "/" + yn[rec["goal_met_cpu"]])
         tape_cell = fmt_v(rec["tape"], rec["unit"])
         if rec["status"] != "ok":
             tape_cell, met = rec["status"], "-"
@@ -1122,7 +1135,7 @@ def main(argv=None) -> int:
     info["loadavg_end"] = _loadavg()
     print(f"load average (1/5/15 min) at start {info['loadavg_start']}, at end {info['loadavg_end']}")
     print("times are wall-clock medians over interleaved rounds; ratio = tape / reference from the same rounds; "
-          "tape cpu = median CPU time of this process per call (less sensitive to busy neighbours)\n")
+          "tape cpu = median CPU time per call (of this process; of the child for commands), less sensitive to busy neighbours; met wall/cpu = goal met on wall time / on CPU time\n")
     for line in table_lines(records, peers, markdown=a.markdown):
         print(line)
     skipped = [(r, k, v) for r in records for k, v in r["skipped"].items()]
