@@ -970,8 +970,11 @@ def fmt_v(v, unit):
     return f"{v / 2**20:.1f} MB" if unit == "B" else fmt_t(v)
 
 
-def table_lines(records: list[dict], peers: list[str], markdown=False) -> list[str]:
-    hdr = ["workload", "case", "tape", "tape cpu", "reference", "ratio", "goal", "met wall/cpu"] + peers + ["reference is / note"]
+def table_lines(records: list[dict], peers: list[str], markdown=False, baseline: dict | None = None) -> list[str]:
+    hdr = ["workload", "case", "tape", "tape cpu", "reference", "ratio", "goal", "met wall/cpu"] + peers
+    if baseline is not None:
+        hdr += ["base cpu", "cpu now/base"]
+    hdr += ["reference is / note"]
     lines = []
     for rec in records:
         yn = {True: "yes", False: "NO", None: "-"}
@@ -990,7 +993,12 @@ def table_lines(records: list[dict], peers: list[str], markdown=False) -> list[s
                               ("FAIL" if rec["skipped"].get(p, "").startswith("FAIL") else "-"))
         note = rec["ref_what"] + (f"; {rec['note']}" if rec.get("note") else "")
         cells = [rec["workload"], rec["case"], tape_cell, fmt_t(rec.get("tape_cpu")), fmt_v(rec["ref"], rec["unit"]),
-                 f"{rec['ratio']:.2f}x" if rec["ratio"] else "-", rec["goal"] or "-", met] + peer_cells + [note]
+                 f"{rec['ratio']:.2f}x" if rec["ratio"] else "-", rec["goal"] or "-", met] + peer_cells
+        if baseline is not None:
+            b = baseline.get((rec["workload"], rec["case"]), {})
+            now, base = (rec["tape"], b.get("tape")) if rec["unit"] == "B" else (rec.get("tape_cpu"), b.get("tape_cpu"))
+            cells += [fmt_v(base, rec["unit"]), f"{now / base:.2f}" if now and base else "-"]
+        cells += [note]
         lines.append(cells)
     if markdown:
         out = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
@@ -1075,6 +1083,8 @@ def main(argv=None) -> int:
     ap.add_argument("--peers", default="auto", help="auto (every importable one), none, or a comma list of "
                     + ",".join(PEER_MODULES))
     ap.add_argument("--threads", type=int, default=1, help="pin BLAS/OpenMP pools to N threads (default 1)")
+    ap.add_argument("--baseline", help="a --json file of an earlier run: adds its tape CPU time and now/base "
+                    "(a ratio above ~1.2 on a quiet machine is worth a look)")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown (for the README)")
     ap.add_argument("--profile", nargs="?", const="cprofile", choices=["cprofile", "pyinstrument"],
                     help="profile tape's metric of each row instead of timing (default cprofile)")
@@ -1136,7 +1146,10 @@ def main(argv=None) -> int:
     print(f"load average (1/5/15 min) at start {info['loadavg_start']}, at end {info['loadavg_end']}")
     print("times are wall-clock medians over interleaved rounds; ratio = tape / reference from the same rounds; "
           "tape cpu = median CPU time per call (of this process; of the child for commands), less sensitive to busy neighbours; met wall/cpu = goal met on wall time / on CPU time\n")
-    for line in table_lines(records, peers, markdown=a.markdown):
+    baseline = None
+    if a.baseline:
+        baseline = {(r["workload"], r["case"]): r for r in json.loads(Path(a.baseline).read_text())["records"]}
+    for line in table_lines(records, peers, markdown=a.markdown, baseline=baseline):
         print(line)
     skipped = [(r, k, v) for r in records for k, v in r["skipped"].items()]
     bad = [r for r in records if r["status"] != "ok"]
