@@ -1002,7 +1002,7 @@ def table_lines(records: list[dict], peers: list[str], markdown=False, baseline:
         lines.append(cells)
     if markdown:
         out = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
-        out += ["| " + " | ".join(c.strip() for c in cells) + " |" for cells in lines]
+        out += ["| " + " | ".join(c.strip().replace("*", "\\*") for c in cells) + " |" for cells in lines]
         return out
     widths = [max(len(str(c)) for c in col) for col in zip(hdr, *lines)]
     widths[-1] = 0
