@@ -863,7 +863,7 @@ def time_row(calls: dict[str, Callable], check: Callable, opts: Opts) -> dict[st
         stats[name] = {"first_call_s": first, "inner": inner[name], "samples_s": [], "cpu_samples_s": []}
     gc.collect()
     t_start, rounds = perf_counter(), 0
-    slow = max(s["first_call_s"] for s in stats.values()) > 2.0   # e.g. a pathological order-20 derivative
+    slow = max((s["first_call_s"] for s in stats.values()), default=0.0) > 2.0  # e.g. a pathological order-20 derivative
     min_rounds = 3 if slow else opts.min_rounds
     while rounds < opts.max_rounds and (rounds < min_rounds or perf_counter() - t_start < opts.budget):
         for name, fn in calls.items():

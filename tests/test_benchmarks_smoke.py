@@ -17,14 +17,18 @@ def bench():
     return mod
 
 
-@pytest.mark.parametrize("workload", ["W1", "W2"])
+@pytest.mark.parametrize("workload", ["W1", "W2", "W6"])
 def test_workload_runs_and_checks_pass(bench, workload):
     opts = bench.Opts(sample_target=0.001, warmup=0.0, min_rounds=1, max_rounds=1, budget=0.0)
     rows = bench.WORKLOADS[workload]([], True)
     for row in rows:
         rec = bench.run_row(row, opts, log=print)
         assert rec["status"] == "ok", rec.get("message")
-        assert rec["tape"] is not None and rec["ref"] is not None
+        if row.tape is None:                 # an API still missing here (W6 Taylor mode): skipped
+            assert "tape" in rec["skipped"]
+            continue
+        assert rec["tape"] is not None
+        assert rec["ref"] is not None or row.ref is None
 
 
 def test_check_rejects_a_wrong_gradient(bench):
