@@ -318,6 +318,14 @@ class GradientTape:
             grads = {k: v for k, v in seeds.items() if k in relevant}
         free = not self._persistent
         own = self._nodes
+        if free:
+            # A non-persistent tape lets go of each node once it is processed; drop the strong
+            # references of the tracked-tensor table now, so intermediate arrays die during the
+            # sweep instead of after it (lower peak memory).
+            if relevant is tracked:
+                relevant = set(tracked)
+            self._tracked = tracked = {}
+            del seeds
         for index in range(len(nodes) - 1, -1, -1):
             if not grads:
                 break
