@@ -335,11 +335,9 @@ class GradientTape:
             outs = node.outputs
             if len(outs) == 1:
                 key = id(outs[0])
-                g = grads.get(key)
+                g = grads.pop(key, None) if key not in source_ids else grads.get(key)
                 if g is None:
                     continue
-                if key not in source_ids:
-                    del grads[key]
                 out_grads = (g,)
             else:
                 got = [grads.get(id(o)) for o in outs]

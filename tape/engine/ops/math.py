@@ -32,10 +32,17 @@ def _binary(name, fn, da, db, fast_da=None, fast_db=None):
     if fast_da is not None:
         def fast(node, g):
             a, b = node.inputs
-            nb = g.ndim - node.outputs[0]._value.ndim
             need_a, need_b = node.needs_grad
-            ga = unbroadcast_array(fast_da(node, g), a._value.shape, nb) if need_a else None
-            gb = unbroadcast_array(fast_db(node, g), b._value.shape, nb) if need_b else None
+            out_shape = node.outputs[0]._value.shape
+            ga = gb = None
+            if need_a:
+                ga = fast_da(node, g)
+                if a._value.shape != out_shape or g.shape != out_shape:
+                    ga = unbroadcast_array(ga, a._value.shape, g.ndim - len(out_shape))
+            if need_b:
+                gb = fast_db(node, g)
+                if b._value.shape != out_shape or g.shape != out_shape:
+                    gb = unbroadcast_array(gb, b._value.shape, g.ndim - len(out_shape))
             return [ga, gb]
     return defop(name, fn, grad, fast=fast, arity=2)
 
