@@ -12,23 +12,24 @@ All points are stacked into one array per variable: shape ``(N,)`` for a scalar 
 """
 from __future__ import annotations
 
-import csv
 import io
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 
 from .errors import CLIError, ExprError
+from .record import Record
 
 
-@dataclass
-class Points:
+class Points(Record):
     """Stacked points: ``arrays[name]`` is ``(N,)`` (scalar) or ``(N, k)`` (vector)."""
 
-    names: list[str]
-    arrays: dict[str, np.ndarray]
-    count: int
+    _fields = ("names", "arrays", "count")
+
+    def __init__(self, names: list[str], arrays: dict[str, np.ndarray], count: int) -> None:
+        self.names = names
+        self.arrays = arrays
+        self.count = count
 
     def sizes(self) -> dict[str, int | None]:
         """Each variable's vector length, or None for a scalar variable."""
@@ -218,6 +219,8 @@ def from_csv(path: str, names: list[str], stdin: io.TextIOBase) -> Points:
             if path == "-":
                 raise
             text = None
+    import csv
+
     if text is None:    # not UTF-8: fail exactly as reading it row by row does
         with open(path, newline="", encoding="utf-8") as handle:
             rows = list(csv.reader(handle))

@@ -1,7 +1,8 @@
 """The expression tree shared by every walker (tape lowering, SymPy lowering, shape checks).
 
-Frozen value classes (as frozen dataclasses behave); ``span`` is the (start, end) character range in the expression as typed,
-for error carets, and does not take part in equality:
+Frozen value classes that behave as frozen dataclasses (``record.Frozen``); ``span`` is the
+(start, end) character range in the expression as typed, for error carets, and does not take
+part in equality:
 
 * ``Number(value)`` - a float literal;
 * ``Constant(name)`` - ``pi`` or ``e`` (see ``functions.CONSTANTS``);
@@ -16,40 +17,19 @@ Walk trees with ``fold`` (iterative, so 100,000-term sums do not hit the recursi
 """
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError
 from typing import Any, Callable, Union
+
+from .record import Frozen
 
 _set = object.__setattr__
 
 
-class _Node:
+class _Node(Frozen):
     """What ``@dataclass(frozen=True)`` with a non-comparing, unshown ``span`` field would
-    generate, written out once: building seven dataclasses costs ~3 ms of every ``tape`` start.
-    ``_fields`` are the compared, shown fields in order; ``span`` comes last."""
+    generate (see ``record.py``): ``_fields`` are the compared, shown fields; ``span`` comes
+    last in ``__init__``."""
 
     __slots__ = ("__dict__",)
-    _fields: tuple = ()
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
-        return f"{type(self).__qualname__}({shown})"
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return self._key() == other._key()
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def _key(self) -> tuple:
-        return tuple(getattr(self, f) for f in self._fields)
-
-    def __setattr__(self, name, value):
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name):
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
 class Number(_Node):
