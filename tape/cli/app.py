@@ -10,8 +10,9 @@ messages and exit codes, for the console script, ``python -m tape`` and test run
 * usage errors (unknown option, missing argument, bad value) -> plain lines, exit 2;
 * anything else is a bug in tape: one line naming it, exit 70 (``--debug``: the traceback).
 """
-from __future__ import annotations
 
+# (no ``from __future__ import annotations`` here: Typer reads this module's command
+# signatures at every start, and string annotations would be evaluated each time)
 import sys
 import traceback
 from collections.abc import Mapping

@@ -1,6 +1,7 @@
 """``tape grad``: the value and gradient (or N-th order derivatives) of a scalar target."""
-from __future__ import annotations
 
+# (no ``from __future__ import annotations`` here: Typer reads this module's command
+# signatures at every start, and string annotations would be evaluated each time)
 from typing import Annotated
 
 import numpy as np
