@@ -15,28 +15,16 @@ from __future__ import annotations
 import math
 import sys
 import time
-from typing import Annotated, Any, Optional
+from typing import Any, Optional
 
 import numpy as np
-import typer
 
+from .checkoptions import (ATOL, RTOL, TIMEOUT, AtolOption, CheckOption,  # noqa: F401
+                           RtolOption, TimeoutOption)
 from .errors import CHECK_FAILED, UNDECIDED, CLIError
 from .record import Frozen, Record
-from .timelimit import DEFAULT_TIMEOUT, run_limited, run_optional
+from .timelimit import run_limited, run_optional
 
-CheckOption = Annotated[bool, typer.Option(
-    "--check", help="Cross-check every number: SymPy for expressions, finite differences "
-                    "for scripts; exit 1 on disagreement.")]
-RtolOption = Annotated[float, typer.Option(
-    "--rtol", min=0.0, help="Relative tolerance of --check.")]
-AtolOption = Annotated[float, typer.Option(
-    "--atol", min=0.0, help="Absolute tolerance of --check.")]
-TimeoutOption = Annotated[float, typer.Option(
-    "--timeout", min=0.0, help="Seconds the symbolic work may take (then exit 3).")]
-
-RTOL = 1e-6
-ATOL = 1e-9
-TIMEOUT = DEFAULT_TIMEOUT
 #: above this many point-by-derivative evaluations, evaluate in float64 (NumPy), not mpmath
 EXACT_LIMIT = 20_000
 

@@ -48,8 +48,8 @@ def test_grad_loads_only_what_grad_needs():
     assert "tape.cli.commands.grad" in loaded
     for other in EVERY_COMMAND[1:]:
         assert f"tape.cli.commands.{other}" not in loaded
-    unwanted = {"tape.cli.symbolic", "tape.cli.tracing", "tape.cli.plotting", "tape.cli.homework",
-                "sympy", "rich", "matplotlib", "plotext", "json", "csv", "dataclasses"}
+    unwanted = {"tape.cli.crosscheck", "tape.cli.symbolic", "tape.cli.tracing",
+                "tape.cli.plotting", "tape.cli.homework", "sympy", "rich", "matplotlib", "plotext", "json", "csv", "dataclasses"}
     assert not unwanted & {m.split(".")[0] if m.split(".")[0] != "tape" else m for m in loaded}
 
 
@@ -147,3 +147,8 @@ def test_frozen_records_hash_and_refuse_assignment():
     s = CheckSettings(True, rtol=1e-3)
     assert (s.enabled, s.rtol, s.atol) == (True, 1e-3, CheckSettings().atol)
     assert CheckSettings().enabled is False
+
+
+def test_grad_check_still_loads_the_checker():
+    loaded = modules_after("grad", "x^2", "--at", "3", "--check", "--format", "plain")
+    assert "tape.cli.crosscheck" in loaded
