@@ -49,7 +49,8 @@ def test_grad_loads_only_what_grad_needs():
     for other in EVERY_COMMAND[1:]:
         assert f"tape.cli.commands.{other}" not in loaded
     unwanted = {"tape.cli.crosscheck", "tape.cli.symbolic", "tape.cli.tracing",
-                "tape.cli.plotting", "tape.cli.homework", "sympy", "rich", "matplotlib", "plotext", "json", "csv", "dataclasses"}
+                "tape.cli.plotting", "tape.cli.homework", "sympy", "rich", "matplotlib",
+                "plotext", "json", "csv", "dataclasses"}
     assert not unwanted & {m.split(".")[0] if m.split(".")[0] != "tape" else m for m in loaded}
 
 
