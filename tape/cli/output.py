@@ -199,8 +199,12 @@ def _render_csv(report: Report) -> None:
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(report.at_labels + report.value_labels + report.derivative_labels)
     rows = np.concatenate([report.at, report.value, report.derivatives], axis=1)
+    if rows.shape[0] == 0:
+        return
     columns = [list(map(repr, rows[:, j].tolist())) for j in range(rows.shape[1])]
-    writer.writerows(zip(*columns))
+    # what writer.writerows(zip(*columns)) writes, ~5x faster for 10^6 rows: a float's repr
+    # has nothing the csv module would quote (no delimiter, quote, space or line break)
+    sys.stdout.write("\n".join(map(",".join, zip(*columns))) + "\n")
 
 
 def _fmt(value: float, precision: int) -> str:
