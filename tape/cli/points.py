@@ -12,23 +12,24 @@ All points are stacked into one array per variable: shape ``(N,)`` for a scalar 
 """
 from __future__ import annotations
 
-import csv
 import io
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 
 from .errors import CLIError, ExprError
+from .record import Record
 
 
-@dataclass
-class Points:
+class Points(Record):
     """Stacked points: ``arrays[name]`` is ``(N,)`` (scalar) or ``(N, k)`` (vector)."""
 
-    names: list[str]
-    arrays: dict[str, np.ndarray]
-    count: int
+    _fields = ("names", "arrays", "count")
+
+    def __init__(self, names: list[str], arrays: dict[str, np.ndarray], count: int) -> None:
+        self.names = names
+        self.arrays = arrays
+        self.count = count
 
     def sizes(self) -> dict[str, int | None]:
         """Each variable's vector length, or None for a scalar variable."""
@@ -212,7 +213,22 @@ def from_csv(path: str, names: list[str], stdin: io.TextIOBase) -> Points:
     except OSError as exc:
         raise CLIError(f"--points: cannot read {path!r}: {exc.strerror}") from None
     with handle:
-        rows = list(csv.reader(handle))
+        try:
+            text = handle.read()
+        except UnicodeDecodeError:
+            if path == "-":
+                raise
+            text = None
+    import csv
+
+    if text is None:    # not UTF-8: fail exactly as reading it row by row does
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+    else:
+        fast = _numeric_csv(text, names)
+        if fast is not None:
+            return fast
+        rows = list(csv.reader(io.StringIO(text, newline="")))
     rows = [r for r in rows if any(c.strip() for c in r)]
     if not rows:
         raise CLIError(f"--points {where}: the file is empty (expected a header row naming "
@@ -237,6 +253,41 @@ def from_csv(path: str, names: list[str], stdin: io.TextIOBase) -> Points:
             arrays[name] = stack([{name: v} for v in values], [name], f"--points {where}"
                                  ).arrays[name]
     return Points(list(names), arrays, len(body))
+
+
+def _numeric_csv(text: str, names: list[str]) -> Points | None:
+    """Fast path for a plain numeric CSV (a million rows in a fraction of a second): the header
+    on the first line, then one row per line, every needed cell a plain number. Read by
+    NumPy's C reader; None whenever anything is unusual (quotes, blank or ragged lines, cells
+    that are not plain numbers, no rows...), so that ``from_csv``'s careful path handles it and
+    says what is wrong exactly as it always has. When this succeeds the careful path would
+    have produced the same arrays (both parse cells with correctly rounded float conversion)."""
+    if not names or '"' in text:
+        return None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+        if "\r" in text:
+            return None
+    end = text.find("\n")
+    if end < 0:
+        return None
+    header = [h.strip() for h in text[:end].split(",")]
+    if any(n not in header for n in names):
+        return None
+    body = text[end + 1:]
+    lines = body.count("\n") + (0 if body.endswith("\n") or not body else 1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")          # "input contained no data"
+            data = np.loadtxt(io.StringIO(body), dtype=np.float64, delimiter=",",
+                              usecols=[header.index(n) for n in names], comments=None,
+                              quotechar=None, ndmin=2)
+    except (ValueError, TypeError, IndexError):
+        return None
+    if data.shape[0] == 0 or data.shape[0] != lines:   # blank lines were skipped: be careful
+        return None
+    return Points(list(names), {n: data[:, j].copy() for j, n in enumerate(names)},
+                  data.shape[0])
 
 
 def concatenate(batches: list[Points], names: list[str]) -> Points:
