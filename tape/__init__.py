@@ -28,12 +28,35 @@ from .engine.ops.math import (abs, acos, acosh, add, add_n, asin, asinh, atan, a
 from .engine.ops.reduce import (argmax, argmin, cumsum, reduce_all, reduce_any, reduce_logsumexp,
                                 reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from .engine.registry import NoGradient, NotDifferentiable, RegisterGradient, primitive
-from .engine.module import Module
 from .engine.tape import GradientTape, UnconnectedGradients
-from .engine.forward import ForwardAccumulator
-from .engine.functional import derivative, grad, hessian, hvp, jacobian, value_and_grad
 from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor
 
-from . import autodiff, image, keras, layers, linalg, math, nest, nn, random  # noqa: E402,F401
+from . import linalg, math, nest, nn, random  # noqa: E402,F401
 
 __version__ = "0.1.0"
+
+# Loaded on first use, so `import tape` (and every CLI start) pays only for the core.
+_LAZY = {
+    "Module": ("tape.engine.module", "Module"),
+    "ForwardAccumulator": ("tape.engine.forward", "ForwardAccumulator"),
+    **{name: ("tape.engine.functional", name)
+       for name in ("derivative", "grad", "hessian", "hvp", "jacobian", "value_and_grad")},
+    **{name: (f"tape.{name}", None) for name in ("autodiff", "image", "keras", "layers")},
+}
+
+
+def __getattr__(name):
+    try:
+        module_name, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'tape' has no attribute {name!r}") from None
+    import importlib
+    value = importlib.import_module(module_name)
+    if attr is not None:
+        value = getattr(value, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,9 +1,10 @@
 """Linear algebra: matmul, einsum, tensordot, inv, det, solve, trace, norm."""
 from __future__ import annotations
 
-import string
 
 import numpy as np
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 from ..broadcast import batch_ndim, unbroadcast
 from ..registry import defop
@@ -97,7 +98,7 @@ def _parse_einsum(subscripts, shapes):
     if len(ins) != len(shapes):
         raise ValueError(f"einsum: {subscripts!r} names {len(ins)} operands, {len(shapes)} given")
     used = set(c for c in spec if c.isalpha())
-    spare = [c for c in string.ascii_letters if c not in used]
+    spare = [c for c in _LETTERS if c not in used]
     if "..." in spec:
         ell_nd = max(len(s) - len(i.replace("...", "")) for i, s in zip(ins, shapes) if "..." in i)
         ell = "".join(spare[:ell_nd])
@@ -123,7 +124,7 @@ def _einsum_grad(node, g):
     ins, out = node.attrs["inputs"], node.attrs["output"]
     nb = batch_ndim(node, g)
     used = set("".join(ins) + out)
-    spare = [c for c in string.ascii_letters if c not in used]
+    spare = [c for c in _LETTERS if c not in used]
     batch = "".join(spare[:nb])
     grads = []
     for k, (sub, x) in enumerate(zip(ins, node.inputs)):
@@ -174,7 +175,7 @@ def tensordot(a, b, axes, name=None):
         ax_a, ax_b = axes
         ax_a = [int(i) % a.ndim for i in np.atleast_1d(ax_a)]
         ax_b = [int(i) % b.ndim for i in np.atleast_1d(ax_b)]
-    letters = iter(string.ascii_letters)
+    letters = iter(_LETTERS)
     sa = [next(letters) for _ in range(a.ndim)]
     sb = [next(letters) for _ in range(b.ndim)]
     for i, j in zip(ax_a, ax_b):
