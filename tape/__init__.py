@@ -28,9 +28,10 @@ from .engine.ops.math import (abs, acos, acosh, add, add_n, asin, asinh, atan, a
 from .engine.ops.reduce import (argmax, argmin, cumsum, reduce_all, reduce_any, reduce_logsumexp,
                                 reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum)
 from .engine.registry import NoGradient, NotDifferentiable, RegisterGradient, primitive
+from .engine.module import Module
 from .engine.tape import GradientTape, UnconnectedGradients
 from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor
 
-from . import linalg, math, nest, nn, random  # noqa: E402  (public submodules)
+from . import autodiff, image, keras, layers, linalg, math, nest, nn, random  # noqa: E402,F401
 
 __version__ = "0.1.0"

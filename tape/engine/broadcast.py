@@ -38,3 +38,21 @@ def unbroadcast(g, shape, nb: int = 0):
     if g._value.shape != target:
         g = reshape(g, target)
     return g
+
+
+def unbroadcast_array(g, shape, nb: int = 0):
+    """``unbroadcast`` on a raw NumPy cotangent (the fast first-order path)."""
+    gshape = g.shape
+    shape = tuple(shape)
+    if gshape[nb:] == shape:
+        return g
+    extra = len(gshape) - nb - len(shape)
+    axes = list(range(nb, nb + extra))
+    for i, n in enumerate(shape):
+        if n == 1 and gshape[nb + extra + i] != 1:
+            axes.append(nb + extra + i)
+    if axes:
+        import numpy as np
+        g = np.sum(g, axis=tuple(axes))
+    target = tuple(gshape[:nb]) + shape
+    return g.reshape(target) if g.shape != target else g

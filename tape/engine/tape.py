@@ -10,15 +10,44 @@ from __future__ import annotations
 import contextlib
 import enum
 import warnings
+import weakref
 
 import numpy as np
 
 from . import nest
-from .registry import gradient_rule, recording_tapes
-from .tensor import Tensor, Variable, _wrap
+from .registry import fast_gradient_rule, gradient_rule, recording_tapes
+from .tensor import Tensor, Variable, _assign_hooks, _wrap
 
 #: Number of backward sweeps run so far (tests use it to prove Jacobians are vectorized).
 sweep_count = 0
+
+#: Tapes alive, so a Variable about to be assigned can protect the values they recorded.
+_live_tapes: "weakref.WeakSet[GradientTape]" = weakref.WeakSet()
+
+
+def _snapshot_before_assign(variable):
+    """Before ``variable`` changes, give every tape that recorded ops on it a read of the old value.
+
+    Recorded nodes then see the value they were computed with, and gradients still reach the
+    variable through an identity node placed first on the tape (a leaf comes before its uses).
+    """
+    from .ops.math import identity
+    from .registry import Node
+    for t in list(_live_tapes):
+        if id(variable) not in t._tracked or not t._nodes:
+            continue
+        snap = None
+        for node in t._nodes:
+            if node is not None and any(i is variable for i in node.inputs):
+                if snap is None:
+                    snap = _wrap(variable._value)
+                node.inputs = tuple(snap if i is variable else i for i in node.inputs)
+        if snap is not None:
+            t._nodes.insert(0, Node(identity, (variable,), (snap,), {}))
+            t._tracked[id(snap)] = snap
+
+
+_assign_hooks.append(_snapshot_before_assign)
 
 
 class UnconnectedGradients(enum.Enum):
@@ -39,10 +68,11 @@ def _unconnected_mode(value) -> UnconnectedGradients:
             from None
 
 
-def _warn_dtype(what, t):
+def _warn_dtype(what, t, stacklevel=3):
+    """Warn (pointing at the user's call) that an integer or bool tensor is not differentiable."""
     warnings.warn(f"The dtype of the {what} tensor must be floating (e.g. tape.float64) or complex "
                   f"to be differentiated, got {t.dtype.name}; its gradient is None.",
-                  UserWarning, stacklevel=4)
+                  UserWarning, stacklevel=stacklevel)
 
 
 class GradientTape:
@@ -62,10 +92,12 @@ class GradientTape:
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
         self._tracked: dict = {}
+        self._roots: set = set()             # ids of watched tensors (the sweep's possible sources)
         self._nodes: list = []
         self._watched_vars: dict = {}
         self._recording = False
         self._used = False
+        _live_tapes.add(self)
 
     # -- context --------------------------------------------------------------------------
     def __enter__(self):
@@ -104,6 +136,7 @@ class GradientTape:
     def reset(self):
         """Forget everything recorded, as if the context were exited and entered again."""
         self._tracked = {}
+        self._roots = set()
         self._nodes = []
         self._watched_vars = {}
         self._used = False
@@ -122,6 +155,7 @@ class GradientTape:
 
     def _track(self, t):
         self._tracked[id(t)] = t
+        self._roots.add(id(t))
         if isinstance(t, Variable) and id(t) not in self._watched_vars:
             self._watched_vars[id(t)] = t
 
@@ -173,8 +207,8 @@ class GradientTape:
         """
         mode = _unconnected_mode(unconnected_gradients)
         self._begin_use("gradient")
-        targets = nest.flatten(target)
-        flat_sources = nest.flatten(sources)
+        targets = [target] if isinstance(target, Tensor) else nest.flatten(target)
+        flat_sources = [sources] if isinstance(sources, Tensor) else nest.flatten(sources)
         for s in flat_sources:
             if not isinstance(s, Tensor):
                 raise ValueError(f"GradientTape.gradient: sources must be Tensors or Variables, got "
@@ -191,11 +225,15 @@ class GradientTape:
         for t, w in zip(targets, weights):
             if not isinstance(t, Tensor):
                 raise ValueError(f"GradientTape.gradient: target must be a Tensor, got {type(t).__name__}")
-            if not t.dtype.is_differentiable:
+            if t._value.dtype.kind not in "fc":
                 _warn_dtype("target", t)
                 continue
+            if isinstance(t, Variable) and id(t) not in self._tracked and self._watch_accessed \
+                    and t._trainable:
+                self._track(t)      # reading a variable as the target watches it, as in TensorFlow
             if w is None:
-                seed = _wrap(np.ones(t._value.shape, t._value.dtype)[()])
+                v = t._value
+                seed = _wrap(v.dtype.type(1) if v.ndim == 0 else np.ones(v.shape, v.dtype))
             else:
                 seed = w if isinstance(w, Tensor) else _wrap(np.asarray(w, t._value.dtype)[()])
                 if seed.shape != t.shape:
@@ -206,22 +244,24 @@ class GradientTape:
 
         valid_sources = []
         for s in flat_sources:
-            if s.dtype.is_differentiable:
+            if s._value.dtype.kind in "fc":
                 valid_sources.append(s)
             else:
                 _warn_dtype("source", s)
         grads = self._sweep(seeds, valid_sources, 0)
         results = [self._finish(s, grads.get(id(s)), mode, ()) for s in flat_sources]
         self._release()
+        if isinstance(sources, Tensor):
+            return results[0]
         return nest.pack_sequence_as(sources, results)
 
     def _finish(self, source, g, mode, batch_shape):
-        if g is None or not source.dtype.is_differentiable:
+        if g is None or source._value.dtype.kind not in "fc":
             if mode is UnconnectedGradients.ZERO:
                 return _wrap(np.zeros(tuple(batch_shape) + source._value.shape, source._value.dtype)[()])
             return None
-        want = tuple(batch_shape) + tuple(source._value.shape)
-        if tuple(g.shape) != want:
+        want = tuple(batch_shape) + source._value.shape
+        if g._value.shape != want:
             from .broadcast import unbroadcast
             g = unbroadcast(g, source._value.shape, len(batch_shape))
         if g._value.dtype != source._value.dtype:
@@ -233,28 +273,53 @@ class GradientTape:
         if not self._persistent:
             self._nodes = []
             self._tracked = {}
+            self._roots = set()
 
     def _sweep(self, seeds: dict, sources, nb: int) -> dict:
-        """Reverse sweep from ``seeds`` (id -> cotangent) to ``sources``; returns id -> gradient."""
+        # Singular points give inf/nan in the result itself; NumPy's warnings about the
+        # intermediate steps of rules would only be noise.
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return self._sweep_inner(seeds, sources, nb)
+
+    def _sweep_inner(self, seeds: dict, sources, nb: int) -> dict:
+        """Reverse sweep from ``seeds`` (id -> cotangent) to ``sources``; returns id -> gradient.
+
+        When no tape records the sweep itself, cotangents stay raw NumPy values and rules with a
+        ``fast`` variant run on them directly; otherwise every rule runs on tensors, recorded.
+        """
         global sweep_count
         sweep_count += 1
         tracked = self._tracked
         source_ids = {id(s) for s in sources if id(s) in tracked}
         nodes = self._nodes[:]               # a persistent tape may record this very sweep
-        # forward pass: which tensors depend on a source (only those need cotangents)
-        relevant = set(source_ids)
-        for node in nodes:
-            for i in node.inputs:
-                if id(i) in relevant:
-                    for o in node.outputs:
-                        relevant.add(id(o))
-                    break
-        grads = {k: v for k, v in seeds.items() if k in relevant}
+        # which tensors depend on a source (only those need cotangents): everything tracked when
+        # every watched tensor is a source (the usual case), else a forward pass over the nodes
+        if self._roots <= source_ids:
+            relevant = tracked
+        else:
+            relevant = set(source_ids)
+            add = relevant.add
+            for node in nodes:
+                if node is None:
+                    continue
+                for i in node.inputs:
+                    if id(i) in relevant:
+                        for o in node.outputs:
+                            add(id(o))
+                        break
+        fast = not recording_tapes
+        if fast:
+            grads = {k: v._value for k, v in seeds.items() if k in relevant}
+        else:
+            grads = {k: v for k, v in seeds.items() if k in relevant}
         free = not self._persistent
+        own = self._nodes
         for index in range(len(nodes) - 1, -1, -1):
             if not grads:
                 break
             node = nodes[index]
+            if node is None:
+                continue
             outs = node.outputs
             if len(outs) == 1:
                 key = id(outs[0])
@@ -271,18 +336,36 @@ class GradientTape:
                 for o in outs:
                     if id(o) not in source_ids:
                         grads.pop(id(o), None)
-                bshape = _batch_shape(got, outs)
-                out_grads = tuple(
-                    x if x is not None else _wrap(np.zeros(bshape + o._value.shape, o._value.dtype)[()])
-                    for x, o in zip(got, outs))
-            rule = gradient_rule(node)
-            if rule is None:
-                continue
-            node.needs_grad = tuple(id(i) in relevant for i in node.inputs)
-            in_grads = rule(node, *out_grads)
+                out_grads = _fill_missing(got, outs, fast)
+            inputs = node.inputs
+            if len(inputs) == 2:
+                node.needs_grad = (id(inputs[0]) in relevant, id(inputs[1]) in relevant)
+            elif len(inputs) == 1:
+                node.needs_grad = (True,)
+            else:
+                node.needs_grad = tuple([id(i) in relevant for i in inputs])
+            if fast:
+                rule = fast_gradient_rule(node)
+                if rule is not None:
+                    in_grads = rule(node, *out_grads)
+                else:
+                    rule = gradient_rule(node)
+                    if rule is None:
+                        continue
+                    in_grads = rule(node, *[_wrap(x) for x in out_grads])
+                    if in_grads is not None:
+                        in_grads = [None if x is None else
+                                    (x._value if isinstance(x, Tensor) else np.asarray(x)[()])
+                                    for x in (in_grads if isinstance(in_grads, (list, tuple))
+                                              else (in_grads,))]
+            else:
+                rule = gradient_rule(node)
+                if rule is None:
+                    continue
+                in_grads = rule(node, *out_grads)
             if free:
                 nodes[index] = None
-                self._nodes[index] = None
+                own[index] = None
             if in_grads is None:
                 continue
             if not isinstance(in_grads, (list, tuple)):
@@ -293,11 +376,13 @@ class GradientTape:
             for inp, ig, need in zip(node.inputs, in_grads, node.needs_grad):
                 if ig is None or not need:
                     continue
-                if not isinstance(ig, Tensor):
+                if not fast and not isinstance(ig, Tensor):
                     ig = _wrap(np.asarray(ig)[()])
                 key = id(inp)
                 prev = grads.get(key)
                 grads[key] = ig if prev is None else prev + ig
+        if fast:
+            return {k: _wrap(grads[k]) for k in source_ids if k in grads}
         return {k: grads[k] for k in source_ids if k in grads}
 
     # -- Jacobians ------------------------------------------------------------------------
@@ -321,6 +406,18 @@ class GradientTape:
         from .jacobian import tape_batch_jacobian
         return tape_batch_jacobian(self, target, source, unconnected_gradients,
                                    parallel_iterations, experimental_use_pfor)
+
+
+def _fill_missing(got, outs, raw):
+    """Zeros for the outputs of a multi-output op that received no cotangent."""
+    bshape = _batch_shape(got, outs)
+    filled = []
+    for x, o in zip(got, outs):
+        if x is None:
+            x = np.zeros(bshape + o._value.shape, o._value.dtype)[()]
+            x = x if raw else _wrap(x)
+        filled.append(x)
+    return tuple(filled)
 
 
 def _batch_shape(got, outs):

@@ -41,6 +41,9 @@ class TensorShape(tuple):
     def __repr__(self):
         return f"TensorShape({list(self)})"
 
+    def __str__(self):
+        return tuple.__repr__(self)
+
 
 def _format_value(value) -> str:
     if np.ndim(value) == 0:
@@ -191,6 +194,8 @@ class Variable(Tensor):
         return self._trainable
 
     def _new_value(self, value, what):
+        for hook in _assign_hooks:
+            hook(self)
         value = _to_array(value, self._value.dtype)
         if value.shape != self._value.shape:
             raise ValueError(f"{what}: shape {tuple(value.shape)} does not match the variable "
@@ -223,6 +228,10 @@ class Variable(Tensor):
                f"dtype={self._value.dtype.name}, numpy={_format_value(self._value)})"
 
     __str__ = __repr__
+
+
+#: Called with a Variable just before its value is replaced (tapes use it to keep old reads).
+_assign_hooks: list = []
 
 
 # -- conversion -------------------------------------------------------------------------------

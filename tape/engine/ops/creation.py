@@ -44,8 +44,12 @@ def ones_like(input, dtype=None, name=None):
 
 
 def fill(dims, value, name=None):
+    """A tensor of shape ``dims`` filled with ``value`` (differentiable with respect to ``value``)."""
+    from .array import broadcast_to
     v = convert_to_tensor(value)
-    return _out(np.full(_shape(dims, "fill"), v._value, dtype=v._value.dtype))
+    if v.ndim:
+        raise ValueError(f"fill: value must be a scalar, got shape {tuple(v.shape)}")
+    return broadcast_to(v, _shape(dims, "fill"))
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype="float64", name=None):
@@ -56,7 +60,18 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype="float64", name=None
 
 
 def linspace(start, stop, num, name=None, axis=0):
-    return _out(np.linspace(float(start), float(stop), int(num)))
+    """``num`` evenly spaced values from ``start`` to ``stop`` (differentiable in both ends)."""
+    n = int(num)
+    if n < 1:
+        raise ValueError(f"linspace: num must be at least 1, got {num}")
+    if not isinstance(start, Tensor) and not isinstance(stop, Tensor):
+        return _out(np.linspace(float(start), float(stop), n))
+    start = convert_to_tensor(start, dtype_hint="float64")
+    stop = convert_to_tensor(stop, dtype_hint="float64")
+    if start.ndim or stop.ndim:
+        raise NotImplementedError("linspace: only scalar start and stop are supported")
+    frac = _wrap(np.linspace(0.0, 1.0, n).astype(np.result_type(start._value, stop._value, 0.5)))
+    return start + (stop - start) * frac
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):

@@ -17,14 +17,20 @@ def _swap(x):
 
 
 def _left_times_stack(a, g):
-    """``a @ g`` for a 2-D ``a`` and a stack ``g`` (..., m, n) as ONE matrix product."""
+    """``a @ g`` for a 2-D ``a`` and a stack ``g`` (..., m, n) as ONE matrix product.
+
+    Computed as (g^T @ a^T)^T with the stack folded into rows, so BLAS sees one large GEMM
+    instead of a loop of small ones (the Jacobian sweep's batch axis makes such stacks).
+    """
     lead = tuple(g.shape[:-2])
     m, n = g.shape[-2], g.shape[-1]
     nd = g.ndim
-    flat = reshape(transpose(g, (nd - 2,) + tuple(range(nd - 2)) + (nd - 1,)), (m, -1))
-    prod = _matmul(a, flat)
-    back = reshape(prod, (a.shape[0],) + lead + (n,))
-    return transpose(back, tuple(range(1, nd - 1)) + (0, nd - 1))
+    if n == 1:
+        rows = reshape(g, (-1, m))
+        return reshape(_matmul(rows, _swap(a)), lead + (a.shape[0], 1))
+    gt = transpose(g, tuple(range(nd - 2)) + (nd - 1, nd - 2))          # (..., n, m)
+    prod = _matmul(reshape(gt, (-1, m)), _swap(a))                       # (L*n, k)
+    return _swap(reshape(prod, lead + (n, a.shape[0])))
 
 
 def _stack_times_right(g, b):
@@ -124,20 +130,24 @@ def _einsum_grad(node, g):
         if not node.needs_grad[k]:
             grads.append(None)
             continue
-        if len(set(sub)) != len(sub):
-            raise NotImplementedError("einsum gradient: repeated indices within one operand "
-                                      f"({sub!r}) are not supported")
+        unique = "".join(dict.fromkeys(sub))          # a repeated index (a diagonal) appears once
         others = [(s, t) for j, (s, t) in enumerate(zip(ins, node.inputs)) if j != k]
         avail = set(out) | set("".join(s for s, _ in others))
-        target = "".join(c for c in sub if c in avail)
-        spec = ",".join([batch + out] + [s for s, _ in others]) + "->" + batch + target
-        gk = _einsum(g, *[t for _, t in others], inputs=[batch + out] + [s for s, _ in others],
-                     output=batch + target, spec=spec)
-        if target != sub:          # indices summed inside this operand alone: broadcast back
+        target = "".join(c for c in unique if c in avail)
+        subs = [batch + out] + [s for s, _ in others]
+        gk = _einsum(g, *[t for _, t in others], inputs=subs, output=batch + target,
+                     spec=",".join(subs) + "->" + batch + target)
+        sizes = {c: x.shape[sub.index(c)] for c in unique}
+        if target != unique:       # indices summed inside this operand alone: broadcast back
             from .array import broadcast_to
-            shape = tuple(gk.shape[:nb]) + tuple(x.shape[sub.index(c)] if c in target else 1
-                                                 for c in sub)
-            gk = broadcast_to(reshape(gk, shape), tuple(gk.shape[:nb]) + tuple(x.shape))
+            bshape = tuple(gk.shape[:nb])
+            gk = broadcast_to(reshape(gk, bshape + tuple(sizes[c] if c in target else 1 for c in unique)),
+                              bshape + tuple(sizes[c] for c in unique))
+        if unique != sub:          # scatter onto the diagonal positions of x
+            from .array import _scatter
+            grid = np.indices(tuple(sizes[c] for c in unique), sparse=True)
+            key = (slice(None),) * nb + tuple(grid[unique.index(c)] for c in sub)
+            gk = _scatter(gk, shape=tuple(gk.shape[:nb]) + tuple(x.shape), key=key)
         grads.append(gk)
     return grads
 

@@ -71,29 +71,34 @@ def _extreme_grad(node, g):
 
 
 def _prod_grad(node, g):
-    from .array import where
-    from .compare import not_equal
     x = node.inputs[0]
-    nonzero = not_equal(x, 0)
-    # away from zeros, d prod / d x_i = prod / x_i (differentiable again); at zeros the product of
-    # the other factors is computed exactly by _prod_others.
-    others = where(nonzero, _kept_output(node, g) / where(nonzero, x, 1),
-                   _prod_others(x, axis=node.attrs["axis"]))
+    axis = node.attrs["axis"]
+    if np.all(x._value != 0):
+        others = _kept_output(node, g) / x           # d prod / d x_i = prod / x_i
+    else:
+        others = _prod_of_others(x, axis)
     return [_spread(node, g) * others]
 
 
-def _prod_others_np(x, axis):
-    axes = tuple(range(x.ndim)) if axis is None else axis
-    moved = np.moveaxis(x, axes, tuple(range(x.ndim - len(axes), x.ndim)))
-    flat = moved.reshape(moved.shape[:x.ndim - len(axes)] + (-1,))
-    ones = np.ones(flat.shape[:-1] + (1,), x.dtype)
-    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
-    right = np.flip(np.cumprod(np.concatenate([ones, np.flip(flat, -1)[..., :-1]], -1), -1), -1)
-    out = (left * right).reshape(moved.shape)
-    return np.moveaxis(out, tuple(range(x.ndim - len(axes), x.ndim)), axes)
+def _prod_of_others(x, axis):
+    """prod_{j != i} x_j over ``axis`` for every i, exactly (no division), with tape ops.
 
-
-_prod_others = defop("ProdOthers", _prod_others_np, differentiable=False)
+    Used only when a factor is zero. It costs O(n^2) in the reduced length n, and stays
+    differentiable to any order because it is built from reduce_prod itself.
+    """
+    from .array import reshape, transpose, where
+    nd = x.ndim
+    axes = tuple(range(nd)) if axis is None else axis
+    keep = tuple(i for i in range(nd) if i not in axes)
+    moved = transpose(x, keep + axes) if keep + axes != tuple(range(nd)) else x
+    lead = tuple(x.shape[i] for i in keep)
+    n = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
+    flat = reshape(moved, lead + (1, n))
+    eye = _wrap(np.eye(n, dtype=bool))
+    others = _reduce_prod(where(eye, 1, flat), axis=(len(lead) + 1,), keepdims=False)   # lead + (n,)
+    others = reshape(others, lead + tuple(x.shape[i] for i in axes))
+    inverse = tuple(np.argsort(keep + axes))
+    return transpose(others, inverse) if keep + axes != tuple(range(nd)) else others
 
 
 def _logsumexp_np(x, axis, keepdims):

@@ -1,0 +1,96 @@
+"""An independent numerical gradient checker for the test suite.
+
+Written apart from ``tape.engine.testing.check_grads`` on purpose: the per-op tests should not
+trust engine code to check the engine. Only the public API is used (GradientTape, constant,
+reduce_sum).
+
+``check(f, args, order=2)``: ``f`` maps float64 tensors to a tensor of any shape. It is reduced
+to a scalar with fixed random output weights; then, for each argument separately, the tape's
+gradient (projected on a random direction) is compared with a fourth-order central difference.
+For ``order=2`` the same is done, recursively, for the function ``x -> <grad f(x), u>``
+computed with a nested GradientTape, so the outer tape differentiates the inner backward pass.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import tape
+
+EPS = 1e-3
+RTOL = 1e-6
+ATOL = 1e-8
+
+
+def _tensors(arrays):
+    return [tape.constant(a) for a in arrays]
+
+
+def _stencil(fun, arrays, i, v, eps):
+    """Fourth-order central difference of ``fun`` (arrays -> float) along v in argument i."""
+    def at(h):
+        moved = list(arrays)
+        moved[i] = arrays[i] + h * v
+        return fun(moved)
+    return (-at(2 * eps) + 8 * at(eps) - 8 * at(-eps) + at(-2 * eps)) / (12 * eps)
+
+
+def _check_level(F, arrays, order, level, connected, rng, eps, rtol, atol, label):
+    """F: tensors -> scalar tensor. Checks its gradient, then recurses for higher orders."""
+    def as_float(arrs):
+        return float(np.asarray(F(*_tensors(arrs))))
+
+    xs = _tensors(arrays)
+    with tape.GradientTape() as t:
+        t.watch(xs)
+        y = F(*xs)
+    grads = t.gradient(y, xs)
+    assert isinstance(grads, list) and len(grads) == len(xs), \
+        f"{label}: gradient of a list of sources is not a list of the same length: {grads!r}"
+    for i, (g, a) in enumerate(zip(grads, arrays)):
+        v = rng.standard_normal(a.shape)
+        numeric = _stencil(as_float, arrays, i, v, eps)
+        if g is None:
+            assert not connected, f"{label}: order {level} gradient for argument {i} is None"
+            analytic = 0.0
+        else:
+            assert tuple(g.shape) == a.shape, \
+                f"{label}: order {level} gradient for argument {i} has shape {tuple(g.shape)}, " \
+                f"expected {a.shape}"
+            assert g.dtype == tape.float64, \
+                f"{label}: order {level} gradient for argument {i} has dtype {g.dtype.name}"
+            analytic = float(np.sum(np.asarray(g) * v))
+        scale = max(1.0, abs(numeric))
+        assert abs(analytic - numeric) <= atol + rtol * scale, \
+            f"{label}: order {level} derivative along a random direction in argument {i}: " \
+            f"tape gives {analytic!r}, central differences give {numeric!r}"
+
+    if level < order:
+        dirs = [rng.standard_normal(a.shape) for a in arrays]
+
+        def G(*xs):
+            with tape.GradientTape() as inner:
+                inner.watch(list(xs))
+                y = F(*xs)
+            gs = inner.gradient(y, list(xs))
+            total = tape.constant(0.0)
+            for g, d in zip(gs, dirs):
+                if g is not None:
+                    total = total + tape.reduce_sum(g * tape.constant(d))
+            return total
+        _check_level(G, arrays, order, level + 1, False, rng, eps, rtol, atol, label)
+
+
+def check(f, args, order=2, *, seed=0, eps=EPS, rtol=RTOL, atol=ATOL, label=None, connected=True):
+    """Assert that tape derivatives of ``f`` up to ``order`` agree with central differences.
+
+    ``connected``: the first-order gradient of every argument must not be None.
+    """
+    rng = np.random.default_rng(seed)
+    arrays = [np.array(a, dtype=np.float64) for a in args]
+    out = f(*_tensors(arrays))
+    w = tape.constant(rng.standard_normal(tuple(out.shape)))
+    label = label or getattr(f, "__name__", "f")
+
+    def F(*xs):
+        return tape.reduce_sum(f(*xs) * w)
+    _check_level(F, arrays, order, 1, connected, rng, eps, rtol, atol, label)
