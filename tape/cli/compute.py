@@ -92,6 +92,30 @@ def partials(fn, arrays: list[np.ndarray], comps: list[Component], order: int):
     return _as_numpy(value), {k: _as_numpy(v) for k, v in level.items()}
 
 
+def single_derivative(fn, arrays: list[np.ndarray], comp: Component, order: int):
+    """The ``order``-th derivative along one scalar variable, by the engine's Taylor mode
+    (``tape.derivative``) when it exists and handles the batch; None otherwise (the caller
+    then uses ``partials``)."""
+    import tape
+
+    derivative = getattr(tape, "derivative", None)
+    if derivative is None or comp.index is not None:
+        return None
+    xs = [tape.constant(a) for a in arrays]
+
+    def along(x):
+        return fn(*[x if i == comp.var else t for i, t in enumerate(xs)])
+
+    try:
+        got = _as_numpy(derivative(along, xs[comp.var], order=order))
+        value = value_only(fn, arrays)
+    except (TypeError, ValueError, NotImplementedError, LookupError):
+        return None
+    if got.shape != value.shape:
+        return None
+    return value, {(0,) * order: got}
+
+
 def value_only(fn, arrays: list[np.ndarray]) -> np.ndarray:
     """Just the function's value at every point."""
     import tape

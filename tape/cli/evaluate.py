@@ -2,9 +2,9 @@
 
 Expressions are evaluated in one vectorized pass per chunk of ``CHUNK`` points. A script is
 also tried vectorized (its function gets ``(N,)`` / ``(N, k)`` tensors); the result is trusted
-only if it has one row per point and matches a one-point call at the first point, otherwise the
-script is called point by point with the shapes it was written for (scalars ``()``, vectors
-``(k,)``).
+only if it has one row per point and matches one-point calls at the first and last points.
+Otherwise the script is called point by point with the shapes it was written for (scalars
+``()``, vectors ``(k,)``).
 """
 from __future__ import annotations
 
@@ -47,6 +47,10 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
             return Outcome(value, jacobian=jac)
         if not comps:
             return Outcome(compute.value_only(fn, chunk_arrays))
+        if order > 1 and len(comps) == 1:
+            taylor = compute.single_derivative(fn, chunk_arrays, comps[0], order)
+            if taylor is not None:
+                return Outcome(*taylor)
         value, parts = compute.partials(fn, chunk_arrays, comps, order)
         return Outcome(value, parts)
 
@@ -65,8 +69,10 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
 def _distinct_messages(caught) -> list[str]:
     seen = []
     for w in caught:
-        if issubclass(w.category, RuntimeWarning) and "encountered" in str(w.message):
-            continue  # numpy's overflow/invalid warnings: reported as non-finite results
+        # the engine warns with UserWarning (e.g. a NumPy call it does not differentiate);
+        # NumPy's overflow/invalid RuntimeWarnings are reported as non-finite results instead
+        if not issubclass(w.category, UserWarning):
+            continue
         text = str(w.message)
         if text not in seen:
             seen.append(text)
@@ -98,7 +104,8 @@ def _run_script(target, arrays, variables, sizes, count, compute_on, show_progre
         whole = _run_chunked(target, arrays, variables, sizes, count,
                              lambda fn, chunk: _differentiate_script(compute_on, fn, chunk),
                              show_progress)
-        if _agrees_with_first(whole, first, count):
+        if _agrees(whole, first, 0, count) and _agrees(whole, one(count - 1), count - 1,
+                                                       count):
             return whole
     except CLIError:
         pass
@@ -121,13 +128,17 @@ def _differentiate_script(compute_on: Callable, fn, chunk) -> Outcome:
             from exc
 
 
-def _agrees_with_first(whole: Outcome, first: Outcome, count: int) -> bool:
-    if whole.value.shape[:1] != (count,) or whole.value.shape[1:] != first.value.shape[1:]:
+def _agrees(whole: Outcome, single: Outcome, i: int, count: int) -> bool:
+    """Whether row ``i`` of a vectorized result equals a one-point evaluation there."""
+    if whole.value.shape[:1] != (count,) or whole.value.shape[1:] != single.value.shape[1:]:
         return False
-    pairs = [(whole.value[:1], first.value)]
-    pairs += [(whole.partials[k][:1], first.partials[k]) for k in first.partials]
-    if first.jacobian is not None:
-        pairs.append((whole.jacobian[:1], first.jacobian))
+    if set(whole.partials) != set(single.partials):
+        return False
+    rows = slice(i, i + 1)
+    pairs = [(whole.value[rows], single.value)]
+    pairs += [(whole.partials[k][rows], single.partials[k]) for k in single.partials]
+    if single.jacobian is not None:
+        pairs.append((whole.jacobian[rows], single.jacobian))
     return all(a.shape == b.shape and np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True)
                for a, b in pairs)
 

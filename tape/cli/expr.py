@@ -13,18 +13,8 @@ Steps (``parse``):
 4. an iterative walk that accepts only the node types below and builds the tree. User text is
    never passed to ``eval``/``exec`` or to SymPy's string parser.
 
-The tree (frozen dataclasses; ``span`` is the (start, end) character range in the original
-text and does not take part in equality):
-
-* ``Number(value)`` - a float literal;
-* ``Constant(name)`` - ``pi`` or ``e`` (see ``functions.CONSTANTS``);
-* ``Variable(name)`` - a free name;
-* ``Unary(op, operand)`` - op ``"-"`` or ``"+"``;
-* ``Binary(op, left, right)`` - op one of ``+ - * / **``;
-* ``Call(name, args)`` - a function from ``functions.FUNCTIONS``;
-* ``Index(operand, index)`` - ``x[0]`` on a vector (an int, negative counts from the end).
-
-Walk trees with ``fold`` (iterative, so 100,000-term sums do not hit the recursion limit).
+The result is a tree of ``tree.py`` nodes (re-exported here: ``expr.Number``, ``expr.fold``,
+...).
 """
 from __future__ import annotations
 
@@ -33,11 +23,16 @@ import re
 import sys
 import threading
 import unicodedata
-from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from dataclasses import dataclass
 
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS, allowed_summary
+from .tree import (Binary, Call, Constant, Expr, Index, Number, Unary, Variable, children,
+                   fold, free_variables)
+
+__all__ = ["parse", "parse_list", "rewrite", "MAX_LENGTH", "MAX_NESTING", "Expr", "Number",
+           "Constant", "Variable", "Unary", "Binary", "Call", "Index", "children", "fold",
+           "free_variables"]
 
 #: Longest expression accepted, in characters (SPEC: at least 100,000).
 MAX_LENGTH = 250_000
@@ -46,107 +41,6 @@ MAX_NESTING = 150
 
 ALLOWED = ("expressions may use numbers, variable names, + - * / ** ^, parentheses, pi, e, "
            "x[0] on vectors, and functions")
-
-
-# --------------------------------------------------------------------------- the tree
-
-@dataclass(frozen=True)
-class Number:
-    value: float
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Constant:
-    name: str
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Variable:
-    name: str
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Unary:
-    op: str
-    operand: "Expr"
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Binary:
-    op: str
-    left: "Expr"
-    right: "Expr"
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Call:
-    name: str
-    args: tuple
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Index:
-    operand: "Expr"
-    index: int
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
-
-
-Expr = Union[Number, Constant, Variable, Unary, Binary, Call, Index]
-
-
-def children(node: Expr) -> tuple:
-    """The sub-expressions of ``node``, left to right."""
-    if isinstance(node, Binary):
-        return (node.left, node.right)
-    if isinstance(node, Unary):
-        return (node.operand,)
-    if isinstance(node, Call):
-        return node.args
-    if isinstance(node, Index):
-        return (node.operand,)
-    return ()
-
-
-def fold(tree: Expr, visit: Callable[[Expr, list], Any]) -> Any:
-    """Post-order fold without recursion: ``visit(node, results_of_children)`` for every node.
-
-    >>> fold(parse("x+2*y"), lambda n, kids: 1 + sum(kids))   # count the nodes
-    5
-    """
-    results: list = []
-    stack: list = [(tree, False)]
-    while stack:
-        node, expanded = stack.pop()
-        kids = children(node)
-        if expanded or not kids:
-            if kids:
-                args = results[len(results) - len(kids):]
-                del results[len(results) - len(kids):]
-            else:
-                args = []
-            results.append(visit(node, args))
-        else:
-            stack.append((node, True))
-            stack.extend((k, False) for k in reversed(kids))
-    return results[0]
-
-
-def free_variables(tree: Expr) -> list[str]:
-    """The variable names in ``tree``, sorted alphabetically, each once."""
-    names: set[str] = set()
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Variable):
-            names.add(node.name)
-        stack.extend(children(node))
-    return sorted(names)
 
 
 # --------------------------------------------------------------------------- rewriting
@@ -376,9 +270,14 @@ class _Walker:
         self.source = source
 
     def span(self, node: ast.AST) -> tuple[int, int]:
+        """The node's (start, end) columns in the text as typed."""
         src = self.source
-        start = src.original(src.from_bytes(node.col_offset))
-        end = src.original(src.from_bytes(node.end_col_offset))
+        first, last = node.col_offset, node.end_col_offset
+        if src.byte_to_char is not None:
+            first, last = src.from_bytes(first), src.from_bytes(last)
+        origin = src.origin
+        start = origin[min(first, len(origin) - 1)]
+        end = origin[min(last, len(origin) - 1)]
         return start, max(end, start + 1)
 
     def error(self, node: ast.AST, message: str, hint: bool = False) -> ExprError:
@@ -397,7 +296,8 @@ class _Walker:
             if not expanded:
                 kids = self._check(node)
                 stack.append((node, True))
-                stack.extend((k, False) for k in reversed(kids))
+                for kid in reversed(kids):
+                    stack.append((kid, False))
                 arity[id(node)] = len(kids)
             else:
                 k = arity.pop(id(node))

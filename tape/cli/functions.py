@@ -116,6 +116,15 @@ CONSTANTS: dict[str, tuple[float, str]] = {
 }
 
 
+def call_sympy(sympy_module, name: str, args: list):
+    """Apply the table's function ``name`` on the SymPy side (vectors are lists of SymPy
+    expressions). ``symbolic.py`` calls this; the caller imports SymPy and passes it in."""
+    spec = FUNCTIONS[name].sympy
+    if isinstance(spec, str):
+        return getattr(sympy_module, spec)(*args)
+    return spec(sympy_module, *args)
+
+
 def allowed_summary() -> str:
     """One line listing every function the language accepts (for error messages and help)."""
     return "allowed functions: " + " ".join(FUNCTIONS)

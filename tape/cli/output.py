@@ -186,7 +186,8 @@ def _render_csv(report: Report) -> None:
 
 
 def _fmt(value: float, precision: int) -> str:
-    return f"{value:.{precision}g}"
+    # "+ 0.0" shows -0.0 as 0 in tables (machine formats keep the exact sign)
+    return f"{value + 0.0:.{precision}g}"
 
 
 def _render_table(report: Report, precision: int) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
-import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -150,29 +150,21 @@ def stack(points: list[dict], names: list[str], where: str = "--at") -> Points:
 
 def from_text(text: str, names: list[str], where: str) -> Points:
     """Points from text, one per line (the ``--at -`` format)."""
-    if len(names) == 1 and not any(c in text for c in "=[#,"):
-        try:  # fast path: one plain number per line
-            values = np.array(text.split(), dtype=np.float64)
-        except ValueError:
-            values = None
-        if values is not None and values.size == len([s for s in text.splitlines()
-                                                      if s.strip()]):
-            if values.size == 0:
-                raise CLIError(f"{where}: no points given")
-            return Points(list(names), {names[0]: values}, values.size)
+    fast = _numeric_rows(text, len(names))
+    if fast is not None:
+        if fast.shape[0] == 0:
+            raise CLIError(f"{where}: no points given")
+        return Points(list(names), {n: fast[:, j].copy() for j, n in enumerate(names)},
+                      fast.shape[0])
     return from_lines(text.splitlines(), names, where)
 
 
 def from_lines(lines: list[str], names: list[str], where: str) -> Points:
-    """Points from text lines, one per line (the ``--at -`` format)."""
+    """Points from text lines, one per line, each parsed on its own (the general path)."""
     numbered = [(i + 1, line.strip()) for i, line in enumerate(lines)]
     numbered = [(i, s) for i, s in numbered if s and not s.startswith("#")]
     if not numbered:
         raise CLIError(f"{where}: no points given")
-    fast = _numeric_rows([s for _, s in numbered], len(names))
-    if fast is not None:
-        return Points(list(names), {n: fast[:, j].copy() for j, n in enumerate(names)},
-                      fast.shape[0])
     points = []
     for lineno, s in numbered:
         if "=" not in s and "[" not in s and "," not in s and len(names) > 1:
@@ -181,15 +173,19 @@ def from_lines(lines: list[str], names: list[str], where: str) -> Points:
     return stack(points, names, where)
 
 
-def _numeric_rows(lines: list[str], width: int) -> np.ndarray | None:
-    """Fast path: every line is ``width`` plain numbers (the common pipeline case)."""
-    if width == 0:
+def _numeric_rows(text: str, width: int) -> np.ndarray | None:
+    """Fast path for the common pipeline case, every line ``width`` plain numbers separated
+    by commas or blanks: NumPy's C reader. None when the text needs the general path."""
+    if width == 0 or "=" in text or "[" in text:
         return None
     try:
-        rows = np.array([s.replace(",", " ").split() for s in lines], dtype=np.float64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")          # "input contained no data"
+            rows = np.loadtxt(io.StringIO(text.replace(",", " ")), dtype=np.float64,
+                              comments="#", ndmin=2)
     except ValueError:
         return None
-    if rows.ndim != 2 or rows.shape[1] != width:
+    if rows.shape[0] and rows.shape[1] != width:
         return None
     return rows
 
@@ -254,9 +250,3 @@ def concatenate(batches: list[Points], names: list[str]) -> Points:
             raise CLIError(f"--at: {name!r} has different shapes at different points")
         arrays[name] = np.concatenate(parts)
     return Points(list(names), arrays, sum(b.count for b in batches))
-
-
-def is_finite_point(value) -> bool:
-    """Whether a value from ``Points.at`` is finite (for warnings about the input)."""
-    values = value if isinstance(value, list) else [value]
-    return all(math.isfinite(v) for v in values)

@@ -7,6 +7,7 @@ parameters in signature order; an expression's variables are its free names, alp
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import inspect
 import os
@@ -31,8 +32,8 @@ class Target:
     """A differentiable target.
 
     ``source`` is what JSON echoes as ``expression``: the text as given, or the list of
-    expressions for ``jacobian``. ``labels`` names each output expression; ``trees`` holds the
-    parsed expressions (empty for scripts) with ``texts`` their source text.
+    expressions for ``jacobian``. ``trees`` holds the parsed expressions (empty for scripts),
+    ``texts`` their source text; ``function`` and ``path`` describe a script.
     """
 
     source: Any
@@ -42,6 +43,8 @@ class Target:
     texts: list = field(default_factory=list)
     function: Callable | None = None
     path: str | None = None
+    keyword_only: frozenset = frozenset()   # script parameters after a bare *
+    _shapes: dict = field(default_factory=dict, repr=False)
 
     @property
     def is_script(self) -> bool:
@@ -65,11 +68,9 @@ class Target:
 
         Checks every expression's shapes (exit 2 on a mismatch). Scripts: unknown (None).
         """
-        from .lower import check_shapes
-
         if self.is_script:
             return None
-        shapes = [check_shapes(t, sizes, text) for t, text in zip(self.trees, self.texts)]
+        shapes = self.tree_shapes(sizes)
         if len(shapes) == 1:
             return shapes[0]
         return sum(1 if s is None else s for s in shapes)
@@ -87,8 +88,7 @@ class Target:
             return _script_caller(self, variables)
         from .lower import to_tape
 
-        shapes = [self.output_shape_of(t, text, sizes) for t, text in zip(self.trees,
-                                                                          self.texts)]
+        shapes = self.tree_shapes(sizes)
         lowered = [to_tape(t, variables) for t in self.trees]
         single_scalar = len(lowered) == 1 and shapes[0] is None
 
@@ -107,11 +107,15 @@ class Target:
 
         return run
 
-    @staticmethod
-    def output_shape_of(tree, text, sizes):
+    def tree_shapes(self, sizes: dict) -> list:
+        """Each expression's shape (None: scalar, k: vector), checked once per ``sizes``."""
         from .lower import check_shapes
 
-        return check_shapes(tree, sizes, text)
+        key = tuple(sorted(sizes.items()))
+        if self._shapes.get("key") != key:
+            shapes = [check_shapes(t, sizes, text) for t, text in zip(self.trees, self.texts)]
+            self._shapes = {"key": key, "shapes": shapes}
+        return self._shapes["shapes"]
 
 
 def is_script(text: str) -> bool:
@@ -170,8 +174,9 @@ def script_target(text: str) -> Target:
             raise CLIError(f"{path} must have exactly one public function, or name one as "
                            f"{path}:function (candidates: {listed})")
         function = getattr(module, candidates[0])
-    names = _parameters(function, text)
-    return Target(text, "script", names, function=function, path=os.path.abspath(path))
+    names, keyword_only = _parameters(function, text)
+    return Target(text, "script", names, function=function, path=os.path.abspath(path),
+                  keyword_only=keyword_only)
 
 
 def _public_functions(module) -> list[str]:
@@ -180,18 +185,21 @@ def _public_functions(module) -> list[str]:
             and obj.__module__ == module.__name__]
 
 
-def _parameters(function, text: str) -> list[str]:
+def _parameters(function, text: str) -> tuple[list[str], frozenset]:
+    """The function's parameter names in signature order, and the keyword-only ones."""
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
         raise CLIError(f"{text}: cannot read the function's parameters") from None
-    names = []
+    names, keyword_only = [], set()
     for p in signature.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             raise CLIError(f"{text}: *args / **kwargs are not supported; name each "
                            f"variable as a parameter")
         names.append(p.name)
-    return names
+        if p.kind is p.KEYWORD_ONLY:
+            keyword_only.add(p.name)
+    return names, frozenset(keyword_only)
 
 
 def _import_script(path: str):
@@ -204,7 +212,8 @@ def _import_script(path: str):
     sys.path.insert(0, directory)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        with contextlib.redirect_stdout(sys.stderr):   # stdout carries results only
+            spec.loader.exec_module(module)
     except SyntaxError as exc:
         raise ScriptError(f"{path}:{exc.lineno}: SyntaxError: {exc.msg}") from exc
     except Exception as exc:
@@ -234,8 +243,11 @@ def _script_caller(target: Target, variables: list[str]) -> Callable:
 
     def run(*tensors):
         by_name = dict(zip(variables, tensors))
+        keyword = target.keyword_only
         try:
-            out = target.function(*[by_name[n] for n in order])
+            with contextlib.redirect_stdout(sys.stderr):   # a script's prints stay off stdout
+                out = target.function(*[by_name[n] for n in order if n not in keyword],
+                                      **{n: by_name[n] for n in order if n in keyword})
         except CLIError:
             raise
         except Exception as exc:

@@ -15,7 +15,8 @@ import weakref
 import numpy as np
 
 from . import nest
-from .registry import fast_gradient_rule, gradient_rule, recording_tapes
+from .quiet import restore, silence
+from .registry import _FAST_GRADIENTS, gradient_rule, recording_tapes
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
 
 #: Number of backward sweeps run so far (tests use it to prove Jacobians are vectorized).
@@ -278,8 +279,11 @@ class GradientTape:
     def _sweep(self, seeds: dict, sources, nb: int) -> dict:
         # Singular points give inf/nan in the result itself; NumPy's warnings about the
         # intermediate steps of rules would only be noise.
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        token = silence()
+        try:
             return self._sweep_inner(seeds, sources, nb)
+        finally:
+            restore(token)
 
     def _sweep_inner(self, seeds: dict, sources, nb: int) -> dict:
         """Reverse sweep from ``seeds`` (id -> cotangent) to ``sources``; returns id -> gradient.
@@ -345,19 +349,13 @@ class GradientTape:
             else:
                 node.needs_grad = tuple([id(i) in relevant for i in inputs])
             if fast:
-                rule = fast_gradient_rule(node)
+                rule = None if node.op.custom_grad is not None else _FAST_GRADIENTS.get(node.op.name)
                 if rule is not None:
                     in_grads = rule(node, *out_grads)
                 else:
-                    rule = gradient_rule(node)
-                    if rule is None:
+                    in_grads = _tensor_rule_on_arrays(node, out_grads)
+                    if in_grads is _NO_RULE:
                         continue
-                    in_grads = rule(node, *[_wrap(x) for x in out_grads])
-                    if in_grads is not None:
-                        in_grads = [None if x is None else
-                                    (x._value if isinstance(x, Tensor) else np.asarray(x)[()])
-                                    for x in (in_grads if isinstance(in_grads, (list, tuple))
-                                              else (in_grads,))]
             else:
                 rule = gradient_rule(node)
                 if rule is None:
@@ -406,6 +404,23 @@ class GradientTape:
         from .jacobian import tape_batch_jacobian
         return tape_batch_jacobian(self, target, source, unconnected_gradients,
                                    parallel_iterations, experimental_use_pfor)
+
+
+_NO_RULE = object()
+
+
+def _tensor_rule_on_arrays(node, out_grads):
+    """Run a node's tensor rule on raw cotangents (ops without a fast rule); raw results back."""
+    rule = gradient_rule(node)
+    if rule is None:
+        return _NO_RULE
+    got = rule(node, *[_wrap(x) for x in out_grads])
+    if got is None:
+        return None
+    if not isinstance(got, (list, tuple)):
+        got = (got,)
+    return [None if x is None else (x._value if isinstance(x, Tensor) else np.asarray(x)[()])
+            for x in got]
 
 
 def _fill_missing(got, outs, raw):

@@ -44,6 +44,17 @@ class TensorShape(tuple):
     def __str__(self):
         return tuple.__repr__(self)
 
+    def __eq__(self, other):
+        if isinstance(other, (list, tuple)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __ne__(self, other):
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    __hash__ = tuple.__hash__
+
 
 def _format_value(value) -> str:
     if np.ndim(value) == 0:
@@ -87,8 +98,16 @@ class Tensor:
         return self._value.size
 
     def numpy(self):
-        """The value as a NumPy array (a NumPy scalar for shape ())."""
-        return self._value
+        """The value as a NumPy array (a NumPy scalar for shape ()).
+
+        Arrays come back as read-only views: tensors are immutable, and writing into the result
+        must not change them (``.copy()`` it to modify).
+        """
+        v = self._value
+        if v.ndim:
+            v = v.view()
+            v.flags.writeable = False
+        return v
 
     def get_shape(self) -> TensorShape:
         return self.shape

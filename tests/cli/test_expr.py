@@ -203,3 +203,12 @@ def test_parser_raises_only_its_own_error_on_near_valid_text(text):
         assert err.lines() and err.lines()[0]
     else:
         assert all(n.isidentifier() and not n.startswith("_") for n in E.free_variables(tree))
+
+
+def test_docstring_examples():
+    import doctest
+
+    from tape.cli import tree
+
+    for module in (E, tree):
+        assert doctest.testmod(module).failed == 0

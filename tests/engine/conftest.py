@@ -2,6 +2,23 @@ import pytest
 
 from tape.engine.module import clear_session
 
+#: Tests that fail because of a known, reported engine bug: test id -> what is wrong.
+#: They run as strict xfails, so a fix makes them XPASS and fail: then delete the entry.
+KNOWN_ENGINE_BUGS = {
+    # "test_file.py::test_name[param]": "what is wrong (minimal reproducer)",
+    "test_edge_cases.py::test_complex_gradient_follows_tensorflow_convention":
+        "complex gradients use the JAX convention, not TF's: d Re(z*z)/dz at z=1+1j gives "
+        "2+2j, TF gives 2-2j (its rules multiply by conj(), e.g. Mul: grad * conj(y))",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        key = item.nodeid.split("tests/engine/", 1)[-1]
+        reason = KNOWN_ENGINE_BUGS.get(key)
+        if reason:
+            item.add_marker(pytest.mark.xfail(strict=True, reason="engine bug: " + reason))
+
 
 @pytest.fixture(autouse=True)
 def _fresh_layer_names():

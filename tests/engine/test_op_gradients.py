@@ -726,3 +726,40 @@ def test_engine_checker_catches_a_wrong_gradient():
         return [g * 3.0 * op.inputs[0] ** 2]
     testing.check_grads(good, [np.array([0.5, 1.2])], order=2)
     check(good, [np.array([0.5, 1.2])], order=2)
+
+
+# -- vectorized Jacobians and Hessians through every rule ---------------------------------------
+# The Jacobian sweep sends a batch of cotangents through each gradient rule at once, and the
+# Hessian (outer.jacobian of an inner gradient) sends it through the rules' own ops: each op
+# is checked again that way.
+from _gradcheck import check_jacobian  # noqa: E402
+
+JACOBIAN_CASES = {}
+for _name, (_op, _dom) in UNARY.items():
+    JACOBIAN_CASES[f"unary {_name}"] = (_op, [_dom((2, 3))])
+for _name, (_op, _dom) in BINARY.items():
+    JACOBIAN_CASES[f"binary {_name} (2,3)x(3,)"] = (_op, list(_dom((2, 3), (3,))))
+    JACOBIAN_CASES[f"binary {_name} (1,3)x(2,1)"] = (_op, list(_dom((1, 3), (2, 1))))
+for _name, (_op, _dom) in REDUCTIONS.items():
+    JACOBIAN_CASES[f"{_name} axis=1"] = ((lambda op: lambda a: op(a, axis=1))(_op), [_dom((2, 3))])
+    JACOBIAN_CASES[f"{_name} axis=None keepdims"] = (
+        (lambda op: lambda a: op(a, keepdims=True))(_op), [_dom((2, 3))])
+for _name, (_op, _shapes) in SHAPE_OPS.items():
+    JACOBIAN_CASES[f"shape {_name}"] = (_op, [U(s, -2, 2) for s in _shapes])
+for _name, (_op, _args) in LINALG.items():
+    JACOBIAN_CASES[f"linalg {_name}"] = (_op, _args)
+for _name in ["softmax", "log_softmax"]:
+    JACOBIAN_CASES[f"nn.{_name}"] = (getattr(tape.nn, _name), [U((2, 3), -2, 2)])
+JACOBIAN_CASES["where"] = ((lambda c: lambda a, b: tape.where(c, a, b))(
+    tape.constant([[True, False, True], [False, True, True]])), [U((2, 3), -2, 2), U((3,), -2, 2)])
+JACOBIAN_CASES["clip_by_value"] = (lambda a: tape.clip_by_value(a, -0.5, 0.5),
+                                   [np.array([[-0.9, -0.2, 0.3], [0.7, 0.1, -0.35]])])
+JACOBIAN_CASES["cast round trip"] = (lambda a: tape.cast(a, tape.float64) * a, [U((3,), -1, 1)])
+JACOBIAN_CASES["cond"] = (lambda a: tape.cond(tape.reduce_sum(a) > -10.0, lambda: a * tape.sin(a),
+                                              lambda: a), [U((3,), -1, 1)])
+
+
+@pytest.mark.parametrize("name", sorted(JACOBIAN_CASES))
+def test_jacobian_and_hessian(name):
+    op, args = JACOBIAN_CASES[name]
+    check_jacobian(op, args, label=name)

@@ -332,7 +332,7 @@ def test_s001_dict_of_sources():
 
 
 def test_s001_gradients_of_a_model(capsys):
-    layer = tf.layers.Dense(2, activation='relu')   # tf.keras.layers.Dense in the tutorial
+    layer = tf.keras.layers.Dense(2, activation='relu')
     x = tf.constant([[1., 2., 3.]])
 
     with tf.GradientTape() as tape:
@@ -631,31 +631,36 @@ def test_s001_gradient_through_stateful_object(capsys):
 
 
 def test_s001_no_gradient_registered(capsys):
-    # tf.image.adjust_contrast wraps raw_ops.AdjustContrastv2, which has no gradient. tape has
-    # no tf.image; the same op is defined here with tape.primitive and no registered gradient.
+    image = tf.Variable([[[0.5, 0.0, 0.0]]])
+    delta = tf.Variable(0.1)
+
+    with tf.GradientTape() as tape:
+        new_image = tf.image.adjust_contrast(image, delta)
+
+    try:
+        print(tape.gradient(new_image, [image, delta]))
+        assert False   # This should not happen.
+    except LookupError as e:
+        print(f'{type(e).__name__}: {e}')
+    assert printed(capsys) == ["LookupError: gradient registry has no entry for: AdjustContrastv2"]
+    # the forward value: (x - mean over the image) * delta + mean, per channel (1x1 image)
+    close(new_image, [[[0.5, 0.0, 0.0]]])
+
+
+def test_s001_no_gradient_registered_user_primitive(capsys):
+    # the same situation with an op defined by the user through tape.primitive
     def _adjust_contrast(images, contrast_factor):
         mean = images.mean(axis=(-3, -2), keepdims=True)
         return (images - mean) * contrast_factor + mean
+    adjust_contrast = tf.primitive(_adjust_contrast, name="TestsAdjustContrast")
 
-    class image_ops:
-        adjust_contrast = staticmethod(tf.primitive(_adjust_contrast, name="AdjustContrastv2"))
-
-    tf.image = image_ops   # only for this test
-    try:
-        image = tf.Variable([[[0.5, 0.0, 0.0]]])
-        delta = tf.Variable(0.1)
-
-        with tf.GradientTape() as tape:
-            new_image = tf.image.adjust_contrast(image, delta)
-
-        try:
-            print(tape.gradient(new_image, [image, delta]))
-            assert False   # This should not happen.
-        except LookupError as e:
-            print(f'{type(e).__name__}: {e}')
-    finally:
-        del tf.image
-    assert printed(capsys) == ["LookupError: gradient registry has no entry for: AdjustContrastv2"]
+    image = tf.Variable([[[0.5, 0.0, 0.0], [0.1, 0.2, 0.3]]])
+    delta = tf.Variable(0.1)
+    with tf.GradientTape() as tape:
+        new_image = adjust_contrast(image, delta)
+    with pytest.raises(LookupError) as exc:
+        tape.gradient(new_image, [image, delta])
+    assert str(exc.value).strip("'") == "gradient registry has no entry for: TestsAdjustContrast"
 
 
 def test_s001_zeros_instead_of_none(capsys):
@@ -773,8 +778,8 @@ def test_s003_watch_accessed_variables_false():
 
 def test_s003_unbuilt_layers_have_no_variables():
     inputs = tf.constant([[1.0, 2.0, 3.0]])
-    a = tf.layers.Dense(32)   # tf.keras.layers.Dense
-    b = tf.layers.Dense(32)
+    a = tf.keras.layers.Dense(32)
+    b = tf.keras.layers.Dense(32)
     assert a.variables == () or list(a.variables) == []
     with tf.GradientTape(watch_accessed_variables=False) as tape:
         tape.watch(a.variables)  # Since `a.build` has not been called at this point
@@ -839,7 +844,7 @@ def test_s003_reset_in_control_flow():
 
 
 def test_s003_stop_recording():
-    model = tf.layers.Dense(3, kernel_initializer="ones")
+    model = tf.keras.layers.Dense(3, kernel_initializer="ones")
     x = tf.constant([[1.0, 2.0]])
 
     def compute_loss(model):
@@ -957,3 +962,13 @@ def test_s003_batch_jacobian_batch_mismatch():
         y = tf.reshape(x, (1, 4))
     with pytest.raises(ValueError):
         g.batch_jacobian(y, x)
+
+
+def test_s003_aliases():
+    # "Main aliases: tf.autodiff.GradientTape"
+    assert tf.autodiff.GradientTape is tf.GradientTape
+    x = tf.constant(3.0)
+    with tf.autodiff.GradientTape() as g:
+        g.watch(x)
+        y = x * x
+    close(g.gradient(y, x), 6.0)

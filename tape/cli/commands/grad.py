@@ -18,6 +18,7 @@ MAX_ORDER = 10
 
 def grad(
     target: Annotated[str, typer.Argument(
+        metavar="TARGET",
         help="An expression such as '2*x**3+4*x**2' or a script path.py[:function].")],
     at: AtOption = None,
     points: PointsOption = None,

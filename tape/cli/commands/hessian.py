@@ -15,6 +15,7 @@ from .common import (AtOption, PointsOption, Problem, WrtOption, at_columns,
 
 def hessian(
     target: Annotated[str, typer.Argument(
+        metavar="TARGET",
         help="A scalar expression such as 'x**2*y' or a script path.py[:function].")],
     at: AtOption = None,
     points: PointsOption = None,

@@ -14,7 +14,7 @@ from .common import (AtOption, PointsOption, Problem, WrtOption, at_columns, pre
 def jacobian(
     targets: Annotated[list[str], typer.Argument(
         metavar="TARGET...",
-        help="Expressions ('x*y' 'x+y'), one bracketed list '[x*y, x+y]', or a script "
+        help="Expressions ('x*y' 'x+y'), one bracketed list '\\[x*y, x+y]', or a script "
              "path.py[:function] returning a vector.")],
     at: AtOption = None,
     points: PointsOption = None,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
@@ -76,29 +77,53 @@ def custom_gradient(f=None):
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
+        from ..tape import GradientTape
         inputs = tuple(a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args)
         paused = recording_tapes[:]
         recording_tapes.clear()
+        probe = GradientTape()          # only to learn which variables f reads
         try:
-            y, grad_fn = f(*inputs, **kwargs)
+            with probe:
+                y, grad_fn = f(*inputs, **kwargs)
         finally:
             recording_tapes[:] = paused
+        variables = list(probe.watched_variables())
         flat = [convert_to_tensor(t) for t in nest.flatten(y)]
         outputs = tuple(_wrap(t._value) for t in flat)
         if recording_tapes:
             op = Primitive(None, f"CustomGradient:{getattr(f, '__name__', 'f')}", "many")
-
-            def rule(node, *gs):
-                got = grad_fn(*gs)
-                got = list(got) if isinstance(got, (list, tuple)) else [got]
-                if len(got) != len(inputs):
-                    raise ValueError(f"custom_gradient: grad_fn of {f.__name__} returned {len(got)} "
-                                     f"gradients for {len(inputs)} inputs")
-                return [None if g is None else convert_to_tensor(g) for g in got]
-            op.custom_grad = rule
-            record(op, inputs, outputs, {})
+            op.custom_grad = _custom_rule(f, grad_fn, len(inputs), variables)
+            record(op, inputs + tuple(variables), outputs, {})
         return nest.pack_sequence_as(y, list(outputs))
     return wrapped
+
+
+def _custom_rule(f, grad_fn, n_inputs, variables):
+    """The gradient rule of one custom_gradient call: grad_fn's results, checked and flattened."""
+    name = getattr(f, "__name__", "f")
+
+    def rule(node, *gs):
+        if variables:
+            try:
+                accepts = "variables" in inspect.signature(grad_fn).parameters
+            except (TypeError, ValueError):
+                accepts = True
+            if not accepts:
+                raise TypeError(f"custom_gradient: {name} reads variables, so its grad_fn must accept "
+                                "a keyword argument 'variables' and return (input grads, variable grads)")
+            got, var_grads = grad_fn(*gs, variables=variables)
+            var_grads = list(var_grads)
+            if len(var_grads) != len(variables):
+                raise ValueError(f"custom_gradient: grad_fn of {name} returned {len(var_grads)} "
+                                 f"variable gradients for {len(variables)} variables")
+        else:
+            got, var_grads = grad_fn(*gs), []
+        got = list(got) if isinstance(got, (list, tuple)) else [got]
+        if len(got) != n_inputs:
+            raise ValueError(f"custom_gradient: grad_fn of {name} returned {len(got)} gradients for "
+                             f"{n_inputs} inputs")
+        return [None if g is None else convert_to_tensor(g) for g in got + var_grads]
+    return rule
 
 
 def recompute_grad(f):

@@ -104,9 +104,12 @@ def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, dtype=None, na
 
 
 class _RandomState:
-    """Process-wide generator so ``set_seed`` makes every later draw reproducible."""
+    """Process-wide generator so ``set_seed`` makes every later draw reproducible.
 
-    generator = np.random.default_rng()
+    Created on first use: importing numpy.random costs start-up time the CLI does not need.
+    """
+
+    generator = None
 
 
 def set_seed(seed):
@@ -115,7 +118,11 @@ def set_seed(seed):
 
 
 def _rng(seed):
-    return np.random.default_rng(int(seed)) if seed is not None else _RandomState.generator
+    if seed is not None:
+        return np.random.default_rng(int(seed))
+    if _RandomState.generator is None:
+        _RandomState.generator = np.random.default_rng()
+    return _RandomState.generator
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype="float64", seed=None, name=None):

@@ -42,8 +42,7 @@ def _binary(name, fn, da, db, fast_da=None, fast_db=None):
 
 def _mul_no_nan_np(g, d):
     """g * d, but exactly 0 where g is 0 (even where d is inf or nan): see ``mul_no_nan``."""
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        out = g * d
+    out = g * d                     # callers run inside the sweep's silenced NumPy error state
     if np.ndim(out) == 0:
         return out if g != 0 else out.dtype.type(0)
     zero = g == 0
