@@ -18,6 +18,8 @@ import typer
 from typer._click import exceptions as click_exceptions
 from typer.core import TyperGroup
 
+from .commands.check import check
+from .commands.diff import diff
 from .commands.grad import grad
 from .commands.hessian import hessian
 from .commands.jacobian import jacobian
@@ -29,6 +31,8 @@ COMMANDS = [
     (grad, "grad"),
     (jacobian, "jacobian"),
     (hessian, "hessian"),
+    (diff, "diff"),
+    (check, "check"),
 ]
 
 DEBUG_FLAG = "--debug"

@@ -9,6 +9,8 @@ import typer
 from .. import evaluate, output
 from ..compute import multisets
 from ..errors import CLIError
+from ..crosscheck import (ATOL, RTOL, TIMEOUT, AtolOption, CheckOption, CheckSettings, Layout,
+                          RtolOption, TimeoutOption, finish)
 from .common import (AtOption, PointsOption, Problem, WrtOption, at_columns,
                      check_partial_count, derivative_labels, prepare, title)
 
@@ -29,6 +31,10 @@ def grad(
              "every distinct N-th order partial.")] = 1,
     fmt: output.FormatOption = output.Format.auto,
     precision: output.PrecisionOption = 6,
+    check: CheckOption = False,
+    rtol: RtolOption = RTOL,
+    atol: AtolOption = ATOL,
+    timeout: TimeoutOption = TIMEOUT,
 ) -> None:
     """Value and gradient of TARGET at each point (higher orders with --order)."""
     fmt = output.resolve_format(fmt)
@@ -42,7 +48,9 @@ def grad(
     if outcome.value.ndim != 1:
         raise CLIError(f"grad needs a scalar function; {target} returns "
                        f"{outcome.value.shape[1]} values per point (use tape jacobian)")
-    output.render(gradient_report(problem, outcome, order), fmt, precision)
+    finish(gradient_report(problem, outcome, order), problem,
+           Layout.for_grad(problem.comps, order), CheckSettings(check, rtol, atol, timeout),
+           fmt, precision)
 
 
 def gradient_report(problem: Problem, outcome: evaluate.Outcome, order: int) -> output.Report:

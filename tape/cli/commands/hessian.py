@@ -9,6 +9,8 @@ import typer
 from .. import evaluate, output
 from ..compute import multisets
 from ..errors import CLIError
+from ..crosscheck import (ATOL, RTOL, TIMEOUT, AtolOption, CheckOption, CheckSettings, Layout,
+                          RtolOption, TimeoutOption, finish)
 from .common import (AtOption, PointsOption, Problem, WrtOption, at_columns,
                      check_partial_count, derivative_labels, prepare, title)
 
@@ -22,6 +24,10 @@ def hessian(
     wrt: WrtOption = None,
     fmt: output.FormatOption = output.Format.auto,
     precision: output.PrecisionOption = 6,
+    check: CheckOption = False,
+    rtol: RtolOption = RTOL,
+    atol: AtolOption = ATOL,
+    timeout: TimeoutOption = TIMEOUT,
 ) -> None:
     """Hessian of TARGET at each point: rows and columns in --wrt order."""
     fmt = output.resolve_format(fmt)
@@ -35,7 +41,8 @@ def hessian(
     if outcome.value.ndim != 1:
         raise CLIError(f"hessian needs a scalar function; {target} returns "
                        f"{outcome.value.shape[1]} values per point")
-    output.render(hessian_report(problem, outcome), fmt, precision)
+    finish(hessian_report(problem, outcome), problem, Layout.for_hessian(problem.comps),
+           CheckSettings(check, rtol, atol, timeout), fmt, precision)
 
 
 def hessian_matrix(outcome: evaluate.Outcome, d: int, n: int) -> np.ndarray:

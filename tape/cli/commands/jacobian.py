@@ -7,6 +7,8 @@ from typing import Annotated
 import typer
 
 from .. import evaluate, output
+from ..crosscheck import (ATOL, RTOL, TIMEOUT, AtolOption, CheckOption, CheckSettings, Layout,
+                          RtolOption, TimeoutOption, finish)
 from .common import (AtOption, PointsOption, Problem, WrtOption, at_columns, prepare,
                      title)
 
@@ -21,6 +23,10 @@ def jacobian(
     wrt: WrtOption = None,
     fmt: output.FormatOption = output.Format.auto,
     precision: output.PrecisionOption = 6,
+    check: CheckOption = False,
+    rtol: RtolOption = RTOL,
+    atol: AtolOption = ATOL,
+    timeout: TimeoutOption = TIMEOUT,
 ) -> None:
     """Value and Jacobian of TARGET(s) at each point: one row per output, one column per
     --wrt component."""
@@ -28,7 +34,9 @@ def jacobian(
     problem = prepare(targets, at, points, wrt, vector=True)
     outcome = evaluate.run(problem.target, problem.points, problem.variables, problem.comps,
                            "jacobian", show_progress=output.progress_wanted(fmt))
-    output.render(jacobian_report(problem, outcome), fmt, precision)
+    report = jacobian_report(problem, outcome)
+    finish(report, problem, Layout.for_jacobian(problem.comps, report.value.shape[1]),
+           CheckSettings(check, rtol, atol, timeout), fmt, precision)
 
 
 def output_labels(problem: Problem, m: int) -> list[str]:

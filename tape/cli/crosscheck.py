@@ -1,0 +1,327 @@
+"""``--check``: a second opinion on every number ``grad``, ``jacobian`` and ``hessian`` print.
+
+Expressions are differentiated by SymPy (through ``symbolic.py``) in a time-limited child
+process and evaluated exactly at the same points; script targets are checked by finite
+differences with Richardson extrapolation (``fdcheck.py``). A command computes its report as
+usual and hands it to ``finish``, which adds the check to the JSON document (per point
+``"check"``, top-level ``"symbolic"``), prints the report, prints a check table on a terminal,
+and exits 1 on disagreement or 3 when SymPy ran out of time (after printing the numbers).
+
+A ``Layout`` says what the report's flat derivative columns are, so the expected values and the
+symbolic strings can be given "in the result's shape" (SPEC section 3).
+"""
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+from typing import Annotated, Any, Optional
+
+import numpy as np
+import typer
+
+from .errors import CHECK_FAILED, CLIError
+from .timelimit import DEFAULT_TIMEOUT, run_limited
+
+CheckOption = Annotated[bool, typer.Option(
+    "--check", help="Cross-check every number: SymPy for expressions, finite differences "
+                    "for scripts; exit 1 on disagreement.")]
+RtolOption = Annotated[float, typer.Option(
+    "--rtol", min=0.0, help="Relative tolerance of --check.")]
+AtolOption = Annotated[float, typer.Option(
+    "--atol", min=0.0, help="Absolute tolerance of --check.")]
+TimeoutOption = Annotated[float, typer.Option(
+    "--timeout", min=0.0, help="Seconds the symbolic work may take (then exit 3).")]
+
+RTOL = 1e-6
+ATOL = 1e-9
+TIMEOUT = DEFAULT_TIMEOUT
+#: above this many point-by-derivative evaluations, evaluate in float64 (NumPy), not mpmath
+EXACT_LIMIT = 20_000
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    """The ``--check``, ``--rtol``, ``--atol`` and ``--timeout`` options of a command."""
+
+    enabled: bool = False
+    rtol: float = RTOL
+    atol: float = ATOL
+    timeout: float = TIMEOUT
+
+
+@dataclass
+class Layout:
+    """What the report's flat derivative columns are.
+
+    ``kind``: ``gradient``, ``derivative`` (one N-th derivative), ``partials``, ``hessian``
+    or ``jacobian``. ``keys[j]`` is column j as a multiset of component indices (for
+    ``jacobian``: ``(output, component)``). ``comps`` are the problem's components.
+    """
+
+    kind: str
+    keys: list
+    comps: list
+    outputs: int = 1
+
+    @classmethod
+    def for_grad(cls, comps, order: int) -> "Layout":
+        from .compute import multisets
+
+        keys = multisets(len(comps), order) if comps else []
+        kind = "gradient" if order == 1 else ("derivative" if len(comps) == 1 else "partials")
+        return cls(kind, keys, comps)
+
+    @classmethod
+    def for_hessian(cls, comps) -> "Layout":
+        d = len(comps)
+        return cls("hessian", [(i, j) for i in range(d) for j in range(d)], comps)
+
+    @classmethod
+    def for_jacobian(cls, comps, outputs: int) -> "Layout":
+        return cls("jacobian", [(o, j) for o in range(outputs) for j in range(len(comps))],
+                   comps, outputs)
+
+    def shape(self, flat: list) -> Any:
+        """Arrange one point's flat column values like the command's JSON result."""
+        if self.kind == "gradient":
+            out: dict = {}
+            for c, v in zip(self.comps, flat):
+                if c.index is None:
+                    out[c.name] = v
+                else:
+                    out.setdefault(c.name, []).append(v)
+            return out
+        if self.kind == "derivative":
+            return flat[0] if flat else None
+        if self.kind == "partials":
+            return list(flat)
+        width = len(self.comps)
+        return [list(flat[r * width:(r + 1) * width]) for r in range(len(flat) // width or 0)]
+
+
+@dataclass
+class Verdict:
+    """The outcome of a check: expected values (N, D), per-point errors and agreement."""
+
+    method: str                        # "sympy" or "finite-difference"
+    expected: np.ndarray
+    max_abs_error: np.ndarray          # (N,)
+    agree: np.ndarray                  # (N,) bool
+    entries: np.ndarray                # (N, D) bool: each number's agreement
+    symbolic: Optional[list] = None    # D strings (sympy)
+    estimate: Optional[np.ndarray] = None  # (N, D) error estimates (finite differences)
+
+
+def finish(report, problem, layout: Layout, settings: CheckSettings, fmt,
+           precision: int) -> None:
+    """Print ``report`` (checked when ``settings.enabled``); raise for exit 1 / exit 3."""
+    from . import output
+
+    if not settings.enabled:
+        output.render(report, fmt, precision)
+        return
+    try:
+        verdict = check(report, problem, layout, settings)
+    except CLIError as exc:
+        if exc.code == 3:   # undecided: the numbers still stand
+            output.render(report, fmt, precision)
+        raise
+    _attach(report, layout, verdict)
+    output.render(report, fmt, precision)
+    if fmt is output.Format.table:
+        _render_table(report, verdict, precision)
+    if not verdict.agree.all():
+        raise CLIError(_failure(report, verdict), CHECK_FAILED)
+
+
+def check(report, problem, layout: Layout, settings: CheckSettings) -> Verdict:
+    """Compute the second opinion for ``report.derivatives`` and compare."""
+    tape_values = np.asarray(report.derivatives, dtype=np.float64)
+    if problem.target.is_script:
+        return _finite_difference(tape_values, problem, layout, settings)
+    sizes = problem.points.sizes()
+    arrays = [problem.points.arrays[n] for n in problem.variables]
+    strings, expected = run_limited(
+        _sympy_job, problem.target.trees, problem.variables, problem.wrt, sizes, arrays,
+        layout, timeout=settings.timeout)
+    expected = np.asarray(expected, dtype=np.float64).reshape(tape_values.shape)
+    errors, agree, entries = compare(tape_values, expected, settings.rtol, settings.atol)
+    return Verdict("sympy", expected, errors, agree, entries, symbolic=strings)
+
+
+def compare(tape_values: np.ndarray, expected: np.ndarray, rtol: float, atol: float,
+            slack: Optional[np.ndarray] = None):
+    """Per point: the largest |tape - expected| and whether every entry agrees; and the
+    (N, D) agreement of each entry. Equal infinities and two nans agree; ``slack`` (an
+    error estimate) widens the tolerance entrywise by 3 times itself.
+    """
+    with np.errstate(invalid="ignore"):
+        diff = np.abs(tape_values - expected)
+        same = (tape_values == expected) | (np.isnan(tape_values) & np.isnan(expected))
+        diff = np.where(same, 0.0, diff)
+        bound = atol + rtol * np.abs(expected) + (0 if slack is None else 3 * slack)
+        ok = same | (diff <= bound)
+    width = tape_values.shape[1] if tape_values.ndim == 2 else 1
+    diff = diff.reshape(len(diff), width)
+    errors = np.where(np.isnan(diff).any(axis=1), np.nan,
+                      np.max(np.nan_to_num(diff, nan=0.0), axis=1, initial=0.0))
+    entries = ok.reshape(len(ok), width)
+    return errors, entries.all(axis=1), entries
+
+
+def _sympy_job(trees, variables, wrt, sizes, arrays, layout: Layout):
+    """In the child: symbolic derivatives for every column, tidied strings, exact values."""
+    from . import symbolic as S
+
+    sp = S.sympy()
+    symbols = S.variable_symbols({n: sizes[n] for n in variables})
+    comps = S.component_symbols(wrt, sizes)
+    memo: dict = {}
+
+    def partial(base, key):
+        if key not in memo:
+            memo[key] = base if not key else S.derivative(partial(base, key[:-1]), key[-1:])
+        return memo[key]
+
+    if layout.kind == "jacobian":
+        outputs = [c for t in trees for c in S.as_vector(S.to_sympy(t, sizes))]
+        raw = [S.derivative(outputs[o], [comps[j]]) for o, j in layout.keys]
+    else:
+        f = S.as_scalar(S.to_sympy(trees[0], sizes))
+        raw = [partial(f, tuple(comps[i] for i in sorted(key))) for key in layout.keys]
+    tidy: dict = {}
+    strings = []
+    for e in raw:
+        if e not in tidy:
+            tidy[e] = S.render(S.tidy(e))
+        strings.append(tidy[e])
+    flat_symbols = [s for n in variables for s in
+                    (symbols[n] if isinstance(symbols[n], list) else [symbols[n]])]
+    columns = [a.reshape(len(a), -1) for a in arrays]
+    table = np.concatenate(columns, axis=1) if columns else np.zeros((1, 0))
+    count = table.shape[0]
+    if count * max(len(raw), 1) <= EXACT_LIMIT:
+        evaluate = S.evaluator(raw, flat_symbols)
+        expected = [evaluate(row) for row in table.tolist()]
+    else:
+        fn = sp.lambdify(flat_symbols, raw, modules="numpy")
+        with np.errstate(all="ignore"):
+            values = fn(*[table[:, i] for i in range(table.shape[1])])
+        expected = np.stack([np.broadcast_to(np.asarray(v, dtype=np.float64), (count,))
+                             for v in values], axis=1).tolist() if raw else [[]] * count
+    return strings, expected
+
+
+def _finite_difference(tape_values, problem, layout: Layout, settings: CheckSettings):
+    from . import evaluate as EV
+    from . import fdcheck
+    from .points import Points
+
+    names = problem.variables
+    base = [np.asarray(problem.points.arrays[n], dtype=np.float64) for n in names]
+
+    def values(arrays):
+        pts = Points(names, dict(zip(names, arrays)), problem.points.count)
+        return EV.run(problem.target, pts, names, [], "partials", 1).value
+
+    moves = [(c.var, c.index) for c in layout.comps]
+    count = tape_values.shape[0]
+    estimate = np.empty_like(tape_values)
+    error = np.empty_like(tape_values)
+    cache: dict = {}
+    for column, key in enumerate(layout.keys):
+        output, key = ((key[0], (key[1],)) if layout.kind == "jacobian"
+                       else (None, tuple(sorted(key))))
+        if key not in cache:
+            cache[key] = fdcheck.partial(values, base, moves, key)
+        est, err = cache[key]
+        if output is not None:
+            est = est.reshape(count, -1)[:, output]
+            err = err.reshape(count, -1)[:, output]
+        estimate[:, column], error[:, column] = est, err
+    errors, agree, entries = compare(tape_values, estimate, settings.rtol, settings.atol,
+                                     slack=error)
+    return Verdict("finite-difference", estimate, errors, agree, entries, estimate=error)
+
+
+def _attach(report, layout: Layout, verdict: Verdict) -> None:
+    """Wrap the report's JSON document so it carries the check (SPEC's shapes)."""
+    build = report.document
+
+    def document() -> dict:
+        doc = build()
+        for i, entry in enumerate(doc.get("points", [])):
+            entry["check"] = {"method": verdict.method,
+                              "expected": layout.shape(verdict.expected[i].tolist()),
+                              "max_abs_error": float(verdict.max_abs_error[i]),
+                              "agree": bool(verdict.agree[i])}
+        if verdict.symbolic is not None:
+            doc["symbolic"] = layout.shape(list(verdict.symbolic))
+        return _finite_only(doc)
+
+    report.document = document
+
+
+def _finite_only(obj):
+    """JSON has no inf/nan: such numbers become null."""
+    if isinstance(obj, dict):
+        return {k: _finite_only(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_finite_only(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def _failure(report, verdict: Verdict) -> str:
+    bad = np.flatnonzero(~verdict.agree)
+    first = int(bad[0])
+    where = ", ".join(f"{lab}={v!r}" for lab, v in zip(report.at_labels,
+                                                       report.at[first].tolist()))
+    columns = report.derivatives[first]
+    expected = verdict.expected[first]
+    worst = int(np.nanargmax(np.where(np.isnan(columns - expected), np.inf,
+                                      np.abs(columns - expected))))
+    other = "SymPy" if verdict.method == "sympy" else "finite differences"
+    return (f"check failed: tape and {other} disagree at {len(bad)} of "
+            f"{len(verdict.agree)} point{'s' if len(verdict.agree) > 1 else ''}\n"
+            f"first at {where or 'the only point'}: {report.derivative_labels[worst]} is "
+            f"{columns[worst]!r} by tape, {expected[worst]!r} by {other}")
+
+
+def _render_table(report, verdict: Verdict, precision: int) -> None:
+    """A terminal table: each derivative, its symbolic form (or error estimate) and status."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    single = len(verdict.agree) == 1
+    title = "check: SymPy" if verdict.method == "sympy" else \
+        "check: finite differences (Richardson)"
+    table = Table(title=title, title_justify="left")
+    table.add_column("derivative")
+    if verdict.symbolic is not None:
+        table.add_column("symbolic", style="magenta")
+    table.add_column("tape" if single else "max |error|", justify="right", style="green")
+    if single:
+        table.add_column("expected", justify="right")
+    if verdict.estimate is not None:
+        table.add_column("± estimate", justify="right")
+    table.add_column("agree")
+    for j, label in enumerate(report.table_labels):
+        tape_col, expected = report.derivatives[:, j], verdict.expected[:, j]
+        ok = bool(verdict.entries[:, j].all())
+        row = [escape(label)]
+        if verdict.symbolic is not None:
+            row.append(escape(verdict.symbolic[j]))
+        if single:
+            row += [f"{tape_col[0] + 0.0:.{precision}g}", f"{expected[0] + 0.0:.{precision}g}"]
+        else:
+            with np.errstate(invalid="ignore"):
+                row.append(f"{np.nanmax(np.abs(tape_col - expected)):.2g}")
+        if verdict.estimate is not None:
+            row.append(f"{np.nanmax(verdict.estimate[:, j]):.2g}")
+        row.append("[green]✓[/green]" if ok else "[red]✗[/red]")
+        table.add_row(*row)
+    Console(file=sys.stdout).print(table)

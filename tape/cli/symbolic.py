@@ -1,0 +1,280 @@
+"""The symbolic side: expression tree -> SymPy, derivatives, tidy forms, exact evaluation.
+
+SymPy is imported lazily (``sympy()``), so only the code paths that need it load it: ``--check``,
+``tape diff`` and ``tape check``. Everything here is plain, synchronous SymPy work; callers run it
+under a time limit with ``timelimit.run_limited``.
+
+The lowering is one walker (``to_sympy``) over the same tree ``lower.to_tape`` walks, reading
+each function's SymPy builder from the single table in ``functions.py``. Variables are real
+symbols; a vector variable ``x`` of length k becomes the list of symbols ``x[0] .. x[k-1]``, and
+vector values are Python lists, combined elementwise like the batched tape values.
+
+>>> from tape.cli.expr import parse
+>>> d = derivative(to_sympy(parse("x^2*y"), {"x": None, "y": None}), [symbol("x")])
+>>> render(tidy(d))
+'2*x*y'
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from . import tree as E
+from .errors import CLIError
+from .functions import CONSTANTS, FUNCTIONS
+
+#: Expressions with more operations than this are shown as differentiated (``simplify`` is
+#: superlinear and rarely helps on big expressions).
+SIMPLIFY_LIMIT = 150
+#: Working precision (decimal digits) of the exact evaluation.
+DIGITS = 30
+
+
+def sympy():
+    """The SymPy module, imported on first use."""
+    import sympy as sp
+
+    return sp
+
+
+def symbol(name: str):
+    """The real SymPy symbol for a scalar variable or a vector component (``x[0]``)."""
+    return sympy().Symbol(name, real=True)
+
+
+def variable_symbols(sizes: dict[str, int | None]) -> dict[str, Any]:
+    """Each variable's symbol, or list of component symbols for a vector variable."""
+    return {name: symbol(name) if size is None else
+            [symbol(f"{name}[{i}]") for i in range(size)]
+            for name, size in sizes.items()}
+
+
+def component_symbols(wrt: Sequence[str], sizes: dict[str, int | None]) -> list:
+    """The differentiation components in ``wrt`` order, vectors flattened (like the tape's)."""
+    table = variable_symbols({name: sizes[name] for name in wrt})
+    out = []
+    for name in wrt:
+        value = table[name]
+        out.extend(value if isinstance(value, list) else [value])
+    return out
+
+
+# --------------------------------------------------------------------------- lowering
+
+class _Terms(list):
+    """A pending sum or product (``op`` is ``sp.Add`` or ``sp.Mul``), built in one call when
+    used, so a 50,000-term ``x+x+...`` costs linear rather than quadratic time."""
+
+    def __init__(self, op, items):
+        super().__init__(items)
+        self.op = op
+
+
+def _number(sp, value: float):
+    if math.isnan(value):
+        return sp.nan
+    if math.isinf(value):
+        return sp.oo if value > 0 else -sp.oo
+    if value.is_integer():
+        return sp.Integer(int(value))
+    return sp.Rational(repr(value))   # the decimal as typed: 0.1 -> 1/10
+
+
+def _elementwise(fn, *args):
+    """Apply ``fn`` to scalars, or componentwise when any argument is a vector (a list)."""
+    length = next((len(a) for a in args if isinstance(a, list)), None)
+    if length is None:
+        return fn(*args)
+    return [fn(*[a[i] if isinstance(a, list) else a for a in args]) for i in range(length)]
+
+
+def to_sympy(tree: E.Expr, sizes: dict[str, int | None]):
+    """Lower an expression tree to a SymPy expression (a list of them for a vector value).
+
+    ``sizes`` maps every free variable to None (scalar) or its vector length.
+    """
+    sp = sympy()
+    symbols = variable_symbols(sizes)
+
+    def done(value):
+        if isinstance(value, _Terms):
+            return value.op(*[done(v) for v in value])
+        if isinstance(value, list):
+            return [done(v) for v in value]
+        return value
+
+    def is_vector(value):
+        return isinstance(value, list) and not isinstance(value, _Terms)
+
+    def collect(op, left, right, negate_right=False):
+        if is_vector(left) or is_vector(right):
+            fn = (lambda a, b: a - b) if negate_right else op
+            return _elementwise(fn, done(left), done(right))
+        if negate_right:
+            right = -done(right)
+        # each fold result is used exactly once, so the left sum may grow in place
+        items = left if isinstance(left, _Terms) and left.op is op else _Terms(op, [done(left)])
+        items.extend(right if isinstance(right, _Terms) and right.op is op else [done(right)])
+        return items
+
+    def visit(node, kids):
+        if isinstance(node, E.Number):
+            return _number(sp, node.value)
+        if isinstance(node, E.Constant):
+            return getattr(sp, CONSTANTS[node.name][1])
+        if isinstance(node, E.Variable):
+            if node.name not in symbols:
+                raise CLIError(f"no value given for variable {node.name!r}")
+            return symbols[node.name]
+        if isinstance(node, E.Unary):
+            operand = done(kids[0])
+            return operand if node.op == "+" else _elementwise(lambda a: -a, operand)
+        if isinstance(node, E.Binary):
+            left, right = kids
+            if node.op == "+":
+                return collect(sp.Add, left, right)
+            if node.op == "-":
+                return collect(sp.Add, left, right, negate_right=True)
+            if node.op == "*":
+                return collect(sp.Mul, left, right)
+            if node.op == "/":
+                return _elementwise(lambda a, b: a / b, done(left), done(right))
+            return _elementwise(lambda a, b: a ** b, done(left), done(right))
+        if isinstance(node, E.Index):
+            value = done(kids[0])
+            if not isinstance(value, list):
+                raise CLIError(f"only vectors can be indexed (at {node.index})")
+            if not -len(value) <= node.index < len(value):
+                raise CLIError(f"index {node.index} is out of range for a vector of "
+                               f"length {len(value)}")
+            return value[node.index]
+        if isinstance(node, E.Call):
+            return _call(sp, FUNCTIONS[node.name], [done(k) for k in kids])
+        raise TypeError(f"unknown expression node {node!r}")
+
+    return done(E.fold(tree, visit))
+
+
+def _call(sp, function, args):
+    build = function.sympy
+    make = (lambda *a: getattr(sp, build)(*a)) if isinstance(build, str) else \
+        (lambda *a: build(sp, *a))
+    if function.kind == "elementwise":
+        return _elementwise(make, *args)
+    if any(not isinstance(a, list) for a in args):
+        raise CLIError(f"{function.name} needs vector arguments (variables given as x=[1,2,3])")
+    return make(*args)
+
+
+def as_scalar(value):
+    """A scalar target: a vector value is differentiated as the sum of its components."""
+    return sympy().Add(*value) if isinstance(value, list) else value
+
+
+def as_vector(value) -> list:
+    """A vector target's components (a scalar is a vector of one)."""
+    return list(value) if isinstance(value, list) else [value]
+
+
+# --------------------------------------------------------------------------- derivatives
+
+def derivative(expr, components: Sequence) -> Any:
+    """The partial derivative of ``expr`` along each symbol in ``components`` in turn."""
+    sp = sympy()
+    out = expr
+    for c in components:
+        out = sp.diff(out, c)
+    return _drop_deltas(out)
+
+
+def _drop_deltas(expr):
+    """Replace Dirac deltas (from ``abs``/``relu``/``sign``) by 0: the derivative everywhere
+    except at the kink, which is what the tape computes too."""
+    sp = sympy()
+    if expr.has(sp.DiracDelta):
+        expr = expr.replace(sp.DiracDelta, lambda *args: sp.S.Zero)
+    return expr
+
+
+def tidy(expr):
+    """A readable form: ``simplify`` when it makes a small expression shorter, else as is."""
+    sp = sympy()
+    if not isinstance(expr, sp.Basic) or expr.is_number and expr.is_Atom:
+        return expr
+    ops = sp.count_ops(expr)
+    if ops > SIMPLIFY_LIMIT:
+        return sp.factor_terms(expr)
+    best, best_ops = expr, ops
+    for candidate in (sp.factor_terms(expr), sp.simplify(expr)):
+        if candidate.has(sp.Piecewise):
+            continue
+        n = sp.count_ops(candidate)
+        if n < best_ops:
+            best, best_ops = candidate, n
+    return best
+
+
+def is_zero(expr) -> bool | None:
+    """True when SymPy proves ``expr`` is zero, False when it proves it is not, else None."""
+    sp = sympy()
+    expr = _drop_deltas(expr)
+    if expr == 0:
+        return True
+    simple = sp.simplify(expr)
+    if simple == 0:
+        return True
+    if simple.is_number and simple.is_zero is False:
+        return False
+    return None
+
+
+def render(expr, style: str = "plain") -> str:
+    """``expr`` as text: ``plain`` (SymPy's ``str``: ``2*x*y``), ``pretty`` (unicode 2-D)
+    or ``latex``."""
+    sp = sympy()
+    if style == "latex":
+        return sp.latex(expr)
+    if style == "pretty":
+        return sp.pretty(expr, use_unicode=True)
+    return str(expr)
+
+
+# --------------------------------------------------------------------------- evaluation
+
+def evaluator(exprs: Sequence, symbols: Sequence):
+    """``f(values) -> list[float]`` evaluating every expression at one point, in ``DIGITS``
+    digits (mpmath), then rounded to float. Complex or undefined results become nan."""
+    sp = sympy()
+    import mpmath
+
+    exprs = [_drop_deltas(sp.sympify(e)) for e in exprs]
+    fn = sp.lambdify(list(symbols), exprs, modules=["mpmath"])
+
+    def evaluate(values: Sequence[float]) -> list[float]:
+        with mpmath.workdps(DIGITS):
+            try:
+                results = fn(*[mpmath.mpf(float(v)) for v in values])
+            except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+                return [_one(e, symbols, values) for e in exprs]
+            return [_to_float(r) for r in results]
+
+    return evaluate
+
+
+def _one(expr, symbols, values) -> float:
+    """Evaluate one expression the slow, robust way (after the fast path raised)."""
+    try:
+        value = expr.evalf(DIGITS, subs=dict(zip(symbols, (float(v) for v in values))))
+        return _to_float(complex(value) if not value.is_real else float(value))
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError, AttributeError):
+        return math.nan
+
+
+def _to_float(value) -> float:
+    try:
+        c = complex(value)
+    except (TypeError, ValueError):
+        return math.nan
+    if c.imag != 0 and abs(c.imag) > 1e-25 * max(1.0, abs(c.real)):
+        return math.nan
+    return float(c.real)

@@ -1,0 +1,99 @@
+"""Run symbolic work under a time limit.
+
+SymPy cannot be interrupted from inside its own thread (a ``simplify`` may run for minutes in
+pure Python, and signals are unreliable inside C extensions and unavailable off the main
+thread). So the work runs in a forked child process, which is killed when the limit passes.
+The child inherits everything already imported (SymPy included: ``run_limited`` imports it in
+the parent first, so the limit measures the work and not the import) and sends back a picklable
+result through a pipe.
+
+Where ``fork`` is unavailable (Windows) the work runs in-process without a limit.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import traceback
+from typing import Any, Callable
+
+from .errors import UNDECIDED, CLIError
+
+#: Default ``--timeout`` in seconds.
+DEFAULT_TIMEOUT = 10.0
+
+
+class SymbolicTimeout(CLIError):
+    """The symbolic work did not finish in time (exit 3, undecided)."""
+
+    def __init__(self, seconds: float, what: str = "symbolic check",
+                 consequence: str = "numeric result stands"):
+        text = f"{what} did not finish in {seconds:g} s"
+        if consequence:
+            text += f"; {consequence}"
+        super().__init__(text, UNDECIDED)
+        self.seconds = seconds
+
+
+class SymbolicFailure(CLIError):
+    """SymPy itself failed (an internal error or an unsupported construct): exit 3."""
+
+    def __init__(self, message: str):
+        super().__init__(message, UNDECIDED)
+
+
+def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIMEOUT,
+                what: str = "symbolic check",
+                consequence: str = "numeric result stands") -> Any:
+    """``fn(*args)`` in a forked child, killed after ``timeout`` seconds.
+
+    Returns what ``fn`` returns (it must be picklable). A ``CLIError`` raised by ``fn`` is
+    re-raised here as is; any other exception becomes ``SymbolicFailure``; running out of time
+    raises ``SymbolicTimeout(timeout, what, consequence)``.
+    """
+    if timeout is None or timeout <= 0:
+        raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
+    import sympy  # noqa: F401  (loaded before the fork, so the child starts warm)
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return fn(*args)
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(writer, fn, args), daemon=True)
+    child.start()
+    writer.close()
+    try:
+        if not reader.poll(timeout):
+            raise SymbolicTimeout(timeout, what, consequence)
+        try:
+            status, payload = reader.recv()
+        except EOFError:
+            raise SymbolicFailure(f"{what} failed: the SymPy worker ended unexpectedly "
+                                  f"(exit code {child.exitcode})") from None
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join()
+        reader.close()
+    if status == "ok":
+        return payload
+    if status == "cli":
+        message, code = payload
+        raise CLIError(message, code)
+    raise SymbolicFailure(f"{what} failed inside SymPy: {payload}")
+
+
+def _child(writer, fn, args) -> None:
+    try:
+        try:
+            outcome = ("ok", fn(*args))
+        except CLIError as exc:
+            outcome = ("cli", (exc.message, exc.code))
+        except RecursionError:
+            outcome = ("error", "the expression is nested too deeply for SymPy")
+        except Exception as exc:  # reported to the parent as one line, not a traceback
+            last = traceback.extract_tb(exc.__traceback__)[-1:]
+            where = f" ({os.path.basename(last[0].filename)}:{last[0].lineno})" if last else ""
+            outcome = ("error", f"{type(exc).__name__}: {exc}{where}")
+        writer.send(outcome)
+    finally:
+        writer.close()
