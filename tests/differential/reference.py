@@ -355,17 +355,22 @@ def tape_derivative(text, var, point, order):
     with np.errstate(all="ignore"):
         if hasattr(tape, "derivative"):
             return float(np.asarray(tape.derivative(f, x0, order=order))), "tape.derivative"
-        tapes = [tape.GradientTape() for _ in range(order)]
-        for t in tapes:
-            t.__enter__()
-            t.watch(x0)
-        y = f(x0)
-        for t in reversed(tapes):
-            t.__exit__(None, None, None)
-            y = t.gradient(y, x0)
-            if y is None:
-                return 0.0, "nested GradientTape"
-        return float(np.asarray(y)), "nested GradientTape"
+        entered = []
+        try:
+            for _ in range(order):
+                t = tape.GradientTape()
+                t.__enter__()
+                entered.append(t)
+                t.watch(x0)
+            y = f(x0)
+            while entered:
+                t = entered.pop()
+                t.__exit__(None, None, None)
+                y = t.gradient(y, x0) if y is not None else None
+        finally:
+            while entered:
+                entered.pop().__exit__(None, None, None)
+        return (0.0 if y is None else float(np.asarray(y))), "nested GradientTape"
 
 
 # --------------------------------------------------------------------------- comparing
