@@ -21,6 +21,13 @@ import numpy as np
 
 from .errors import CLIError, ExprError
 
+#: most points accepted in one run (--at, --at -, --points); memory grows with the count
+MAX_POINTS = 10_000_000
+#: most components of one vector variable (x=[...])
+MAX_VECTOR_LENGTH = 10_000
+#: CSV rows converted to floats at a time
+CSV_BLOCK = 65_536
+
 
 @dataclass
 class Points:
@@ -98,6 +105,9 @@ def parse_value(text: str, where: str):
         items = split_top_level(text[1:-1])
         if items == [""]:
             raise CLIError(f"{where}: {text!r} is an empty vector")
+        if len(items) > MAX_VECTOR_LENGTH:
+            raise CLIError(f"{where}: a vector of {len(items):,} components; the limit is "
+                           f"{MAX_VECTOR_LENGTH:,} components per vector variable")
         return [parse_number(item, where) for item in items]
     return parse_number(text, where)
 
@@ -201,42 +211,89 @@ def from_at(values: list[str], names: list[str], stdin: io.TextIOBase) -> Points
             points.append(parse_point(value, names))
     if points:
         batches.insert(0, stack(points, names))
-    return concatenate(batches, names)
+    result = concatenate(batches, names)
+    if result.count > MAX_POINTS:
+        raise CLIError(too_many_points("--at"))
+    return result
 
 
 def from_csv(path: str, names: list[str], stdin: io.TextIOBase) -> Points:
-    """Points from a CSV file whose header names the variables (``-``: standard input)."""
+    """Points from a CSV file whose header names the variables (``-``: standard input).
+
+    Streamed: rows are converted to floats ``CSV_BLOCK`` at a time, so memory holds the
+    numbers (8 bytes each), not a million rows of Python strings.
+    """
     where = "standard input" if path == "-" else path
     try:
         handle = stdin if path == "-" else open(path, newline="", encoding="utf-8")
     except OSError as exc:
         raise CLIError(f"--points: cannot read {path!r}: {exc.strerror}") from None
-    with handle:
-        rows = list(csv.reader(handle))
-    rows = [r for r in rows if any(c.strip() for c in r)]
-    if not rows:
+    try:
+        with handle:
+            return _read_csv(csv.reader(handle), names, where)
+    except UnicodeDecodeError:
+        raise CLIError(f"--points {where}: the file is not UTF-8 text") from None
+    except csv.Error as exc:
+        raise CLIError(f"--points {where}: not a valid CSV file ({exc})") from None
+
+
+def _read_csv(reader, names: list[str], where: str) -> Points:
+    header = None
+    for row in reader:
+        if any(c.strip() for c in row):
+            header = [h.strip() for h in row]
+            break
+    if header is None:
         raise CLIError(f"--points {where}: the file is empty (expected a header row naming "
                        f"the variables)")
-    header = [h.strip() for h in rows[0]]
     missing = [n for n in names if n not in header]
     if missing:
         raise CLIError(f"--points {where}: no column for {', '.join(map(repr, missing))} "
                        f"(header: {', '.join(header)})")
-    body = rows[1:]
-    if not body:
+    columns = [header.index(n) for n in names]
+    blocks: dict[str, list[np.ndarray]] = {n: [] for n in names}
+    pending: list[list[str]] = []
+    count = 0
+
+    def flush() -> None:
+        for k, name in enumerate(names):
+            cells = [r[k] for r in pending]
+            try:
+                block = np.array(cells, dtype=np.float64)
+            except ValueError:
+                first = count - len(pending)
+                values = [parse_value(c, f"--points {where} row {first + i + 2} column {name}")
+                          for i, c in enumerate(cells)]
+                block = stack([{name: v} for v in values], [name], f"--points {where}"
+                              ).arrays[name]
+            if blocks[name] and blocks[name][0].shape[1:] != block.shape[1:]:
+                raise CLIError(f"--points {where}: {name!r} has different shapes at different "
+                               f"points")
+            blocks[name].append(block)
+        pending.clear()
+
+    for row in reader:
+        if not any(c.strip() for c in row):
+            continue
+        pending.append([row[j] if j < len(row) else "" for j in columns])
+        count += 1
+        if count > MAX_POINTS:
+            raise CLIError(too_many_points(f"--points {where}"))
+        if len(pending) == CSV_BLOCK:
+            flush()
+    if not count:
         raise CLIError(f"--points {where}: no rows after the header")
-    arrays = {}
-    for name in names:
-        j = header.index(name)
-        cells = [r[j] if j < len(r) else "" for r in body]
-        try:
-            arrays[name] = np.array(cells, dtype=np.float64)
-        except ValueError:
-            values = [parse_value(c, f"--points {where} row {i + 2} column {name}")
-                      for i, c in enumerate(cells)]
-            arrays[name] = stack([{name: v} for v in values], [name], f"--points {where}"
-                                 ).arrays[name]
-    return Points(list(names), arrays, len(body))
+    flush()
+    arrays = {n: (b[0] if len(b) == 1 else np.concatenate(b)) for n, b in blocks.items()}
+    if not names:
+        arrays = {}
+    return Points(list(names), arrays, count)
+
+
+def too_many_points(where: str) -> str:
+    """The message for more than ``MAX_POINTS`` points."""
+    return (f"{where}: more than {MAX_POINTS:,} points (the limit on points per run); "
+            f"split the input")
 
 
 def concatenate(batches: list[Points], names: list[str]) -> Points:
