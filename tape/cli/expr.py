@@ -227,6 +227,9 @@ def _syntax_error(exc: SyntaxError, source: _Source) -> ExprError:
         msg = "invalid syntax"
     start = (exc.offset or 1) - 1
     end = (exc.end_offset - 1) if exc.end_offset and exc.end_offset > exc.offset else start + 1
+    if not exc.offset:  # Python gives offset 0 when the text stops mid-expression ("x^", "2*")
+        msg = "the expression ends unexpectedly"
+        start, end = len(source.python), len(source.python) + 1
     if exc.lineno and exc.lineno > 1:   # cannot happen: whitespace was flattened; stay safe
         start, end = len(source.python), len(source.python) + 1
     o_start = source.original(start)
