@@ -63,9 +63,9 @@ def main(argv=None) -> int:
             worst = max(worst, w)
             errors += e
             done += c
-            print(f"\r{done}/{args.n} expressions, {total} values, {len(bad)} disagreements",
-                  end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
+            print(f"{done}/{args.n} expressions, {total - len(bad)}/{total} agree, "
+                  f"{sum(not c.ill_conditioned for c in bad)} unexplained, worst relative error "
+                  f"{worst:.3g} on well-conditioned inputs", file=sys.stderr, flush=True)
     unexplained = [c for c in bad if not c.ill_conditioned]
     explained = [c for c in bad if c.ill_conditioned]
     worst_all = max((c.error for c in bad), default=worst)
