@@ -30,7 +30,12 @@ def run_chunk(args):
     rng = random.Random(seed)
     cases, errors = [], []
     for i in range(count):
-        g = gen.expression()
+        try:
+            g = gen.expression()
+        except Exception as exc:  # a generator bug: report it, keep going
+            errors.append(f"generator (chunk seed {seed}, expression {i}): "
+                          f"{type(exc).__name__}: {exc}")
+            continue
         try:
             cases += R.compare(g, rng, n_points=2, hessian=(i % 2 == 0))
             if i % 5 == 0:
@@ -63,6 +68,12 @@ def main(argv=None) -> int:
             worst = max(worst, w)
             errors += e
             done += c
+            for case in b:
+                if not case.ill_conditioned:
+                    print(f"  UNEXPLAINED: {case.what} of {case.expression} at {case.point}: "
+                          f"tape {case.got!r}, exact {case.exact!r}, error {case.error:.3g} "
+                          f"(float64 formula: {case.naive_error:.3g})", file=sys.stderr,
+                          flush=True)
             print(f"{done}/{args.n} expressions, {total - len(bad)}/{total} agree, "
                   f"{sum(not c.ill_conditioned for c in bad)} unexplained, worst relative error "
                   f"{worst:.3g} on well-conditioned inputs", file=sys.stderr, flush=True)

@@ -91,8 +91,8 @@ def image(name: str, lo: float, hi: float) -> tuple[float, float]:
            "log10": math.log10, "sqrt": math.sqrt, "erf": math.erf,
            "asin": math.asin, "atanh": math.atanh, "acosh": math.acosh, "tan": math.tan,
            "cbrt": lambda t: math.copysign(abs(t) ** (1 / 3), t),
-           "sigmoid": lambda t: 1 / (1 + math.exp(-t)),
-           "softplus": lambda t: math.log1p(math.exp(t)),
+           "sigmoid": lambda t: 0.5 * (1 + math.tanh(t / 2)),
+           "softplus": lambda t: max(t, 0.0) + math.log1p(math.exp(-abs(t))),
            "relu": lambda t: max(t, 0.0)}
     if name in inc:
         return _monotone(inc[name], lo, hi)
