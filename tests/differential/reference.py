@@ -38,6 +38,8 @@ DIGITS = 30
 #: a derivative agrees when |tape - exact| <= RTOL * max(|exact|, FLOOR)
 RTOL = 1e-9
 FLOOR = 1e-6
+#: ... and FLOOR is raised to SCALE_FLOOR times the largest entry of the same derivative object
+SCALE_FLOOR = 1e-3
 #: points are rejected when a kinked argument is this close to its kink
 KINK_MARGIN = 0.05
 
@@ -385,14 +387,15 @@ class Case:
     got: float
     exact: float
     naive: float = math.nan   # filled in (53-bit evaluation) only when tape disagrees
+    floor: float = FLOOR      # see ``scaled_floor``
 
     @property
     def error(self) -> float:
-        return relative_error(self.got, self.exact)
+        return relative_error(self.got, self.exact, self.floor)
 
     @property
     def naive_error(self) -> float:
-        return relative_error(self.naive, self.exact)
+        return relative_error(self.naive, self.exact, self.floor)
 
     @property
     def agrees(self) -> bool:
@@ -405,12 +408,22 @@ class Case:
         return not self.agrees and not self.naive_error <= RTOL / 10
 
 
-def relative_error(got: float, exact: float) -> float:
+def scaled_floor(exact_values) -> float:
+    """The error floor for one derivative object (a gradient, a Hessian, a Jacobian, the
+    derivatives up to order N) at one point: ``SCALE_FLOOR`` times its largest entry, at least
+    ``FLOOR``. An entry that is exactly 0 (d2/dx2 of a function linear in x) is then judged by
+    rounding relative to the entries it is computed alongside, not divided by 0 (normwise
+    rather than componentwise relative error, for entries 1000x smaller than the largest)."""
+    finite = [abs(v) for v in exact_values if math.isfinite(v)]
+    return max(FLOOR, SCALE_FLOOR * max(finite, default=0.0))
+
+
+def relative_error(got: float, exact: float, floor: float = FLOOR) -> float:
     if math.isnan(exact) or math.isinf(exact):
         return 0.0 if (got == exact or (math.isnan(got) and math.isnan(exact))) else math.inf
     if not math.isfinite(got):
         return math.inf
-    return abs(got - exact) / max(abs(exact), FLOOR)
+    return abs(got - exact) / max(abs(exact), floor)
 
 
 def compare(gen: Generated, rng: random.Random, n_points: int = 3, hessian: bool = True,
@@ -446,9 +459,11 @@ def compare(gen: Generated, rng: random.Random, n_points: int = 3, hessian: bool
             found = []
             if order == 1:
                 found.append(Case(text, "value", point, float(value[p]), exact[0]))
+            floor = scaled_floor(exact[1:])
             for j, k in enumerate(keys):
                 label = "d" + "".join(comps[i].label for i in k)
-                found.append(Case(text, label, point, float(parts[k][p]), exact[j + 1]))
+                found.append(Case(text, label, point, float(parts[k][p]), exact[j + 1],
+                                  floor=floor))
             _fill_naive(found, ev, point, offset=0 if order == 1 else 1)
             cases.extend(found)
     scalars = [n for n in variables if sizes[n] is None]
@@ -456,10 +471,15 @@ def compare(gen: Generated, rng: random.Random, n_points: int = 3, hessian: bool
         var = rng.choice(scalars)
         order = rng.randint(2, nth)
         sym = sp.Symbol(var, real=True)
-        ev = Evaluator([derivative(f, [sym] * order)], sizes)
+        chain = [f]
+        for _ in range(order):
+            chain.append(derivative(chain[-1], [sym]))
+        ev = Evaluator([chain[-1]] + chain[1:-1], sizes)
         point = points[0]
         got, how = tape_derivative(text, var, point, order)
-        case = Case(text, f"d{order}/d{var}{order} ({how})", point, got, ev(point)[0])
+        exact = ev(point)
+        case = Case(text, f"d{order}/d{var}{order} ({how})", point, got, exact[0],
+                    floor=scaled_floor(exact))
         _fill_naive([case], ev, point)
         cases.append(case)
     return cases
@@ -500,14 +520,15 @@ def compare_jacobian(gens: list[Generated], rng: random.Random, n_points: int = 
     label = "[" + ", ".join(texts) + "]"
     for p, point in enumerate(points):
         exact = ev(point)
+        floor = scaled_floor(exact)
         found = []
         for i in range(len(outputs)):
             for j, c in enumerate(comp_syms):
                 k = i * len(comp_syms) + j
                 found.append(Case(label, f"J[{i},{c}] cli", point, float(jac[p, i, j]),
-                                  exact[k]))
+                                  exact[k], floor=floor))
                 found.append(Case(label, f"J[{i},{c}] engine", point, float(engine[p, i, j]),
-                                  exact[k]))
+                                  exact[k], floor=floor))
         if not all(c.agrees for c in found):
             naive = ev(point, bits=53)
             for n, c in enumerate(found):

@@ -6,8 +6,11 @@ Taylor mode when ``tape.derivative`` exists, nested tapes otherwise) and Jacobia
 expressions (through the CLI's path and the engine's vectorized ``GradientTape.jacobian``).
 The long run is ``python benchmarks/differential.py --n 20000``.
 
-A disagreement is a derivative off by more than ``RTOL`` (1e-9) relative (``FLOOR`` 1e-6
-below which the error is measured absolutely). It is *explained* when SymPy's own formula,
+A disagreement is a derivative off by more than ``RTOL`` (1e-9) relative; entries much
+smaller than the rest of their derivative object (a gradient, Hessian, Jacobian, or the
+derivatives up to order N at one point) are measured against 1e-3 of its largest entry, and
+never against less than 1e-6 (``reference.scaled_floor``): an exact 0 computed as 1e-15 is
+rounding, not a wrong derivative. It is *explained* when SymPy's own formula,
 evaluated in float64, misses by as much: the digits are lost in float64, not by tape (the
 cases seen are saturated ``tanh``/``sigmoid``, whose derivative 1 - tanh^2 cancels; see
 ``test_saturated_tails_are_the_explained_cases``).
