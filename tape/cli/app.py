@@ -23,7 +23,9 @@ from .commands.diff import diff
 from .commands.grad import grad
 from .commands.hessian import hessian
 from .commands.jacobian import jacobian
-from .errors import BAD_INPUT, INTERNAL_ERROR, CLIError
+from .commands.plot import plot
+from .commands.trace import trace
+from .errors import BAD_INPUT, INTERNAL_ERROR, CLIError, OutputClosed
 from .output import print_error
 
 #: (function, name) of every command; the function's docstring is its help text
@@ -33,6 +35,8 @@ COMMANDS = [
     (hessian, "hessian"),
     (diff, "diff"),
     (check, "check"),
+    (trace, "trace"),
+    (plot, "plot"),
 ]
 
 DEBUG_FLAG = "--debug"
@@ -69,8 +73,8 @@ class TapeGroup(TyperGroup):
         except KeyboardInterrupt:
             print_error(["interrupted"])
             code = 130
-        except BrokenPipeError:
-            _silence_stdout()
+        except (BrokenPipeError, OutputClosed):
+            _silence_stdout()   # the reader has gone (| head): stop quietly
             code = 0
         except Exception as exc:  # a bug in tape, not the user's fault
             if debug:
@@ -122,10 +126,24 @@ app = typer.Typer(
 )
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            sys.stdout.write(f"tape {version('tape')}\n")
+        except PackageNotFoundError:
+            sys.stdout.write("tape (not installed)\n")
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(
     debug: Annotated[bool, typer.Option(
         "--debug", help="Show the full traceback when something fails.")] = False,
+    show_version: Annotated[bool, typer.Option(
+        "--version", callback=_show_version, is_eager=True,
+        help="Show the version and exit.")] = False,
 ) -> None:
     """Derivatives on the command line (exit codes: 0 ok, 1 check failed, 2 bad input,
     3 undecided)."""

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from dataclasses import dataclass
 from typing import Annotated, Any, Optional
 
 import numpy as np
 import typer
 
-from .errors import CHECK_FAILED, CLIError
-from .timelimit import DEFAULT_TIMEOUT, run_limited
+from .errors import CHECK_FAILED, UNDECIDED, CLIError
+from .timelimit import DEFAULT_TIMEOUT, run_limited, run_optional
 
 CheckOption = Annotated[bool, typer.Option(
     "--check", help="Cross-check every number: SymPy for expressions, finite differences "
@@ -124,7 +125,7 @@ def finish(report, problem, layout: Layout, settings: CheckSettings, fmt,
     try:
         verdict = check(report, problem, layout, settings)
     except CLIError as exc:
-        if exc.code == 3:   # undecided: the numbers still stand
+        if exc.code == UNDECIDED:   # the numbers still stand
             output.render(report, fmt, precision)
         raise
     _attach(report, layout, verdict)
@@ -142,9 +143,11 @@ def check(report, problem, layout: Layout, settings: CheckSettings) -> Verdict:
         return _finite_difference(tape_values, problem, layout, settings)
     sizes = problem.points.sizes()
     arrays = [problem.points.arrays[n] for n in problem.variables]
-    strings, expected = run_limited(
-        _sympy_job, problem.target.trees, problem.variables, problem.wrt, sizes, arrays,
-        layout, timeout=settings.timeout)
+    deadline = time.monotonic() + settings.timeout
+    trees = problem.target.trees
+    strings, expected = run_limited(_values_job, trees, problem.variables, problem.wrt, sizes,
+                                    arrays, layout, timeout=settings.timeout)
+    strings = run_optional(deadline, _tidy_job, trees, sizes, problem.wrt, layout) or strings
     expected = np.asarray(expected, dtype=np.float64).reshape(tape_values.shape)
     errors, agree, entries = compare(tape_values, expected, settings.rtol, settings.atol)
     return Verdict("sympy", expected, errors, agree, entries, symbolic=strings)
@@ -153,12 +156,14 @@ def check(report, problem, layout: Layout, settings: CheckSettings) -> Verdict:
 def compare(tape_values: np.ndarray, expected: np.ndarray, rtol: float, atol: float,
             slack: Optional[np.ndarray] = None):
     """Per point: the largest |tape - expected| and whether every entry agrees; and the
-    (N, D) agreement of each entry. Equal infinities and two nans agree; ``slack`` (an
+    (N, D) agreement of each entry. Two non-finite numbers agree; ``slack`` (an
     error estimate) widens the tolerance entrywise by 3 times itself.
     """
     with np.errstate(invalid="ignore"):
         diff = np.abs(tape_values - expected)
-        same = (tape_values == expected) | (np.isnan(tape_values) & np.isnan(expected))
+        # equal numbers agree, and so do two non-finite ones (a pole, or outside the domain:
+        # SymPy says "undefined" where the tape says inf or nan; the warning names the point)
+        same = (tape_values == expected) | (~np.isfinite(tape_values) & ~np.isfinite(expected))
         diff = np.where(same, 0.0, diff)
         bound = atol + rtol * np.abs(expected) + (0 if slack is None else 3 * slack)
         ok = same | (diff <= bound)
@@ -170,32 +175,30 @@ def compare(tape_values: np.ndarray, expected: np.ndarray, rtol: float, atol: fl
     return errors, entries.all(axis=1), entries
 
 
-def _sympy_job(trees, variables, wrt, sizes, arrays, layout: Layout):
-    """In the child: symbolic derivatives for every column, tidied strings, exact values."""
+def _derivatives(trees, sizes, wrt, layout: Layout) -> list:
+    """The SymPy derivative behind every report column (repeated partials computed once)."""
     from . import symbolic as S
 
-    sp = S.sympy()
-    symbols = S.variable_symbols({n: sizes[n] for n in variables})
     comps = S.component_symbols(wrt, sizes)
-    memo: dict = {}
-
-    def partial(base, key):
-        if key not in memo:
-            memo[key] = base if not key else S.derivative(partial(base, key[:-1]), key[-1:])
-        return memo[key]
-
     if layout.kind == "jacobian":
         outputs = [c for t in trees for c in S.as_vector(S.to_sympy(t, sizes))]
-        raw = [S.derivative(outputs[o], [comps[j]]) for o, j in layout.keys]
-    else:
-        f = S.as_scalar(S.to_sympy(trees[0], sizes))
-        raw = [partial(f, tuple(comps[i] for i in sorted(key))) for key in layout.keys]
-    tidy: dict = {}
-    strings = []
-    for e in raw:
-        if e not in tidy:
-            tidy[e] = S.render(S.tidy(e))
-        strings.append(tidy[e])
+        return [S.derivative(outputs[o], [comps[j]]) for o, j in layout.keys]
+    memo: dict = {(): S.as_scalar(S.to_sympy(trees[0], sizes))}
+
+    def partial(key):
+        if key not in memo:
+            memo[key] = S.derivative(partial(key[:-1]), key[-1:])
+        return memo[key]
+
+    return [partial(tuple(comps[i] for i in sorted(key))) for key in layout.keys]
+
+
+def _values_job(trees, variables, wrt, sizes, arrays, layout: Layout):
+    """In a child: each column's derivative as text, and its exact value at every point."""
+    from . import symbolic as S
+
+    raw = _derivatives(trees, sizes, wrt, layout)
+    symbols = S.variable_symbols({n: sizes[n] for n in variables})
     flat_symbols = [s for n in variables for s in
                     (symbols[n] if isinstance(symbols[n], list) else [symbols[n]])]
     columns = [a.reshape(len(a), -1) for a in arrays]
@@ -205,12 +208,24 @@ def _sympy_job(trees, variables, wrt, sizes, arrays, layout: Layout):
         evaluate = S.evaluator(raw, flat_symbols)
         expected = [evaluate(row) for row in table.tolist()]
     else:
-        fn = sp.lambdify(flat_symbols, raw, modules="numpy")
+        fn = S.sympy().lambdify(flat_symbols, raw, modules="numpy")
         with np.errstate(all="ignore"):
             values = fn(*[table[:, i] for i in range(table.shape[1])])
         expected = np.stack([np.broadcast_to(np.asarray(v, dtype=np.float64), (count,))
                              for v in values], axis=1).tolist() if raw else [[]] * count
-    return strings, expected
+    return [S.render(e) for e in raw], expected
+
+
+def _tidy_job(trees, sizes, wrt, layout: Layout) -> list[str]:
+    """In a child: each column's derivative in a readable form (for display only)."""
+    from . import symbolic as S
+
+    raw = _derivatives(trees, sizes, wrt, layout)
+    tidied: dict = {}
+    for e in raw:
+        if e not in tidied:
+            tidied[e] = S.render(S.tidy(e))
+    return [tidied[e] for e in raw]
 
 
 def _finite_difference(tape_values, problem, layout: Layout, settings: CheckSettings):
@@ -279,10 +294,9 @@ def _failure(report, verdict: Verdict) -> str:
     first = int(bad[0])
     where = ", ".join(f"{lab}={v!r}" for lab, v in zip(report.at_labels,
                                                        report.at[first].tolist()))
-    columns = report.derivatives[first]
-    expected = verdict.expected[first]
-    worst = int(np.nanargmax(np.where(np.isnan(columns - expected), np.inf,
-                                      np.abs(columns - expected))))
+    columns = [float(v) for v in report.derivatives[first]]
+    expected = [float(v) for v in verdict.expected[first]]
+    worst = int(np.argmin(verdict.entries[first]))
     other = "SymPy" if verdict.method == "sympy" else "finite differences"
     return (f"check failed: tape and {other} disagree at {len(bad)} of "
             f"{len(verdict.agree)} point{'s' if len(verdict.agree) > 1 else ''}\n"

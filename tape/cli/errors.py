@@ -59,3 +59,9 @@ class ExprError(CLIError):
         return [f"{self.message} (column {start + 1})",
                 "  " + prefix + shown + suffix,
                 "  " + caret] + hint
+
+
+class OutputClosed(Exception):
+    """Standard output was closed by the reader (``tape ... | head -1``): stop quietly.
+
+    Deliberately not an OSError, so that no layer in between mistakes it for a failure."""

@@ -23,7 +23,7 @@ from typing import Optional
 import numpy as np
 
 from .errors import UNDECIDED, CLIError
-from .timelimit import SymbolicTimeout, run_limited
+from .timelimit import SymbolicTimeout, run_limited, run_optional
 
 #: random points tried (some fall outside the domain)
 SAMPLES = 240
@@ -75,20 +75,9 @@ def decide(expression: str, answer: str, wrt: Optional[str], order: int,
                             what="symbolic differentiation", consequence="decided numerically")
     except SymbolicTimeout as exc:
         return _numeric_decision(numeric, points, variables, exc.message), wrt, variables
-    exact["expected"] = _within(deadline, _tidy_derivative, *trees) or exact["raw"]
-    exact["zero"] = _within(deadline, _difference_is_zero, *trees)
+    exact["expected"] = run_optional(deadline, _tidy_derivative, *trees) or exact["raw"]
+    exact["zero"] = run_optional(deadline, _difference_is_zero, *trees)
     return _exact_decision(exact, points, variables), wrt, variables
-
-
-def _within(deadline: float, job, *args):
-    """``job(*args)`` under what is left of the time limit; None when it runs out."""
-    left = deadline - time.monotonic()
-    if left <= 0.05:
-        return None
-    try:
-        return run_limited(job, *args, timeout=left)
-    except SymbolicTimeout:
-        return None
 
 
 def _choose_wrt(names: list[str], answer_names: list[str], wrt: Optional[str]) -> str:

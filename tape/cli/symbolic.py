@@ -26,6 +26,8 @@ from .functions import CONSTANTS, FUNCTIONS
 #: Expressions with more operations than this are shown as differentiated (``simplify`` is
 #: superlinear and rarely helps on big expressions).
 SIMPLIFY_LIMIT = 150
+#: a simplified form is shown only when it has fewer than this fraction of the operations
+SHORTER = 0.8
 #: Working precision (decimal digits) of the exact evaluation.
 DIGITS = 30
 
@@ -57,6 +59,35 @@ def component_symbols(wrt: Sequence[str], sizes: dict[str, int | None]) -> list:
         value = table[name]
         out.extend(value if isinstance(value, list) else [value])
     return out
+
+
+def infer_sizes(tree: E.Expr) -> dict[str, int | None]:
+    """Variable sizes for symbolic work without points: a variable used only as ``x[i]`` is a
+    vector long enough for its largest index; any other is a scalar. A vector function on a
+    whole variable (``sum(x)``) has no length to go by: CLIError (exit 2)."""
+    indexed: dict[str, int] = {}
+    whole: set[str] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, E.Index) and isinstance(node.operand, E.Variable):
+            need = node.index + 1 if node.index >= 0 else -node.index
+            indexed[node.operand.name] = max(indexed.get(node.operand.name, 0), need)
+            continue
+        if isinstance(node, E.Variable):
+            whole.add(node.name)
+        if isinstance(node, E.Call) and FUNCTIONS[node.name].kind != "elementwise":
+            raise CLIError(f"{node.name}() needs vectors of known length; without points, "
+                           f"symbolic work takes scalar variables and indexed components "
+                           f"like x[0]")
+        stack.extend(E.children(node))
+    for name in indexed:
+        if name in whole:
+            raise CLIError(f"{name!r} is used both as a vector ({name}[...]) and as a whole; "
+                           f"symbolic work needs every vector component indexed")
+    sizes: dict[str, int | None] = {n: None for n in whole}
+    sizes.update(indexed)
+    return sizes
 
 
 # --------------------------------------------------------------------------- lowering
@@ -197,14 +228,19 @@ def _drop_deltas(expr):
 
 
 def tidy(expr):
-    """A readable form: ``simplify`` when it makes a small expression shorter, else as is."""
+    """A readable form: the derivative as SymPy gives it (the textbook product/chain-rule
+    shape), unless ``factor_terms`` or ``simplify`` make it clearly shorter (fewer than
+    ``SHORTER`` times the operations), e.g. a quotient rule collapsing to ``-2/(x - 1)**2``."""
     sp = sympy()
     if not isinstance(expr, sp.Basic) or expr.is_number and expr.is_Atom:
         return expr
+    # sign(x)**2 (from the real cube root) is 1 wherever the derivative exists
+    expr = expr.replace(lambda e: e.is_Pow and isinstance(e.base, sp.sign)
+                        and e.exp.is_even is True, lambda e: sp.S.One)
     ops = sp.count_ops(expr)
     if ops > SIMPLIFY_LIMIT:
         return sp.factor_terms(expr)
-    best, best_ops = expr, ops
+    best, best_ops = expr, ops * SHORTER
     for candidate in (sp.factor_terms(expr), sp.simplify(expr)):
         if candidate.has(sp.Piecewise):
             continue

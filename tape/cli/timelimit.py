@@ -11,8 +11,8 @@ Where ``fork`` is unavailable (Windows) the work runs in-process without a limit
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
+import time
 import traceback
 from typing import Any, Callable
 
@@ -52,6 +52,8 @@ def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIM
     """
     if timeout is None or timeout <= 0:
         raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
+    import multiprocessing
+
     import sympy  # noqa: F401  (loaded before the fork, so the child starts warm)
 
     if "fork" not in multiprocessing.get_all_start_methods():
@@ -80,6 +82,18 @@ def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIM
         message, code = payload
         raise CLIError(message, code)
     raise SymbolicFailure(f"{what} failed inside SymPy: {payload}")
+
+
+def run_optional(deadline: float, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` under what is left until ``deadline`` (``time.monotonic()``), for
+    optional polish such as simplifying for display: None when time runs out."""
+    left = deadline - time.monotonic()
+    if left <= 0.05:
+        return None
+    try:
+        return run_limited(fn, *args, timeout=left)
+    except SymbolicTimeout:
+        return None
 
 
 def _child(writer, fn, args) -> None:

@@ -1,47 +1,14 @@
-"""Helpers for the CLI tests: run ``tape`` in-process (CliRunner) or as a subprocess."""
+"""Fixtures for the CLI tests (helpers live in cli_helpers.py)."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from tape.cli.app import app
-
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "samples"
-
-
-def tape_cli(*args: str, input: str | None = None):
-    """Invoke the app in-process; returns a Result with exit_code, stdout, stderr."""
-    runner = CliRunner()
-    return runner.invoke(app, list(args), input=input, catch_exceptions=False)
-
-
-def tape_process(*args: str, input: str | None = None, env=None):
-    """Run ``python -m tape`` as a subprocess (a real pipe: not a terminal)."""
-    return subprocess.run([sys.executable, "-m", "tape", *args], input=input,
-                          capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, **(env or {})}, timeout=120)
-
-
-def numbers(text: str) -> list[list[float]]:
-    """Plain output as rows of floats."""
-    return [[float(v) for v in line.split()] for line in text.strip().splitlines()]
-
-
-def central_difference(f, point: list[float], i: int, h: float = 1e-6) -> float:
-    """∂f/∂x_i at ``point`` by central differences (the tests' independent reference)."""
-    up = list(point)
-    down = list(point)
-    up[i] += h
-    down[i] -= h
-    return (f(*up) - f(*down)) / (2 * h)
+from cli_helpers import SAMPLES
 
 
 @pytest.fixture
 def samples() -> Path:
+    """The samples/ directory."""
     return SAMPLES

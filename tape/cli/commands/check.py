@@ -22,8 +22,8 @@ def check(
     expression: Annotated[str, typer.Argument(
         metavar="EXPR", help="The function, e.g. 'sin(x)^2'.")],
     answer: Annotated[str, typer.Option(
-        "--answer", "-a", metavar="ANSWER",
-        help="The proposed derivative, same syntax (^, 2x, ln), e.g. '2sin(x)cos(x)'.")],
+        "--answer", metavar="ANSWER",
+        help="The proposed derivative, same syntax (^, 2x, ln), e.g. '2sin(x)*cos(x)'.")],
     wrt: Annotated[Optional[str], typer.Option(
         "--wrt", "-w", metavar="VAR",
         help="The variable to differentiate by (needed when EXPR has several).")] = None,

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Optional
+import time
+from typing import Annotated
 
 import typer
 
 from .. import output
 from ..crosscheck import TIMEOUT, TimeoutOption
 from ..errors import CLIError
-from ..timelimit import run_limited
+from ..timelimit import run_limited, run_optional
 from .common import WrtOption, derivative_labels, parse_wrt
 
 #: highest --order accepted
@@ -36,6 +37,7 @@ def diff(
 ) -> None:
     """Symbolic derivative of EXPR (SymPy), simplified into a readable form."""
     from ..compute import components, multisets
+    from ..symbolic import infer_sizes
     from ..targets import expression_target
 
     fmt = output.resolve_format(fmt)
@@ -45,37 +47,63 @@ def diff(
     wrt_names = names or list(variables)
     if not wrt_names:
         raise CLIError(f"{expression!r} has no variables to differentiate by")
-    sizes = {n: None for n in variables}
+    sizes = infer_sizes(target.trees[0])
     comps = components(variables, wrt_names, sizes)
     keys = multisets(len(comps), order)
     if len(keys) > 200:
         raise CLIError(f"--order {order} with {len(comps)} variables asks for {len(keys)} "
                        f"partial derivatives; the limit for tape diff is 200")
     style = "latex" if latex else ("pretty" if fmt is output.Format.table else "plain")
-    results = run_limited(_differentiate, target.trees[0], sizes, wrt_names, keys, style,
-                          timeout=timeout, what="symbolic differentiation", consequence="")
+    deadline = time.monotonic() + timeout
+    job = (target.trees[0], sizes, wrt_names, keys, style)
+    raw = run_limited(_differentiate, *job, False, timeout=timeout,
+                      what="symbolic differentiation", consequence="")
+    results = run_optional(deadline, _differentiate, *job, True)
+    if results is None:
+        output.warn(f"simplifying did not finish in {timeout:g} s; the derivative is shown "
+                    f"as differentiated")
+        results = raw
     ordinary = len(comps) == 1
-    labels = [c.name for c in comps] if order == 1 else \
+    labels = [c.label for c in comps] if order == 1 else \
         [derivative_labels(comps, k, ordinary)[0] for k in keys]
-    _print(expression, wrt_names, order, labels, results, fmt, ordinary)
+    if fmt is output.Format.json:
+        document = results[0] if ordinary else (
+            _by_variable(comps, results) if order == 1 else dict(zip(labels, results)))
+        sys.stdout.write(json.dumps({"expression": expression, "wrt": wrt_names,
+                                     "order": order, "derivative": document},
+                                    ensure_ascii=False) + "\n")
+        return
+    _print(labels, results, fmt, ordinary)
 
 
-def _differentiate(tree, sizes, wrt, keys, style):
-    """In the child: each distinct partial, tidied and rendered in ``style``."""
+def _by_variable(comps, results) -> dict:
+    """``{"x": "...", "w": ["...", "..."]}``: a vector variable's components as a list."""
+    out: dict = {}
+    for c, text in zip(comps, results):
+        if c.index is None:
+            out[c.name] = text
+        else:
+            out.setdefault(c.name, []).append(text)
+    return out
+
+
+def _differentiate(tree, sizes, wrt, keys, style, tidy):
+    """In a child: each distinct partial (``tidy``: in a readable form), rendered in
+    ``style``."""
     from .. import symbolic as S
 
     f = S.as_scalar(S.to_sympy(tree, sizes))
     comps = S.component_symbols(wrt, sizes)
-    return [S.render(S.tidy(S.derivative(f, [comps[i] for i in key])), style) for key in keys]
+    out = []
+    for key in keys:
+        d = S.derivative(f, [comps[i] for i in key])
+        out.append(S.render(S.tidy(d) if tidy else d, style))
+    return out
 
 
-def _print(expression, wrt, order, labels, results, fmt, single) -> None:
+def _print(labels, results, fmt, single) -> None:
     out = sys.stdout
-    if fmt is output.Format.json:
-        derivative = results[0] if single else dict(zip(labels, results))
-        out.write(json.dumps({"expression": expression, "wrt": wrt, "order": order,
-                              "derivative": derivative}, ensure_ascii=False) + "\n")
-    elif fmt is output.Format.csv:
+    if fmt is output.Format.csv:
         import csv
 
         writer = csv.writer(out, lineterminator="\n")

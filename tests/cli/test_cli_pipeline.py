@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, numbers, tape_process
+from cli_helpers import ROOT, numbers, tape_process
 
 
 def test_sin_on_three_points_from_stdin():
@@ -65,3 +65,19 @@ def test_a_hundred_thousand_points_in_one_pass(tmp_path):
     rows = numbers(result.stdout)
     assert len(rows) == 100_000
     assert rows[12345][0] == pytest.approx(2 * 12.345)
+
+
+def test_a_reader_that_stops_early_is_not_an_error(tmp_path):
+    # like `tape grad ... --at - -f csv | head -c 30`
+    path = tmp_path / "points.txt"
+    path.write_text("\n".join(repr(i / 7) for i in range(100_000)))
+    with open(path) as stdin:
+        proc = subprocess.Popen([sys.executable, "-m", "tape", "grad", "x^2", "--at", "-",
+                                 "-f", "csv"], stdin=stdin, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, cwd=ROOT)
+        head = proc.stdout.read(30)
+        proc.stdout.close()
+        stderr = proc.stderr.read()
+        proc.wait(timeout=120)
+    assert head.startswith(b"x,value,df/dx")
+    assert proc.returncode == 0 and b"error" not in stderr and b"Traceback" not in stderr

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import central_difference, numbers, tape_cli
+from cli_helpers import central_difference, numbers, tape_cli
 
 
 def test_plain_polynomial_from_the_tutorial():
@@ -198,3 +198,23 @@ def test_every_function_against_closed_forms_or_differences(expression, derivati
     else:
         expected = derivative(x)
     assert got == pytest.approx(expected, rel=1e-7, abs=1e-9)
+
+
+def test_a_hundred_thousand_characters_end_to_end():
+    text = "+".join(["x"] * 50_001)
+    assert len(text) >= 100_000
+    assert tape_cli("grad", text, "--at", "2").stdout == "50001.0\n"
+
+
+def test_a_hundred_nesting_levels_end_to_end():
+    text = "(" * 100 + "x" + ")" * 100 + "*" + "sin(" * 100 + "y" + ")" * 100
+
+    def f(x, y):
+        for _ in range(100):
+            y = math.sin(y)
+        return x * y
+
+    result = tape_cli("grad", text, "--at", "1.5,2")
+    assert result.exit_code == 0, result.stderr
+    expected = [central_difference(f, [1.5, 2.0], i) for i in range(2)]
+    assert numbers(result.stdout)[0] == pytest.approx(expected, rel=1e-6)

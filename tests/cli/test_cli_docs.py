@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from cli_helpers import ROOT
 
 DOC = ROOT / "docs" / "cli.md"
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import tape_cli
+from cli_helpers import tape_cli
 
 
 def assert_clean_error(result, code=2, fragment=None):
@@ -81,3 +81,8 @@ def test_every_command_has_help():
 def test_no_arguments_shows_help():
     result = tape_cli()
     assert result.exit_code == 0 and "grad" in result.stdout
+
+
+def test_version():
+    result = tape_cli("--version")
+    assert result.exit_code == 0 and result.stdout.startswith("tape ")

@@ -78,3 +78,20 @@ def test_batched_gradients_match_central_differences(text):
     scale = 1 + np.abs(dx) + np.abs(dy)
     np.testing.assert_allclose(parts[(0,)], dx + 0 * xs, atol=1e-6 * scale.max())
     np.testing.assert_allclose(parts[(1,)], dy + 0 * xs, atol=1e-6 * scale.max())
+
+
+_PIECES = ["x", "y", "v", "v[0]", "v[9]", "2", "0", "1e308", "-", "+", "*", "/", "^", "(", ")",
+           "sin(", "log(", "sqrt(", "sum(", "dot(", "atan2(", ",", " ", "π", "2x", "'", ".",
+           "[", "]", "__", "lambda", "e"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=12).map("".join),
+       st.sampled_from(["grad", "hessian", "jacobian"]))
+def test_the_cli_never_shows_a_traceback(text, command):
+    from cli_helpers import tape_cli
+
+    result = tape_cli(command, "--at", "x=0.5,y=-1,v=[1,2]", "--", text)
+    assert result.exit_code in (0, 2), (text, result.stderr)
+    for line in result.stderr.splitlines():
+        assert line.startswith(("error:", "warning:")), (text, result.stderr)

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import numbers, tape_cli
+from cli_helpers import numbers, tape_cli
 
 
 def test_jacobian_of_a_bracketed_list():

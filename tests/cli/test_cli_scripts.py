@@ -7,7 +7,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from conftest import central_difference, numbers, tape_cli
+from cli_helpers import central_difference, numbers, tape_cli
 
 
 def rosenbrock(x, y):

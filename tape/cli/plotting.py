@@ -1,0 +1,195 @@
+"""The data behind ``tape plot``: f and its first N derivatives on a grid, and a sensible view.
+
+``compute_series`` evaluates the function and every derivative up to ``order`` in one
+vectorized pass over a ``(points,)`` tensor: with the engine's Taylor-mode
+``tape.derivative(f, x, order=k)`` when it exists, otherwise with ``order`` nested
+``GradientTape``s (each tape records the backward pass of the one inside it). Because f acts on
+each grid point independently, the gradient of the sum over points is every point's own
+derivative.
+
+``view`` picks the y-range to show: all of the data when it is reasonable, otherwise (poles such
+as ``1/x`` or ``tan(x)``) a robust range from the bulk of the values; points far outside it
+become gaps, so a curve is not drawn as a vertical line across a pole. Undefined points
+(nan, inf) are always gaps.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import CLIError
+from .targets import ScriptError, Target
+
+#: the most derivatives ``tape plot`` draws (nested tapes grow quickly with the order)
+MAX_ORDER = 6
+#: the most grid points
+MAX_POINTS = 100_000
+#: a y-range this many interquartile ranges tall is taken to come from a pole and is cut ...
+POLE_RATIO = 50
+#: ... to the quartiles widened by this many interquartile ranges
+FENCE = 3
+
+
+@dataclass
+class Series:
+    """``x`` (points,) and ``ys[k]`` the k-th derivative at each x (nan where undefined)."""
+
+    x: np.ndarray
+    ys: list[np.ndarray]
+    variable: str
+    expression: str
+
+    @property
+    def labels(self) -> list[str]:
+        return [derivative_label(k) for k in range(len(self.ys))]
+
+
+def derivative_label(k: int) -> str:
+    """``f``, ``f'``, ``f''``, ``f'''``, then ``f^(4)``."""
+    return "f" + "'" * k if k <= 3 else f"f^({k})"
+
+
+def parse_range(text: str) -> tuple[float, float]:
+    """``"-5:5"`` or ``"-pi:pi"`` -> ``(lo, hi)`` with lo < hi, both finite."""
+    from .points import parse_number
+
+    parts = text.split(":")
+    if len(parts) != 2:
+        raise CLIError(f"--range: {text!r} is not of the form A:B (for example -5:5)")
+    lo, hi = (parse_number(p, "--range") for p in parts)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise CLIError(f"--range: {text!r} must have finite ends")
+    if not lo < hi:
+        raise CLIError(f"--range: the start must be below the end (got {text!r})")
+    return lo, hi
+
+
+def plot_function(target: Target, count: int):
+    """``(variable, f)``: the target as a function of one ``(count,)`` tensor."""
+    names = target.ordered([])
+    if len(names) > 1:
+        raise CLIError(f"tape plot draws functions of one variable; {target.source!r} has "
+                       f"{len(names)} ({', '.join(names)})")
+    if not names:  # a constant: draw it over x, its derivatives are zero
+        run = target.batched([], {}, count)
+        return "x", lambda x: run() + 0.0 * x
+    if not target.is_script:
+        target.output_shape({names[0]: None})
+    return names[0], target.batched(names, {names[0]: None}, count)
+
+
+def compute_series(target: Target, lo: float, hi: float, points: int, order: int) -> Series:
+    """f and its derivatives up to ``order`` on ``points`` evenly spaced x in [lo, hi]."""
+    import tape
+
+    if not 2 <= points <= MAX_POINTS:
+        raise CLIError(f"--points must be between 2 and {MAX_POINTS}")
+    if not 0 <= order <= MAX_ORDER:
+        raise CLIError(f"--order must be between 0 and {MAX_ORDER}")
+    variable, fn = plot_function(target, points)
+    grid = np.linspace(lo, hi, points)
+    with np.errstate(all="ignore"):
+        ys = None
+        if order and hasattr(tape, "derivative"):
+            ys = _taylor(tape, fn, grid, order)
+        if ys is None:
+            try:
+                ys = _nested(tape, fn, grid, order)
+            except ScriptError as exc:
+                raise ScriptError(f"{exc.message}\ntape plot calls the function once with "
+                                  f"all {points} x values as a tensor of shape ({points},); "
+                                  f"write it with tape or NumPy ops that work elementwise"
+                                  ) from exc
+    ys = [_clean(y, points, target) for y in ys]
+    undefined = np.isnan(ys[0])  # where f is undefined, so are its derivatives
+    for y in ys[1:]:
+        y[undefined] = np.nan
+    return Series(grid, ys, variable, str(target.source))
+
+
+def _taylor(tape, fn, grid, order):
+    """All orders from the engine's Taylor mode; None if it cannot do this function."""
+    try:
+        ys = [np.asarray(fn(tape.constant(grid)))]
+        for k in range(1, order + 1):
+            ys.append(np.asarray(tape.derivative(fn, tape.constant(grid), order=k)))
+    except Exception:  # fall back to nested tapes, which handle every op
+        return None
+    if any(y.shape != grid.shape for y in ys):
+        return None
+    return ys
+
+
+def _nested(tape, fn, grid, order):
+    """f and its derivatives with ``order`` nested tapes, innermost differentiated first."""
+    x = tape.constant(grid)
+    tapes = [tape.GradientTape() for _ in range(order)]
+    for t in tapes:
+        t.__enter__()
+        t.watch(x)
+    try:
+        current = fn(x)
+        ys = [current]
+        while tapes:
+            t = tapes.pop()
+            t.__exit__(None, None, None)
+            current = t.gradient(current, x, unconnected_gradients="zero")
+            ys.append(current)
+    finally:
+        while tapes:
+            tapes.pop().__exit__(None, None, None)
+    return [np.asarray(y.numpy() if hasattr(y, "numpy") else y, dtype=np.float64) for y in ys]
+
+
+def _clean(y, points, target) -> np.ndarray:
+    y = np.asarray(y, dtype=np.float64)
+    if y.shape != (points,):
+        if y.size == 1:
+            return np.full(points, float(y.reshape(-1)[0]))
+        raise CLIError(f"tape plot needs a scalar function; {target.source!r} gives shape "
+                       f"{y.shape[1:]} per point")
+    y = y.copy()
+    y[~np.isfinite(y)] = np.nan
+    return y
+
+
+def view(series: Series) -> tuple[float, float]:
+    """The y-range to show.
+
+    All finite values with a 5% margin; but when that range is more than ``POLE_RATIO`` times
+    the interquartile range (IQR) of the values (a pole, as in ``1/x`` or ``tan(x)``), it is
+    cut to the quartiles widened by ``FENCE`` IQRs. A flat function gets a unit-high window.
+    """
+    values = np.concatenate([y[np.isfinite(y)] for y in series.ys])
+    if values.size == 0:
+        return -1.0, 1.0
+    lo, hi = float(values.min()), float(values.max())
+    q1, q3 = (float(v) for v in np.percentile(values, [25, 75]))
+    iqr = q3 - q1
+    if iqr > 0 and hi - lo > POLE_RATIO * iqr:
+        lo, hi = max(lo, q1 - FENCE * iqr), min(hi, q3 + FENCE * iqr)
+    if hi - lo <= 1e-12 * max(1.0, abs(hi)):
+        return lo - 0.5, hi + 0.5
+    margin = 0.05 * (hi - lo)
+    return lo - margin, hi + margin
+
+
+def visible(y: np.ndarray, limits: tuple[float, float]) -> np.ndarray:
+    """``y`` with points far outside ``limits`` (over one window height away) made gaps."""
+    lo, hi = limits
+    span = hi - lo
+    out = y.copy()
+    with np.errstate(invalid="ignore"):
+        out[(out < lo - span) | (out > hi + span)] = np.nan
+    return out
+
+
+def line_breaks(defined: np.ndarray) -> list[int]:
+    """Positions, among the defined points only, of those that follow a gap.
+
+    A chart drawn from the defined points must not join point ``i - 1`` to point ``i`` for
+    these ``i``: ``[T, F, T, T, F, F, T]`` -> ``[1, 3]``.
+    """
+    kept = np.flatnonzero(defined)
+    return (np.flatnonzero(np.diff(kept) > 1) + 1).tolist()

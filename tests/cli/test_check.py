@@ -1,0 +1,152 @@
+"""tape check: homework answers, accepted in any equivalent form, near-misses rejected."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import sympy as sp
+
+from cli_helpers import tape_cli
+
+from tape.cli import homework, timelimit
+
+ACCEPTED = [
+    ("sin(x)^2", "2*sin(x)*cos(x)"),
+    ("sin(x)^2", "sin(2x)"),
+    ("sin(x)^2", "1 - cos(x)^2 - cos(2x) + sin(x)^2 + 2sin(x)*cos(x) - 1 + cos(x)^2 + cos(2x)"
+                 " - sin(x)^2"),
+    ("ln(x^2)", "2/x"),
+    ("ln(x)", "1/x"),
+    ("log(3x)", "1/x"),
+    ("tan(x)", "sec(x)^2"),
+    ("tan(x)", "1 + tan(x)^2"),
+    ("tan(x)", "1/cos(x)^2"),
+    ("sec(x)", "sec(x)*tan(x)"),
+    ("sec(x)", "sin(x)/cos(x)^2"),
+    ("csc(x)", "-csc(x)*cot(x)"),
+    ("cot(x)", "-csc(x)^2"),
+    ("x^2*e^x", "x*(x+2)*exp(x)"),                       # product rule, factored
+    ("x/(x+1)", "1/(x+1)^2"),                           # quotient rule
+    ("sqrt(x)", "0.5x^(-0.5)"),                         # friendly syntax, decimals
+    ("(2x+1)^3", "6(2x+1)^2"),                          # chain rule
+    ("asin(x)", "1/sqrt(1-x^2)"),
+    ("atan(x)", "1/(1+x^2)"),
+    ("sinh(x)^2", "sinh(2x)"),
+    ("tanh(x)", "1/cosh(x)^2"),
+    ("x^x", "x^x*(ln(x)+1)"),
+    ("log10(x)", "1/(x*ln(10))"),
+    ("π*x^2", "2π·x"),
+]
+
+REJECTED = [
+    ("cos(x)", "sin(x)"),                               # sign error
+    ("x/(x+1)", "-1/(x+1)^2"),                          # sign error in the quotient rule
+    ("sin(3x)", "cos(3x)"),                             # missing chain-rule factor
+    ("exp(x^2)", "exp(x^2)"),                           # missing chain-rule factor
+    ("ln(x^2)", "1/x"),                                 # off by a constant factor
+    ("3x^3", "3x^2"),                                   # off by a constant factor
+    ("sin(x)^2", "2*sin(x)"),
+    ("x^x", "x*x^(x-1)"),                               # power rule where it does not apply
+    ("tan(x)", "sec(x)^2 + 1e-3"),                      # nearly right
+]
+
+
+@pytest.mark.parametrize("expression, answer", ACCEPTED)
+def test_equivalent_forms_are_correct(expression, answer):
+    result = tape_cli("check", expression, "--answer", answer)
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    assert result.stdout.splitlines()[0] == "correct"
+
+
+@pytest.mark.parametrize("expression, answer", REJECTED)
+def test_near_misses_are_wrong(expression, answer):
+    result = tape_cli("check", expression, "--answer", answer)
+    assert result.exit_code == 1, (result.stdout, result.stderr)
+    lines = result.stdout.splitlines()
+    assert lines[0] == "wrong"
+    assert lines[1].startswith("at x = ") and "the answer gives" in lines[1]
+
+
+def test_wrong_answer_explains_with_true_values():
+    doc = json.loads(tape_cli("check", "sin(3x)", "--answer", "cos(3x)",
+                              "--format", "json").stdout)
+    assert doc["correct"] is False
+    x = doc["counterexample"]["at"]["x"]
+    assert doc["counterexample"]["answer"] == pytest.approx(math.cos(3 * x), rel=1e-12)
+    assert doc["counterexample"]["expected"] == pytest.approx(3 * math.cos(3 * x), rel=1e-12)
+    t = sp.Symbol("x", real=True)
+    assert sp.simplify(sp.sympify(doc["expected"], locals={"x": t}) - 3 * sp.cos(3 * t)) == 0
+    plain = tape_cli("check", "sin(3x)", "--answer", "cos(3x)").stdout.splitlines()
+    assert "3*cos(3*x)" in plain[-1]
+
+
+def test_json_for_a_correct_answer():
+    result = tape_cli("check", "x^3", "--answer", "3x^2", "--format", "json")
+    doc = json.loads(result.stdout)
+    assert result.exit_code == 0
+    assert doc["correct"] is True and doc["counterexample"] is None
+    assert doc["method"] == "symbolic" and doc["expected"] == "3*x**2"
+
+
+def test_order_n():
+    assert tape_cli("check", "x^4", "--answer", "12x^2", "--order", "2").exit_code == 0
+    assert tape_cli("check", "sin(x)", "--answer", "-cos(x)", "--order", "3").exit_code == 0
+    assert tape_cli("check", "sin(x)", "--answer", "cos(x)", "--order", "3").exit_code == 1
+
+
+def test_several_variables_need_wrt():
+    result = tape_cli("check", "x^2*y", "--answer", "2x*y")
+    assert result.exit_code == 2 and "--wrt" in result.stderr
+    assert tape_cli("check", "x^2*y", "--answer", "2x*y", "--wrt", "x").exit_code == 0
+    assert tape_cli("check", "x^2*y", "--answer", "x^2", "--wrt", "y").exit_code == 0
+    assert tape_cli("check", "x^2*y", "--answer", "2x", "--wrt", "x").exit_code == 1
+
+
+def test_a_domain_restricted_function_is_checked_inside_its_domain():
+    # acosh is defined for x >= 1 only; most random points fall outside
+    assert tape_cli("check", "acosh(x)", "--answer", "1/sqrt(x^2-1)").exit_code == 0
+    assert tape_cli("check", "acosh(x)", "--answer", "1/sqrt(x^2+1)").exit_code == 1
+
+
+@pytest.mark.parametrize("args", [
+    ["check", "x^2", "--answer", "2t"],                 # a name the expression lacks
+    ["check", "x^2", "--answer", "2x+"],                # parse error
+    ["check", "x^2", "--answer", "2x", "--wrt", "y"],
+    ["check", "x^2"],                                   # no --answer
+])
+def test_bad_input_exits_2(args):
+    result = tape_cli(*args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
+
+
+def _timed_out(*args, timeout, **kwargs):
+    raise timelimit.SymbolicTimeout(timeout, "symbolic differentiation",
+                                    "decided numerically")
+
+
+def test_timeout_falls_back_to_numbers_correct(monkeypatch):
+    monkeypatch.setattr(homework, "run_limited", _timed_out)
+    result = tape_cli("check", "sin(x)^2", "--answer", "sin(2x)", "--format", "json")
+    assert result.exit_code == 0
+    doc = json.loads(result.stdout)
+    assert doc["correct"] is True and doc["method"] == "numeric"
+    assert "did not finish" in result.stderr
+
+
+def test_timeout_falls_back_to_numbers_wrong(monkeypatch):
+    monkeypatch.setattr(homework, "run_limited", _timed_out)
+    result = tape_cli("check", "sin(x)^2", "--answer", "2cos(x)", "--format", "json")
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert doc["correct"] is False and doc["method"] == "numeric"
+    x = doc["counterexample"]["at"]["x"]
+    assert doc["counterexample"]["expected"] == pytest.approx(math.sin(2 * x), rel=1e-9)
+
+
+def test_a_real_tiny_timeout_still_decides():
+    heavy = "sin(x)^20*cos(x)^13*exp(tan(x))*atan(x^5)"
+    result = tape_cli("check", heavy, "--order", "6", "--answer", "0", "--timeout", "0.1")
+    assert result.exit_code == 1 and result.stdout.startswith("wrong")
+    assert "did not finish in 0.1 s" in result.stderr
