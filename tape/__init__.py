@@ -30,6 +30,8 @@ from .engine.ops.reduce import (argmax, argmin, cumsum, reduce_all, reduce_any, 
 from .engine.registry import NoGradient, NotDifferentiable, RegisterGradient, primitive
 from .engine.module import Module
 from .engine.tape import GradientTape, UnconnectedGradients
+from .engine.forward import ForwardAccumulator
+from .engine.functional import derivative, grad, hessian, hvp, jacobian, value_and_grad
 from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor
 
 from . import autodiff, image, keras, layers, linalg, math, nest, nn, random  # noqa: E402,F401

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from .ops import array as A, compare as C, linalg as L, math as M, nn as N, reduce as R
-from .registry import recording_tapes
+from .registry import active_accumulators, recording_tapes
 from .tensor import Tensor, convert_to_tensor
 
 UFUNCS = {
@@ -152,7 +152,7 @@ def _unwrap(obj):
 
 def _plain(func, args, kwargs):
     """Run ``func`` on plain arrays; warn once per function if a tape is recording."""
-    if recording_tapes:
+    if recording_tapes or active_accumulators:
         name = getattr(func, "__name__", repr(func))
         if name not in _warned:
             _warned.add(name)

@@ -12,6 +12,9 @@ from .tensor import Tensor, _to_array, _wrap
 
 #: Tapes currently recording, innermost last. Owned by tape.py; read here on every op.
 recording_tapes: list = []
+#: Active ForwardAccumulators, outermost first. Owned by forward.py; they see an op after every
+#: tape has, so tapes also record the tangent computation (reverse-over-forward).
+active_accumulators: list = []
 
 _GRADIENTS: dict = {}
 #: Optional first-order rules on raw NumPy values, used only when no tape records the backward
@@ -72,13 +75,13 @@ class Primitive:
                 out = np.asarray(out)
             result = _new_tensor(Tensor)
             result._value = out
-            if recording_tapes:
+            if recording_tapes or active_accumulators:
                 record(self, inputs, (result,), attrs)
             return result
         else:
             outputs = tuple(_wrap(o if isinstance(o, (np.ndarray, np.generic)) else np.asarray(o))
                             for o in out)
-        if recording_tapes:
+        if recording_tapes or active_accumulators:
             record(self, inputs, outputs, attrs)
         return list(outputs)
 
@@ -99,7 +102,7 @@ class UnaryPrimitive(Primitive):
             out = np.asarray(out)
         result = _new_tensor(Tensor)
         result._value = out
-        if recording_tapes:
+        if recording_tapes or active_accumulators:
             record(self, (x,), (result,), attrs)
         return result
 
@@ -122,7 +125,7 @@ class BinaryPrimitive(Primitive):
             out = np.asarray(out)
         result = _new_tensor(Tensor)
         result._value = out
-        if recording_tapes:
+        if recording_tapes or active_accumulators:
             record(self, (a, b), (result,), attrs)
         return result
 
@@ -141,7 +144,8 @@ def _scalar_like(value, other):
 
 
 def record(op, inputs, outputs, attrs):
-    """Offer an op application to every recording tape (each keeps it if it watches an input)."""
+    """Offer an op application to every recording tape (each keeps it if it watches an input),
+    then to every active forward accumulator (each computes tangents if an input has one)."""
     if _GRADIENTS.get(op.name) is _NOT_DIFFERENTIABLE and op.custom_grad is None:
         return
     node = None
@@ -150,6 +154,11 @@ def record(op, inputs, outputs, attrs):
             if node is None:
                 node = Node(op, inputs, outputs, attrs)
             tape._add(node)
+    for acc in active_accumulators:       # an accumulator leaves and re-enters this list in place
+        if acc._accepts(inputs):
+            if node is None:
+                node = Node(op, inputs, outputs, attrs)
+            acc._add(node)
 
 
 def convert_inputs(args):

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import nest
 from .quiet import restore, silence
-from .registry import _FAST_GRADIENTS, gradient_rule, recording_tapes
+from .registry import _FAST_GRADIENTS, active_accumulators, gradient_rule, recording_tapes
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
 
 #: Number of backward sweeps run so far (tests use it to prove Jacobians are vectorized).
@@ -311,7 +311,7 @@ class GradientTape:
                         for o in node.outputs:
                             add(id(o))
                         break
-        fast = not recording_tapes
+        fast = not recording_tapes and not active_accumulators   # accumulators need tensor rules
         if fast:
             grads = {k: v._value for k, v in seeds.items() if k in relevant}
         else:

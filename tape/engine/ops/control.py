@@ -7,7 +7,7 @@ import inspect
 import numpy as np
 
 from .. import nest
-from ..registry import Primitive, defop, record, recording_tapes
+from ..registry import Primitive, active_accumulators, defop, record, recording_tapes
 from ..tensor import Tensor, _wrap, convert_to_tensor
 
 stop_gradient = defop("StopGradient", lambda x: x, differentiable=False,
@@ -79,18 +79,20 @@ def custom_gradient(f=None):
     def wrapped(*args, **kwargs):
         from ..tape import GradientTape
         inputs = tuple(a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args)
-        paused = recording_tapes[:]
+        paused, paused_acc = recording_tapes[:], active_accumulators[:]
         recording_tapes.clear()
+        active_accumulators.clear()
         probe = GradientTape()          # only to learn which variables f reads
         try:
             with probe:
                 y, grad_fn = f(*inputs, **kwargs)
         finally:
             recording_tapes[:] = paused
+            active_accumulators[:] = paused_acc
         variables = list(probe.watched_variables())
         flat = [convert_to_tensor(t) for t in nest.flatten(y)]
         outputs = tuple(_wrap(t._value) for t in flat)
-        if recording_tapes:
+        if recording_tapes or active_accumulators:
             op = Primitive(None, f"CustomGradient:{getattr(f, '__name__', 'f')}", "many")
             op.custom_grad = _custom_rule(f, grad_fn, len(inputs), variables)
             record(op, inputs + tuple(variables), outputs, {})

@@ -1,0 +1,265 @@
+"""Function transforms: grad, value_and_grad, jacobian, hessian, hvp, derivative.
+
+Each takes a function of tensors (NumPy arrays and Python numbers are converted to float64
+tensors; tensors are passed through unchanged, so an outer GradientTape stays connected and
+transforms nest: ``grad(grad(f))``).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .tensor import Tensor, _wrap, convert_to_tensor
+
+
+def _as_input(value, what):
+    """A floating tensor for an argument we differentiate with respect to."""
+    if isinstance(value, Tensor):
+        if value._value.dtype.kind not in "fc":
+            raise TypeError(f"{what} has dtype {value.dtype.name}; differentiation needs a floating "
+                            "dtype: pass floats or tape.cast(x, tape.float64)")
+        return value
+    if isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype.kind not in "fc":
+            raise TypeError(f"{what} has dtype {value.dtype}; differentiation needs a floating "
+                            "dtype: pass floats or x.astype(float)")
+        return _wrap(value)
+    if isinstance(value, bool):
+        raise TypeError(f"{what} is a bool; differentiation needs a floating value")
+    try:
+        arr = np.asarray(value, dtype=np.float64)    # Python numbers and nested lists
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be a number, array or Tensor, got {type(value).__name__}") \
+            from None
+    return _wrap(arr[()] if arr.ndim == 0 else arr)
+
+
+def _argnums(argnums, nargs, what):
+    single = not isinstance(argnums, (tuple, list))
+    nums = (argnums,) if single else tuple(argnums)
+    for i in nums:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"{what}: argnums must be an int or a tuple of ints, got {argnums!r}")
+        if not -nargs <= i < nargs:
+            raise ValueError(f"{what}: argnums {i} is out of range for {nargs} positional "
+                             "argument(s)")
+    return single, tuple(int(i) % nargs for i in nums)
+
+
+def _prepare(args, argnums, what):
+    single, nums = _argnums(argnums, len(args), what)
+    args = list(args)
+    seen = set()
+    for i in nums:
+        args[i] = _as_input(args[i], f"{what}: argument {i}")
+        if id(args[i]) in seen:              # the same tensor twice: give each its own identity
+            from .ops.math import identity
+            args[i] = identity(args[i])
+        seen.add(id(args[i]))
+    return single, nums, args
+
+
+def _output(y, what, scalar):
+    if not isinstance(y, Tensor):
+        y = convert_to_tensor(y)
+    if y._value.dtype.kind not in "fc":
+        raise TypeError(f"{what}: f must return a floating tensor, got dtype {y.dtype.name}")
+    if scalar and y.ndim != 0:
+        raise ValueError(f"{what}: f must return a scalar, got shape {tuple(y.shape)}; use "
+                         "tape.jacobian for non-scalar outputs (or reduce the output)")
+    return y
+
+
+def value_and_grad(f, argnums=0):
+    """A function returning ``(f(*args), gradient of f w.r.t. args[argnums])``.
+
+    ``f`` must return a scalar. With a tuple ``argnums`` the gradient is a tuple. Unconnected
+    arguments get zeros.
+
+    Examples
+    --------
+    >>> value, g = tape.value_and_grad(lambda x: x ** 3)(2.0)
+    >>> float(value), float(g)
+    (8.0, 12.0)
+    """
+    from .tape import GradientTape
+
+    def wrapper(*args, **kwargs):
+        single, nums, args = _prepare(args, argnums, "grad")
+        with GradientTape() as tp:
+            for i in nums:
+                tp.watch(args[i])
+            y = _output(f(*args, **kwargs), "grad", True)
+        grads = tp.gradient(y, [args[i] for i in nums], unconnected_gradients="zero")
+        return y, grads[0] if single else tuple(grads)
+    return wrapper
+
+
+def grad(f, argnums=0):
+    """The gradient function of a scalar function ``f``: ``grad(f)(x)`` = df/dx.
+
+    Examples
+    --------
+    >>> tape.grad(tape.sin)(0.0)
+    tape.Tensor(1.0, shape=(), dtype=float64)
+    >>> tape.grad(tape.grad(lambda x: x ** 3))(2.0)       # transforms nest
+    tape.Tensor(12.0, shape=(), dtype=float64)
+    """
+    vg = value_and_grad(f, argnums)
+    return lambda *args, **kwargs: vg(*args, **kwargs)[1]
+
+
+def jacobian(f, argnums=0, mode="auto"):
+    """The Jacobian function of ``f``: shape ``f(x).shape + x.shape``.
+
+    Vectorized either way: reverse mode pushes one batch of cotangents (one per output) through
+    one backward sweep; forward mode (``mode="forward"``, or ``"auto"`` when there are more outputs
+    than inputs) transposes that linear sweep, so it carries one batch of tangents (one per
+    input) instead.
+
+    Examples
+    --------
+    >>> tape.jacobian(lambda x: x * x)(tape.constant([1.0, 2.0])).numpy()
+    array([[2., 0.],
+           [0., 4.]])
+    """
+    from .tape import GradientTape
+    if mode not in ("auto", "forward", "reverse"):
+        raise ValueError(f"jacobian: mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
+
+    def wrapper(*args, **kwargs):
+        single, nums, args = _prepare(args, argnums, "jacobian")
+        xs = [args[i] for i in nums]
+        with GradientTape() as tp:
+            for x in xs:
+                tp.watch(x)
+            y = _output(f(*args, **kwargs), "jacobian", False)
+        n_in = sum(int(x._value.size) for x in xs)
+        forward = mode == "forward" or (mode == "auto" and y._value.size > n_in)
+        jac = _forward_jacobian(tp, y, xs) if forward else \
+            tp.jacobian(y, xs, unconnected_gradients="zero")
+        return jac[0] if single else tuple(jac)
+    return wrapper
+
+
+def _forward_jacobian(tp, y, xs):
+    """Columns of J at once: J^T u is linear in u, so d<J^T u, e_i>/du = J e_i for every i."""
+    from .ops.array import concat, reshape, transpose
+    from .tape import GradientTape
+    u = _wrap(np.zeros(y._value.shape, y._value.dtype)[()])
+    with GradientTape() as outer:
+        outer.watch(u)
+        vjps = tp.gradient(y, xs, output_gradients=u, unconnected_gradients="zero")
+        flat = concat([reshape(v, (-1,)) for v in vjps], 0)
+    columns = outer.jacobian(flat, u, unconnected_gradients="zero")      # (n_in,) + y.shape
+    out, start = [], 0
+    for x in xs:
+        n = int(x._value.size)
+        block = reshape(columns[start:start + n], (n, -1))                # (n, n_out)
+        out.append(reshape(transpose(block), tuple(y.shape) + tuple(x.shape)))
+        start += n
+    return out
+
+
+def hessian(f, argnums=0):
+    """The Hessian function of a scalar ``f``: shape ``x.shape + x.shape``, exactly symmetric.
+
+    Reverse-over-reverse in one vectorized sweep: the Jacobian of the gradient, with the backward
+    pass recorded by an outer tape. With a tuple ``argnums``, a nested tuple of blocks
+    ``H[i][j] = d2f / dx_i dx_j``.
+
+    Examples
+    --------
+    >>> tape.hessian(lambda x: tape.reduce_sum(x ** 3))(tape.constant([1.0, 2.0])).numpy()
+    array([[ 6.,  0.],
+           [ 0., 12.]])
+    """
+    from .ops.array import reshape, transpose
+    from .tape import GradientTape
+
+    def wrapper(*args, **kwargs):
+        single, nums, args = _prepare(args, argnums, "hessian")
+        xs = [args[i] for i in nums]
+        with GradientTape(persistent=len(xs) > 1) as outer:
+            for x in xs:
+                outer.watch(x)
+            with GradientTape() as inner:
+                for x in xs:
+                    inner.watch(x)
+                y = _output(f(*args, **kwargs), "hessian", True)
+            grads = inner.gradient(y, xs, unconnected_gradients="zero")
+        blocks = [outer.jacobian(g, xs, unconnected_gradients="zero") for g in grads]
+        if single:
+            x = xs[0]
+            n = int(x._value.size)
+            square = reshape(blocks[0][0], (n, n))
+            # Mixed partials agree to rounding; averaging makes H exactly symmetric.
+            return reshape((square + transpose(square)) * 0.5, tuple(x.shape) * 2)
+        return tuple(tuple(row) for row in blocks)
+    return wrapper
+
+
+def hvp(f, x, v):
+    """Hessian-vector product ``H(x) @ v`` of a scalar ``f``, without forming the Hessian.
+
+    Forward-over-reverse: the gradient is computed inside a ForwardAccumulator whose tangent is
+    ``v``, so the cost is a small multiple of one gradient.
+
+    Examples
+    --------
+    >>> tape.hvp(lambda x: tape.reduce_sum(x ** 3), [1.0, 2.0], [1.0, 0.0])
+    tape.Tensor([6. 0.], shape=(2,), dtype=float64)
+    """
+    from .forward import ForwardAccumulator
+    from .tape import GradientTape
+    x = _as_input(x, "hvp: x")
+    v = v if isinstance(v, Tensor) else _wrap(np.asarray(v, dtype=x._value.dtype)[()])
+    if tuple(v.shape) != tuple(x.shape):
+        raise ValueError(f"hvp: v has shape {tuple(v.shape)} but x has shape {tuple(x.shape)}; "
+                         "they must match")
+    with ForwardAccumulator(x, v) as acc:
+        with GradientTape() as tp:
+            tp.watch(x)
+            y = _output(f(x), "hvp", True)
+        g = tp.gradient(y, x, unconnected_gradients="zero")
+    return acc.jvp(g, unconnected_gradients="zero")
+
+
+def derivative(f, x, order=1):
+    """The ``order``-th derivative of a scalar function of one variable, by Taylor mode.
+
+    ``x`` may be an array of points: ``f`` is then applied to all of them at once and must act
+    elementwise; the result has ``x``'s shape. Cost grows like ``order**2`` flops per op in
+    ``order`` NumPy calls (order 20 costs about what a gradient does).
+
+    Examples
+    --------
+    >>> float(tape.derivative(tape.sin, 0.0, order=3))
+    -1.0
+    >>> tape.derivative(lambda x: x ** 4, [1.0, 2.0], order=2)
+    tape.Tensor([12. 48.], shape=(2,), dtype=float64)
+    """
+    from .taylor import taylor_coefficients
+    if isinstance(order, bool) or not isinstance(order, (int, np.integer)):
+        raise TypeError(f"derivative: order must be a non-negative integer, got {order!r}")
+    if order < 0:
+        raise ValueError(f"derivative: order must be a non-negative integer, got {order}")
+    xt = _as_input(x, "derivative: x")
+    points = xt._value
+
+    def checked(t):
+        y = _output(f(t), "derivative", False)
+        if y.ndim != 0 and tuple(y.shape) != tuple(t.shape):
+            raise ValueError(f"derivative: f must return a scalar (one value per point of x, shape "
+                             f"{tuple(t.shape)}), got shape {tuple(y.shape)}; use tape.jacobian "
+                             "for vector-valued functions")
+        return y
+    coeffs = taylor_coefficients(checked, points, int(order))
+    if coeffs.ndim == 1 and np.ndim(points) > 0 and np.size(points) > 1 and coeffs[1:].any():
+        raise ValueError("derivative: f returned one scalar for several points of x, combining "
+                         "them; f must act elementwise (one value per point)")
+    value = coeffs[order] * float(math.factorial(order))
+    if np.shape(value) != np.shape(points):
+        value = np.broadcast_to(value, np.shape(points)).astype(coeffs.dtype)
+    return _wrap(value[()] if value.ndim == 0 else value)
