@@ -137,3 +137,14 @@ def test_saturated_tails_full_relative_accuracy(fn, exact, x):
         g.watch(t)
         y = fn(t)
     assert float(g.gradient(y, t)) == pytest.approx(exact(x), rel=1e-12, abs=0)
+
+
+def test_taylor_mode_with_a_one_element_exponent_array():
+    # found by the differential run: x ** r with r of shape (1, 1) (a held-constant variable in
+    # the CLI's batched layout) crashed tape.derivative with "only 0-dimensional arrays can be
+    # converted to Python scalars"
+    if not hasattr(tape, "derivative"):
+        pytest.skip("tape.derivative not merged yet")
+    r = tape.constant(np.array([[0.5]]))
+    got = tape.derivative(lambda x: tape.reshape(x ** r, ()), tape.constant(2.0), order=2)
+    assert float(got) == pytest.approx(0.5 * -0.5 * 2.0 ** -1.5, rel=1e-14)

@@ -114,7 +114,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("options", "negative --rtol", 'tape grad "x^2" --at 1 --check --rtol -1'),
     ("symbolic", "diff: --wrt not a variable", 'tape diff "x*y" --wrt z'),
     ("symbolic", "diff: timeout", 'tape diff "x*y" --timeout 0.0001'),
-    ("symbolic", "diff: vector indexing", 'tape diff "x[0]"'),
+    ("symbolic", "diff: whole-vector function", 'tape diff "sum(x)"'),
     ("symbolic", "check: --answer missing", 'tape check "x^2"'),
     ("symbolic", "check: several variables without --wrt", 'tape check "x*y" --answer "y"'),
     ("symbolic", "check: answer does not parse", 'tape check "x^2" --answer "2*"'),
