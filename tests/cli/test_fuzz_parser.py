@@ -28,7 +28,7 @@ from tape.cli import points as P
 from tape.cli.errors import CLIError, ExprError
 from tape.cli.functions import FUNCTIONS
 
-FUZZ = settings(max_examples=300, deadline=None,
+FUZZ = settings(max_examples=200, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 # --------------------------------------------------------------------------- helpers

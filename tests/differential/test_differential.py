@@ -30,8 +30,8 @@ from tape.cli.functions import FUNCTIONS
 import reference as R
 from exprgen import BOX, Generator, Generated
 
-#: (seed, expressions, max depth): 160 expressions (plus ~30 Jacobians) in ~15 s
-BATCHES = [(101, 45, 4), (102, 45, 4), (103, 35, 6), (104, 35, 6)]
+#: (seed, expressions, max depth): 260 expressions (plus ~50 Jacobian vectors), ~15 s
+BATCHES = [(101, 60, 4), (102, 60, 4), (103, 60, 4), (104, 40, 6), (105, 40, 6)]
 
 
 def run_batch(seed: int, count: int, depth: int) -> list[R.Case]:

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import tape
 
-FUZZ = settings(max_examples=300, deadline=None,
+FUZZ = settings(max_examples=200, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 SHAPES = [(), (3,), (2, 3), (1, 3), (3, 1), (2, 1, 3)]
