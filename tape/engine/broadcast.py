@@ -1,6 +1,8 @@
 """Undoing broadcasting in gradients: the one place every broadcasting rule goes through."""
 from __future__ import annotations
 
+import numpy as np
+
 _ops = None
 
 
@@ -17,42 +19,35 @@ def batch_ndim(node, g) -> int:
     return g._value.ndim - node.outputs[0]._value.ndim
 
 
-def unbroadcast(g, shape, nb: int = 0):
-    """Sum a cotangent ``g`` (batch axes + broadcast shape) back to ``batch + shape``.
-
-    ``nb`` is the number of leading batch axes of ``g`` that must be kept.
-    """
-    gshape = g._value.shape
-    shape = tuple(shape)
-    if gshape[nb:] == shape:
-        return g
-    reduce_sum, reshape = _ops or _load_ops()
+def _plan(gshape, shape, nb):
+    """Axes of a cotangent of shape ``gshape`` to sum, and the shape to give the sum."""
     extra = len(gshape) - nb - len(shape)
     axes = list(range(nb, nb + extra))
     for i, n in enumerate(shape):
         if n == 1 and gshape[nb + extra + i] != 1:
             axes.append(nb + extra + i)
+    return tuple(axes), tuple(gshape[:nb]) + shape
+
+
+def unbroadcast(g, shape, nb: int = 0):
+    """Sum a cotangent ``g`` (batch axes + broadcast shape) back to ``batch + shape``, with
+    tape ops (differentiable again). ``nb`` leading batch axes of ``g`` are kept."""
+    shape = tuple(shape)
+    if g._value.shape[nb:] == shape:
+        return g
+    reduce_sum, reshape = _ops or _load_ops()
+    axes, target = _plan(g._value.shape, shape, nb)
     if axes:
-        g = reduce_sum(g, axis=tuple(axes))
-    target = tuple(gshape[:nb]) + shape
-    if g._value.shape != target:
-        g = reshape(g, target)
-    return g
+        g = reduce_sum(g, axis=axes)
+    return reshape(g, target) if g._value.shape != target else g
 
 
 def unbroadcast_array(g, shape, nb: int = 0):
     """``unbroadcast`` on a raw NumPy cotangent (the fast first-order path)."""
-    gshape = g.shape
     shape = tuple(shape)
-    if gshape[nb:] == shape:
+    if g.shape[nb:] == shape:
         return g
-    extra = len(gshape) - nb - len(shape)
-    axes = list(range(nb, nb + extra))
-    for i, n in enumerate(shape):
-        if n == 1 and gshape[nb + extra + i] != 1:
-            axes.append(nb + extra + i)
+    axes, target = _plan(g.shape, shape, nb)
     if axes:
-        import numpy as np
-        g = np.sum(g, axis=tuple(axes))
-    target = tuple(gshape[:nb]) + shape
+        g = np.sum(g, axis=axes)
     return g.reshape(target) if g.shape != target else g

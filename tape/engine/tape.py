@@ -318,6 +318,14 @@ class GradientTape:
             grads = {k: v for k, v in seeds.items() if k in relevant}
         free = not self._persistent
         own = self._nodes
+        if free:
+            # A non-persistent tape lets go of each node once it is processed; drop the strong
+            # references of the tracked-tensor table now, so intermediate arrays die during the
+            # sweep instead of after it (lower peak memory).
+            if relevant is tracked:
+                relevant = set(tracked)
+            self._tracked = tracked = {}
+            del seeds
         for index in range(len(nodes) - 1, -1, -1):
             if not grads:
                 break
@@ -327,11 +335,9 @@ class GradientTape:
             outs = node.outputs
             if len(outs) == 1:
                 key = id(outs[0])
-                g = grads.get(key)
+                g = grads.pop(key, None) if key not in source_ids else grads.get(key)
                 if g is None:
                     continue
-                if key not in source_ids:
-                    del grads[key]
                 out_grads = (g,)
             else:
                 got = [grads.get(id(o)) for o in outs]

@@ -117,7 +117,11 @@ class Tensor:
         arr = np.asarray(self._value)
         if dtype is not None and arr.dtype != dtype:
             return arr.astype(dtype)
-        return arr.copy() if copy else arr
+        if copy:
+            return arr.copy()
+        view = arr.view()             # tensors are immutable (and may share buffers): read-only
+        view.flags.writeable = False
+        return view
 
     def __float__(self):
         return float(self._scalar("float"))

@@ -1,8 +1,5 @@
 """Taylor-mode n-th derivatives against SymPy (exact) and mpmath (60-digit) references."""
 import math
-import statistics
-import time
-
 import mpmath
 import numpy as np
 import pytest
@@ -176,27 +173,15 @@ def test_einsum_with_three_live_operands_falls_back_correctly():
         assert float(tf.derivative(f, 0.3, order=k)) == pytest.approx(want[k - 1], rel=1e-10)
 
 
-def _median_seconds(fn, runs=300):
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
-
-
-def test_order_20_costs_about_a_few_gradients():
-    # Loose, machine-independent bound: Taylor mode at order 20 within 10 gradient evaluations
-    # (nested tapes would cost thousands).
-    f = lambda x: tf.sin(x) * tf.exp(x)
-    x = tf.constant(0.3)
-
-    def gradient():
-        with tf.GradientTape() as t:
-            t.watch(x)
-            y = f(x)
-        return t.gradient(y, x)
-    assert _median_seconds(lambda: tf.derivative(f, 0.3, order=20)) < 10 * _median_seconds(gradient)
+def test_taylor_mode_runs_f_once_and_no_backward_sweep():
+    # The cost model, without timing: one forward run of f, then array work per recorded op;
+    # nested tapes would run one sweep per order over ever larger graphs.
+    import tape.engine.tape as tape_module
+    calls = []
+    f = lambda x: calls.append(1) or tf.sin(x) * tf.exp(x)
+    before = tape_module.sweep_count
+    tf.derivative(f, 0.3, order=20)
+    assert len(calls) == 1 and tape_module.sweep_count == before
 
 
 @pytest.mark.parametrize("order, exc", [(-1, ValueError), (2.5, TypeError), ("3", TypeError),

@@ -32,12 +32,39 @@ def _binary(name, fn, da, db, fast_da=None, fast_db=None):
     if fast_da is not None:
         def fast(node, g):
             a, b = node.inputs
-            nb = g.ndim - node.outputs[0]._value.ndim
             need_a, need_b = node.needs_grad
-            ga = unbroadcast_array(fast_da(node, g), a._value.shape, nb) if need_a else None
-            gb = unbroadcast_array(fast_db(node, g), b._value.shape, nb) if need_b else None
+            out_shape = node.outputs[0]._value.shape
+            ga = gb = None
+            if need_a:
+                ga = fast_da(node, g)
+                if a._value.shape != out_shape or g.shape != out_shape:
+                    ga = unbroadcast_array(ga, a._value.shape, g.ndim - len(out_shape))
+            if need_b:
+                gb = fast_db(node, g)
+                if b._value.shape != out_shape or g.shape != out_shape:
+                    gb = unbroadcast_array(gb, b._value.shape, g.ndim - len(out_shape))
             return [ga, gb]
     return defop(name, fn, grad, fast=fast, arity=2)
+
+
+def _times(g, b):
+    """g * b for a cotangent g; when g is a broadcast 1 (the cotangent reduce_sum hands down, a
+    stride-0 view), the product is b itself and no full-size pass is made."""
+    if type(g) is np.ndarray and g.ndim and not any(g.strides) and g.shape == np.shape(b) \
+            and g.flat[0] == 1 and b.dtype == np.result_type(g, b):
+        return b
+    return g * b
+
+
+def _scaled(fresh, g):
+    """``fresh * g`` where ``fresh`` is a temporary this rule just made: multiplied in place when
+    the shapes allow, saving one full-size allocation per rule on large arrays."""
+    if type(fresh) is np.ndarray and fresh.shape == np.shape(g) and fresh.dtype == np.result_type(fresh, g):
+        if not any(g.strides) and g.flat[0] == 1:
+            return fresh
+        fresh *= g
+        return fresh
+    return fresh * g
 
 
 def _mul_no_nan_np(g, d):
@@ -81,7 +108,7 @@ add = _binary("AddV2", operator.add, lambda n, g: g, lambda n, g: g,
 subtract = _binary("Sub", operator.sub, lambda n, g: g, lambda n, g: -g,
                    lambda n, g: g, lambda n, g: -g)
 multiply = _binary("Mul", operator.mul, lambda n, g: g * n.inputs[1], lambda n, g: g * n.inputs[0],
-                   lambda n, g: g * _v(n, 1), lambda n, g: g * _v(n, 0))
+                   lambda n, g: _times(g, _v(n, 1)), lambda n, g: _times(g, _v(n, 0)))
 divide = _binary("RealDiv", operator.truediv, lambda n, g: mul_no_nan(g, reciprocal(n.inputs[1])),
                  lambda n, g: mul_no_nan(-g, n.outputs[0] / n.inputs[1]),
                  lambda n, g: _mul_no_nan_np(g, 1 / _v(n, 1)),
@@ -92,7 +119,7 @@ truediv = divide
 def _pow_fast_da(node, g):
     x, y = _v(node, 0), _v(node, 1)
     if y.ndim == 0 and y == 2:
-        return g * (x + x)
+        return _scaled(x + x, g)
     return _mul_no_nan_np(g * y, x ** (y - 1))
 
 
@@ -150,10 +177,7 @@ def _tanh_fast(node, g):
         return g * (1 - y * y)
     t = y * y                       # one temporary, updated in place
     np.subtract(1, t, out=t)
-    if g.shape != t.shape:          # g carries batch axes (Jacobian sweep)
-        return g * t
-    t *= g
-    return t
+    return _scaled(t, g)
 
 
 negative = _unary("Neg", operator.neg, lambda n, g: -g, lambda n, g: -g)
@@ -163,13 +187,13 @@ sqrt = _unary("Sqrt", np.sqrt, lambda n, g: mul_no_nan(g, 0.5 / _y(n)),
                lambda n, g: _mul_no_nan_np(g, 0.5 / _out(n)))
 rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), lambda n, g: mul_no_nan(g, -0.5 * _y(n) / _x(n)))
 reciprocal = _unary("Reciprocal", np.reciprocal, lambda n, g: mul_no_nan(-g, square(_y(n))))
-exp = _unary("Exp", np.exp, lambda n, g: g * _y(n), lambda n, g: g * _out(n))
+exp = _unary("Exp", np.exp, lambda n, g: g * _y(n), lambda n, g: _times(g, _out(n)))
 expm1 = _unary("Expm1", np.expm1, lambda n, g: g * (_y(n) + 1))
 log = _unary("Log", np.log, lambda n, g: mul_no_nan(g, reciprocal(_x(n))),
               lambda n, g: _mul_no_nan_np(g, 1 / _v(n)))
 log1p = _unary("Log1p", np.log1p, lambda n, g: mul_no_nan(g, reciprocal(1 + _x(n))))
-sin = _unary("Sin", np.sin, lambda n, g: g * cos(_x(n)), lambda n, g: g * np.cos(_v(n)))
-cos = _unary("Cos", np.cos, lambda n, g: -g * sin(_x(n)), lambda n, g: -g * np.sin(_v(n)))
+sin = _unary("Sin", np.sin, lambda n, g: g * cos(_x(n)), lambda n, g: _scaled(np.cos(_v(n)), g))
+cos = _unary("Cos", np.cos, lambda n, g: -g * sin(_x(n)), lambda n, g: _scaled(np.sin(_v(n)), -g))
 tan = _unary("Tan", np.tan, lambda n, g: g * (1 + square(_y(n))))
 asin = _unary("Asin", np.arcsin, lambda n, g: mul_no_nan(g, rsqrt(1 - square(_x(n)))))
 acos = _unary("Acos", np.arccos, lambda n, g: mul_no_nan(-g, rsqrt(1 - square(_x(n)))))

@@ -114,7 +114,15 @@ def _logsumexp_grad(node, g):
     return [_spread(node, g) * exp(x - _kept_output(node, g))]
 
 
-_reduce_sum = defop("Sum", lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims), _sum_grad)
+def _sum_fast(node, g):
+    x = node.inputs[0]._value
+    nb = g.ndim - node.outputs[0]._value.ndim
+    kept = g.shape[:nb] + _kept_shape(x.shape, node.attrs["axis"])
+    return [np.broadcast_to(np.reshape(g, kept), g.shape[:nb] + x.shape)]   # a view: no copy
+
+
+_reduce_sum = defop("Sum", lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims), _sum_grad,
+                    fast=_sum_fast)
 _reduce_mean = defop("Mean", lambda x, axis, keepdims: np.mean(x, axis=axis, keepdims=keepdims),
                      _mean_grad)
 _reduce_max = defop("Max", lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),

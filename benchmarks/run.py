@@ -1,0 +1,1173 @@
+#!/usr/bin/env python3
+"""Benchmarks for `tape`: the workloads W1-W7 and the batch case of issue 7.
+
+Run from the repository root, in a venv where `tape` is installed (`pip install -e .`):
+
+    python benchmarks/run.py                       # everything, ~3-5 minutes
+    python benchmarks/run.py --only W1,W3 --quick  # a subset, fewer rounds (noisier)
+    python benchmarks/run.py --json out.json       # also write every sample as JSON
+    python benchmarks/run.py --only W2 --profile   # cProfile the tape metric of each case
+
+Each row prints tape's time, the NumPy floor / reference measured in the same run (hand-written
+NumPy or Python doing the same job without AD), their ratio, the goal from issue 7 and whether it
+is met, and the time of every peer (torch, jax, autograd, tensorflow) importable in this
+interpreter (`--peers none` to skip them, `--peers torch,jax` to choose).
+
+Method (the same as the shared peer harness): every callable of a row is called once cold and its
+result is checked (float64 dtype and value) before anything is timed; then it is warmed up, an
+inner loop count is chosen so one sample lasts ~20 ms, and all callables of the row (tape, the
+reference and the peers) take turns in interleaved rounds, so noise from the neighbours on a shared
+machine hits them alike. The value shown is the median over rounds; ratios are of medians from the
+same rounds. BLAS/OpenMP pools are pinned to one thread (--threads) before NumPy is imported.
+"""
+from __future__ import annotations
+
+
+def _threads_from_argv(argv) -> int:
+    for i, a in enumerate(argv):
+        if a == "--threads" and i + 1 < len(argv):
+            return int(argv[i + 1])
+        if a.startswith("--threads="):
+            return int(a.split("=", 1)[1])
+    return 1
+
+
+import os  # noqa: E402
+import sys  # noqa: E402
+
+# Thread pools must be pinned before NumPy (or torch, TF, XLA) starts them. On a shared 2-core
+# machine a 2-thread BLAS pool whose second core is busy can run several times slower.
+THREADS = _threads_from_argv(sys.argv) if __name__ == "__main__" else 1
+if THREADS > 0:
+    for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+               "VECLIB_MAXIMUM_THREADS", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS"):
+        os.environ.setdefault(_v, str(THREADS))
+    if THREADS == 1 and "xla_cpu_multi_thread_eigen" not in os.environ.get("XLA_FLAGS", ""):
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                                   " --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1").strip()
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("JAX_ENABLE_X64", "1")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import argparse  # noqa: E402
+import functools  # noqa: E402
+import gc  # noqa: E402
+import importlib  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import platform  # noqa: E402
+import resource  # noqa: E402
+import shutil  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import tracemalloc  # noqa: E402
+import traceback  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Callable  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+perf_counter = time.perf_counter
+process_time = time.process_time      # CPU time of this process: what a busy neighbour cannot inflate
+
+# ------------------------------------------------------------------------------------- constants
+W1_SRC, W1_AT, W1_EXPECTED = "2*x**3+4*x**2+5*x+6", 0.5, 10.5
+N_OPS, W2_X0 = 1000, 0.5                       # W2: 250 rounds of (sin, *0.01, +, -0.001)
+W3_N = 1_000_000
+W4_SHAPES = dict(batch=256, d_in=784, d_hidden=512, d_out=10)
+W5_SIZES = (200, 1000)
+W6_AT = 0.3
+W7_EXPR, W7_EXPECTED = "2*x**3+4*x**2", "5.5"
+BATCH_N = 1_000_000
+BATCH_EXPR = "x**2*sin(x)+exp(-x**2)"          # the "typical expression" of the batch case
+
+
+def w6_expected(order: int) -> float:
+    """d^n/dx^n e^x sin x = 2^(n/2) e^x sin(x + n pi/4)."""
+    return 2 ** (order / 2) * math.exp(W6_AT) * math.sin(W6_AT + order * math.pi / 4)
+
+
+PEER_MODULES = {"torch": "torch", "jax": "jax", "autograd": "autograd", "tf": "tensorflow"}
+PEER_DESC = {"torch": "PyTorch eager autograd", "jax": "JAX, jax.jit around grad (after compile)",
+             "autograd": "HIPS autograd", "tf": "TensorFlow eager GradientTape"}
+
+
+class Skip(Exception):
+    """A metric that cannot run here (API or program missing): reported, not a failure."""
+
+
+# ------------------------------------------------------------------------------------- checking
+def to_numpy(o):
+    if isinstance(o, (list, tuple)):
+        return [to_numpy(i) for i in o]
+    if hasattr(o, "detach"):
+        o = o.detach()
+    if hasattr(o, "numpy"):
+        o = o.numpy()
+    return np.asarray(o)
+
+
+def close(v, ref, rtol, atol=0.0, what=""):
+    """Assert float64 and allclose; v may be any tensor-like."""
+    v = to_numpy(v)
+    assert v.dtype == np.float64, f"{what}: dtype is {v.dtype}, want float64"
+    ref = np.asarray(ref)
+    assert v.size == ref.size, f"{what}: size {v.size} != {ref.size}"
+    v = v.reshape(ref.shape)
+    assert np.allclose(v, ref, rtol=rtol, atol=atol), \
+        f"{what}: max abs err {np.max(np.abs(v - ref)):.3g} (rtol {rtol}, atol {atol})"
+
+
+# ------------------------------------------------------------------------------------- the rows
+@dataclass
+class Goal:
+    text: str
+    met: Callable[[float, float | None], bool]      # (tape value, reference value) -> met?
+
+
+def max_time(seconds: float, text: str) -> Goal:
+    return Goal(text, lambda t, r: t <= seconds)
+
+
+def max_ratio(k: float) -> Goal:
+    return Goal(f"<= {k:g}x ref", lambda t, r: r is not None and t <= k * r)
+
+
+@dataclass
+class Row:
+    """One line of the table: a tape callable, its reference, its peers, one check for all."""
+    wl: str
+    case: str
+    tape: Callable[[], Any] | None
+    check: Callable[[Any], None]
+    ref: Callable[[], Any] | None = None
+    ref_what: str = ""
+    goal: Goal | None = None
+    per: float = 1.0                                 # times are divided by this (W2: per op)
+    peers: dict[str, Callable[[], Any]] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)   # metric -> reason
+    note: Callable[[dict], str] | None = None       # extra text from the medians
+    unit: str = "s"
+    tape_skip: str = ""                              # why the tape metric is missing
+
+
+def tape_mod():
+    import tape
+    return tape
+
+
+def safe(factory, *args):
+    """Build a callable; a missing API or program becomes a Skip."""
+    try:
+        return factory(*args), ""
+    except (ImportError, AttributeError, NotImplementedError, Skip) as e:
+        return None, f"{type(e).__name__}: {e}"
+
+
+# ------------------------------------------------------------------------------- peers (common)
+_PEER_STATE: dict[str, Any] = {}
+
+
+def load_peer(name: str):
+    """Import and configure a peer once (threads pinned, JAX in float64); raises ImportError."""
+    if name in _PEER_STATE:
+        if isinstance(_PEER_STATE[name], Exception):
+            raise _PEER_STATE[name]
+        return _PEER_STATE[name]
+    try:
+        if importlib.util.find_spec(PEER_MODULES[name]) is None:
+            raise ImportError(f"{PEER_MODULES[name]} is not installed in {sys.executable}")
+        mod = importlib.import_module(PEER_MODULES[name])
+        if name == "jax":
+            mod.config.update("jax_enable_x64", True)
+        if name == "torch" and THREADS > 0:
+            mod.set_num_threads(THREADS)
+            try:
+                mod.set_num_interop_threads(THREADS)
+            except RuntimeError:
+                pass
+        if name == "tf" and THREADS > 0:
+            try:
+                mod.config.threading.set_intra_op_parallelism_threads(THREADS)
+                mod.config.threading.set_inter_op_parallelism_threads(THREADS)
+            except RuntimeError:
+                pass
+    except Exception as e:  # noqa: BLE001
+        _PEER_STATE[name] = ImportError(f"{type(e).__name__}: {e}")
+        raise _PEER_STATE[name] from None
+    _PEER_STATE[name] = mod
+    return mod
+
+
+def _jax_ready(f):
+    return lambda: f().block_until_ready()
+
+
+def add_peers(row: Row, peers: list[str], builders: dict[str, Callable[[], Callable]]):
+    for p in peers:
+        if p not in builders:
+            continue
+        fn, why = safe(builders[p])
+        if fn is None:
+            row.skipped[p] = why
+        else:
+            row.peers[p] = fn
+
+
+# =================================================================================== W1 polynomial
+def poly(x):
+    return 2 * x**3 + 4 * x**2 + 5 * x + 6
+
+
+def rows_w1(peers, quick):
+    tf = tape_mod()
+    x = tf.Variable(np.float64(W1_AT))
+
+    def grad():
+        with tf.GradientTape() as t:
+            y = poly(x)
+        return t.gradient(y, x)
+
+    xf = W1_AT
+    row = Row("W1", f"d/dx {W1_SRC} at {W1_AT}, Variable", grad,
+              lambda v: close(v, W1_EXPECTED, 0, 1e-12, "W1"),
+              ref=lambda: 6 * xf * xf + 8 * xf + 5, ref_what="hand-written 6x^2+8x+5",
+              goal=max_time(15e-6, "<= 15 us"))
+
+    def b_torch():
+        torch = load_peer("torch")
+        xt = torch.tensor(W1_AT, dtype=torch.float64, requires_grad=True)
+        return lambda: torch.autograd.grad(poly(xt), xt)[0]
+
+    def b_jax():
+        jax = load_peer("jax")
+        g = jax.jit(jax.grad(poly))
+        xj = jax.numpy.asarray(W1_AT)
+        return _jax_ready(lambda: g(xj))
+
+    def b_autograd():
+        g = load_peer("autograd").grad(poly)
+        return lambda: g(W1_AT)
+
+    def b_tf():
+        tfm = load_peer("tf")
+        xv = tfm.Variable(np.float64(W1_AT))
+
+        def g():
+            with tfm.GradientTape() as t:
+                y = poly(xv)
+            return t.gradient(y, xv)
+        return g
+    add_peers(row, peers, {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf})
+    return [row]
+
+
+# ================================================================================= W2 scalar chain
+def chain(x, sin):
+    for _ in range(N_OPS // 4):
+        s = sin(x)
+        s = s * 0.01
+        x = x + s
+        x = x - 0.001
+    return x
+
+
+def chain_dual(x):
+    """Hand-written forward mode in Python floats: (value, d value / d x0) -- the floor."""
+    dx = 1.0
+    for _ in range(N_OPS // 4):
+        s, ds = math.sin(x), math.cos(x) * dx
+        s, ds = s * 0.01, ds * 0.01
+        x, dx = x + s, dx + ds
+        x = x - 0.001
+    return x, dx
+
+
+W2_VALUE, W2_GRAD = chain_dual(W2_X0)
+
+
+def rows_w2(peers, quick):
+    tf = tape_mod()
+    x = tf.Variable(np.float64(W2_X0))
+    xc = tf.constant(np.float64(W2_X0))
+
+    def grad():
+        with tf.GradientTape() as t:
+            y = chain(x, tf.sin)
+        return t.gradient(y, x)
+
+    row = Row("W2", f"{N_OPS}-op scalar chain, grad, per op", grad,
+              lambda v: close(v, W2_GRAD, 1e-10, 0, "W2 grad"),
+              ref=lambda: chain_dual(W2_X0)[1], ref_what="hand-written dual numbers",
+              goal=max_time(3e-6, "<= 3 us/op"), per=N_OPS)
+    fwd = Row("W2", "  same chain, forward only (no tape), per op", lambda: chain(xc, tf.sin),
+              lambda v: close(v, W2_VALUE, 1e-12, 0, "W2 value"),
+              ref=lambda: chain(np.float64(W2_X0), np.sin), ref_what="np.float64 + np.sin", per=N_OPS)
+
+    def b_torch():
+        torch = load_peer("torch")
+        xt = torch.tensor(W2_X0, dtype=torch.float64, requires_grad=True)
+        return lambda: torch.autograd.grad(chain(xt, torch.sin), xt)[0]
+
+    def b_jax():
+        jax = load_peer("jax")
+        g = jax.jit(jax.grad(lambda x: chain(x, jax.numpy.sin)))
+        xj = jax.numpy.asarray(W2_X0)
+        return _jax_ready(lambda: g(xj))
+
+    def b_autograd():
+        ag = load_peer("autograd")
+        import autograd.numpy as anp
+        g = ag.grad(lambda x: chain(x, anp.sin))
+        return lambda: g(W2_X0)
+
+    def b_tf():
+        tfm = load_peer("tf")
+        xv = tfm.Variable(np.float64(W2_X0))
+
+        def g():
+            with tfm.GradientTape() as t:
+                y = chain(xv, tfm.math.sin)
+            return t.gradient(y, xv)
+        return g
+    add_peers(row, peers, {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf})
+    return [row, fwd]
+
+
+# ============================================================================ W3 big elementwise
+@functools.lru_cache(None)
+def w3_x(n=W3_N):
+    return np.random.default_rng(3).standard_normal(n)
+
+
+def w3_f(x, sin, exp, tanh, sum_):
+    return sum_(sin(x) * exp(-x**2) + tanh(x))
+
+
+def np_w3_fwd(x):
+    return w3_f(x, np.sin, np.exp, np.tanh, np.sum)
+
+
+def np_w3_grad(x):
+    e, t = np.exp(-x**2), np.tanh(x)
+    return (np.cos(x) - 2 * x * np.sin(x)) * e + (1 - t * t)
+
+
+def elementwise_peers(f_of, x_np):
+    """Peer builders for grad of sum(f(x)) at a big float64 vector; f_of(namespace) -> f."""
+    def b_torch():
+        torch = load_peer("torch")
+        xt = torch.tensor(x_np, requires_grad=True)
+        f = f_of(torch)
+        return lambda: torch.autograd.grad(torch.sum(f(xt)), xt)[0]
+
+    def b_jax():
+        jax = load_peer("jax")
+        jnp = jax.numpy
+        f = f_of(jnp)
+        g = jax.jit(jax.grad(lambda x: jnp.sum(f(x))))
+        xj = jnp.asarray(x_np)
+        return _jax_ready(lambda: g(xj))
+
+    def b_autograd():
+        ag = load_peer("autograd")
+        import autograd.numpy as anp
+        f = f_of(anp)
+        g = ag.grad(lambda x: anp.sum(f(x)))
+        return lambda: g(x_np)
+
+    def b_tf():
+        tfm = load_peer("tf")
+        xc = tfm.constant(x_np)
+        f = f_of(tfm.math)
+
+        def g():
+            with tfm.GradientTape() as t:
+                t.watch(xc)
+                y = tfm.reduce_sum(f(xc))
+            return t.gradient(y, xc)
+        return g
+    return {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf}
+
+
+def w3_elementwise(ns):
+    return lambda x: ns.sin(x) * ns.exp(-x**2) + ns.tanh(x)
+
+
+def rows_w3(peers, quick):
+    tf = tape_mod()
+    xn = w3_x()
+    x = tf.constant(xn)
+    ops = (tf.sin, tf.exp, tf.tanh, tf.reduce_sum)
+
+    def grad():
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = w3_f(x, *ops)
+        return t.gradient(y, x)
+
+    g_ref, v_ref = np_w3_grad(xn), float(np_w3_fwd(xn))
+    row = Row("W3", "grad sum(sin(x)exp(-x^2)+tanh(x)), 1e6", grad,
+              lambda v: close(v, g_ref, 1e-9, 1e-12, "W3 grad"),
+              ref=lambda: np_w3_grad(xn), ref_what="hand-written NumPy gradient", goal=max_ratio(1.1))
+    add_peers(row, peers, elementwise_peers(w3_elementwise, xn))
+    fwd = Row("W3", "  forward only (no tape)", lambda: w3_f(x, *ops),
+              lambda v: close(v, v_ref, 1e-9, 1e-7, "W3 value"),
+              ref=lambda: np_w3_fwd(xn), ref_what="NumPy forward")
+    return [row, fwd, w3_memory_row()]
+
+
+def _peak_bytes(fn) -> int:
+    """Peak bytes allocated (NumPy buffers included: NumPy reports them to tracemalloc) by fn()."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        out = fn()
+        peak = tracemalloc.get_traced_memory()[1]
+        del out
+    finally:
+        tracemalloc.stop()
+    return peak - base
+
+
+def w3_memory_row() -> Row:
+    """Peak memory of tape's W3 gradient relative to the NumPy forward pass (goal <= 3x)."""
+    tf = tape_mod()
+    xn = w3_x()
+    x = tf.constant(xn)
+
+    def grad():
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = w3_f(x, tf.sin, tf.exp, tf.tanh, tf.reduce_sum)
+        return t.gradient(y, x)
+
+    def measure():
+        grad()                                  # warm: caches, lazy imports
+        res = {}
+        for name, fn in (("tape_grad", grad), ("np_fwd", lambda: np_w3_fwd(xn)),
+                         ("np_grad", lambda: np_w3_grad(xn))):
+            res[name] = min(_peak_bytes(fn) for _ in range(2))
+        return res
+
+    row = Row("W3", "  peak memory of grad (tracemalloc)", None, lambda v: None,
+              ref_what="NumPy forward peak", goal=Goal("<= 3x ref", lambda t, r: t <= 3 * r), unit="B")
+    row.measure = measure                          # measured by its own procedure, not timed
+    return row
+
+
+# ========================================================================================= W4 MLP
+@functools.lru_cache(None)
+def w4_data():
+    s = W4_SHAPES
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((s["batch"], s["d_in"]))
+    Y = rng.standard_normal((s["batch"], s["d_out"]))
+    W1 = rng.standard_normal((s["d_in"], s["d_hidden"])) / math.sqrt(s["d_in"])
+    W2 = rng.standard_normal((s["d_hidden"], s["d_out"])) / math.sqrt(s["d_hidden"])
+    return X, Y, W1, W2
+
+
+def mlp_loss(X, Y, W1, W2, tanh, mean):
+    h = tanh(X @ W1)
+    o = h @ W2
+    return mean((o - Y) ** 2)
+
+
+def np_w4_grad(X, Y, W1, W2):
+    h = np.tanh(X @ W1)
+    o = h @ W2
+    d = 2.0 * (o - Y) / o.size
+    gW2 = h.T @ d
+    gW1 = X.T @ ((d @ W2.T) * (1.0 - h * h))
+    return [gW1, gW2]
+
+
+def rows_w4(peers, quick):
+    tf = tape_mod()
+    Xn, Yn, W1n, W2n = w4_data()
+    X, Y, W1, W2 = tf.constant(Xn), tf.constant(Yn), tf.Variable(W1n), tf.Variable(W2n)
+
+    def grad():
+        with tf.GradientTape() as t:
+            y = mlp_loss(X, Y, W1, W2, tf.tanh, tf.reduce_mean)
+        return t.gradient(y, [W1, W2])
+
+    g1, g2 = np_w4_grad(Xn, Yn, W1n, W2n)
+
+    def check(v):
+        assert isinstance(v, (list, tuple)) and len(v) == 2, "W4 grad must be [dW1, dW2]"
+        close(v[0], g1, 1e-8, 1e-14, "W4 dW1")
+        close(v[1], g2, 1e-8, 1e-14, "W4 dW2")
+
+    row = Row("W4", "MLP 256x784->512 tanh->10 MSE, dW1 dW2", grad, check,
+              ref=lambda: np_w4_grad(Xn, Yn, W1n, W2n), ref_what="hand-written backprop", goal=max_ratio(1.1))
+
+    def b_torch():
+        torch = load_peer("torch")
+        Xt, Yt, A, B = (torch.from_numpy(a) for a in (Xn, Yn, W1n.copy(), W2n.copy()))
+        A.requires_grad_()
+        B.requires_grad_()
+        return lambda: list(torch.autograd.grad(mlp_loss(Xt, Yt, A, B, torch.tanh, torch.mean), [A, B]))
+
+    def b_jax():
+        jax = load_peer("jax")
+        jnp = jax.numpy
+        Xj, Yj, A, B = (jnp.asarray(a) for a in (Xn, Yn, W1n, W2n))
+        g = jax.jit(jax.grad(lambda A, B: mlp_loss(Xj, Yj, A, B, jnp.tanh, jnp.mean), argnums=(0, 1)))
+        return lambda: list(jax.block_until_ready(g(A, B)))
+
+    def b_autograd():
+        ag = load_peer("autograd")
+        import autograd.numpy as anp
+        g = ag.grad(lambda W: mlp_loss(Xn, Yn, W[0], W[1], anp.tanh, anp.mean))
+        return lambda: list(g((W1n, W2n)))
+
+    def b_tf():
+        tfm = load_peer("tf")
+        Xt, Yt, A, B = tfm.constant(Xn), tfm.constant(Yn), tfm.Variable(W1n), tfm.Variable(W2n)
+
+        def g():
+            with tfm.GradientTape() as t:
+                y = mlp_loss(Xt, Yt, A, B, tfm.math.tanh, tfm.reduce_mean)
+            return t.gradient(y, [A, B])
+        return g
+    add_peers(row, peers, {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf})
+    return [row]
+
+
+# ==================================================================================== W5 Jacobian
+@functools.lru_cache(None)
+def w5_data(n):
+    rng = np.random.default_rng(500 + n)
+    return rng.standard_normal((n, n)) / math.sqrt(n), rng.standard_normal(n)
+
+
+def np_w5_jac(A, x):
+    t = np.tanh(A @ x)
+    return (1.0 - t * t)[:, None] * A
+
+
+def rows_w5(peers, quick):
+    tf = tape_mod()
+    rows = []
+    for n, limit in zip(W5_SIZES, (1.5e-3, 60e-3)):
+        An, xn = w5_data(n)
+        A, x = tf.constant(An), tf.constant(xn)
+
+        def jac(A=A, x=x):
+            with tf.GradientTape() as t:
+                t.watch(x)
+                y = tf.tanh(tf.linalg.matvec(A, x) if hasattr(tf.linalg, "matvec") else A @ x)
+            return t.jacobian(y, x)
+
+        J = np_w5_jac(An, xn)
+        row = Row("W5", f"Jacobian of tanh(A@x), n={n}", jac,
+                  lambda v, J=J, n=n: close(v, J, 1e-10, 1e-13, f"W5 n={n}"),
+                  ref=functools.partial(np_w5_jac, An, xn), ref_what="analytic (1-t^2)[:,None]*A",
+                  goal=max_time(limit, f"<= {limit * 1e3:g} ms"))
+
+        def b_torch(An=An, xn=xn):
+            torch = load_peer("torch")
+            import torch.func
+            At, xt = torch.from_numpy(An), torch.from_numpy(xn)
+            jf = torch.func.jacrev(lambda x: torch.tanh(At @ x))
+            return lambda: jf(xt)
+
+        def b_jax(An=An, xn=xn):
+            jax = load_peer("jax")
+            Aj, xj = jax.numpy.asarray(An), jax.numpy.asarray(xn)
+            jf = jax.jit(jax.jacrev(lambda x: jax.numpy.tanh(Aj @ x)))
+            return _jax_ready(lambda: jf(xj))
+
+        def b_autograd(An=An, xn=xn):
+            ag = load_peer("autograd")
+            import autograd.numpy as anp
+            jf = ag.jacobian(lambda x: anp.tanh(anp.dot(An, x)))
+            return lambda: jf(xn)
+
+        def b_tf(An=An, xn=xn):
+            tfm = load_peer("tf")
+            At, xt = tfm.constant(An), tfm.constant(xn)
+
+            def g():
+                with tfm.GradientTape() as t:
+                    t.watch(xt)
+                    y = tfm.math.tanh(tfm.linalg.matvec(At, xt))
+                return t.jacobian(y, xt)
+            return g
+        add_peers(row, peers, {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf})
+        rows.append(row)
+    return rows
+
+
+# ============================================================================= W6 higher order
+def w6_f(x, sin, exp):
+    return sin(x) * exp(x)
+
+
+def rows_w6(peers, quick):
+    tf = tape_mod()
+    x = tf.constant(np.float64(W6_AT))
+
+    def nth(x, k):                 # tape k records the gradient computed by tape k-1
+        if k == 0:
+            return w6_f(x, tf.sin, tf.exp)
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = nth(x, k - 1)
+        return t.gradient(y, x)
+
+    e6 = w6_expected(6)
+    nested = Row("W6", "6th derivative of sin(x)exp(x), nested tapes", lambda: nth(x, 6),
+                 lambda v: close(v, e6, 1e-10, 0, "W6 nested"))
+
+    def b_torch():
+        torch = load_peer("torch")
+        xt = torch.tensor(W6_AT, dtype=torch.float64, requires_grad=True)
+
+        def d6():
+            y = w6_f(xt, torch.sin, torch.exp)
+            for i in range(6):
+                (y,) = torch.autograd.grad(y, xt, create_graph=i < 5)
+            return y
+        return d6
+
+    def b_jax():
+        jax = load_peer("jax")
+        g = functools.partial(w6_f, sin=jax.numpy.sin, exp=jax.numpy.exp)
+        for _ in range(6):
+            g = jax.grad(g)
+        g = jax.jit(g)
+        xj = jax.numpy.asarray(W6_AT)
+        return _jax_ready(lambda: g(xj))
+
+    def b_autograd():
+        ag = load_peer("autograd")
+        import autograd.numpy as anp
+        g = functools.partial(w6_f, sin=anp.sin, exp=anp.exp)
+        for _ in range(6):
+            g = ag.grad(g)
+        return lambda: g(W6_AT)
+
+    def b_tf():
+        tfm = load_peer("tf")
+        xc = tfm.constant(np.float64(W6_AT))
+
+        def nth_tf(x, k):
+            if k == 0:
+                return w6_f(x, tfm.math.sin, tfm.math.exp)
+            with tfm.GradientTape() as t:
+                t.watch(x)
+                y = nth_tf(x, k - 1)
+            return t.gradient(y, x)
+        return lambda: nth_tf(xc, 6)
+    add_peers(nested, peers, {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf})
+    rows = [nested]
+    for order, limit in ((6, 1e-4), (20, 1e-3)):
+        def build(order=order):
+            deriv = tape_mod().derivative            # AttributeError -> skipped (other branch)
+            f = functools.partial(w6_f, sin=tf.sin, exp=tf.exp)
+            return lambda: deriv(f, W6_AT, order=order)
+        fn, why = safe(build)
+        e = w6_expected(order)
+        rows.append(Row("W6", f"order {order}, Taylor mode tape.derivative", fn,
+                        lambda v, e=e, order=order: close(v, e, 1e-8, 0, f"W6 Taylor order {order}"),
+                        goal=max_time(limit, f"<= {limit * 1e3:g} ms"), tape_skip=why))
+    return rows
+
+
+# ============================================================================= W7 and CLI batch
+def tape_cli() -> tuple[str | None, str]:
+    """The `tape` console script of this interpreter's environment, or (None, why not)."""
+    cand = Path(sys.executable).parent / "tape"
+    exe = str(cand) if cand.exists() else shutil.which("tape")
+    if exe is None:
+        return None, "no `tape` console script next to this Python or on PATH"
+    if importlib.util.find_spec("tape.cli") is None:
+        return None, "the `tape` script exists but tape.cli is not in this checkout yet"
+    return exe, ""
+
+
+def time_commands(cmds: dict[str, list[str]], reps: int, reps_of: dict[str, int] | None = None) -> dict:
+    """Wall and CPU (user+sys of the child) time of each command in fresh processes, round robin
+    so neighbours' noise is shared; ``reps_of`` gives some commands fewer repetitions."""
+    samples = {k: ([], []) for k in cmds}
+    for i in range(reps):
+        for k, cmd in cmds.items():
+            if reps_of and i >= reps_of.get(k, reps):
+                continue
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = perf_counter()
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+            t1 = perf_counter()
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            samples[k][0].append(t1 - t0)
+            samples[k][1].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+    return samples
+
+
+def rows_w7(peers, quick):
+    py = sys.executable
+    exe, why = tape_cli()
+    row = Row("W7", f'CLI cold start: tape grad "{W7_EXPR}" --at 0.5', None, lambda v: None,
+              ref_what='python -c "import numpy, typer"', goal=max_ratio(1.15), tape_skip=why)
+    cmds = {"ref": [py, "-c", "import numpy, typer"]}
+    if exe:
+        cmds["tape"] = [exe, "grad", W7_EXPR, "--at", "0.5"]
+    for p in peers:
+        if importlib.util.find_spec(PEER_MODULES[p]) is not None:
+            cmds[p] = [py, "-c", f"import {PEER_MODULES[p]}"]
+        else:
+            row.skipped[p] = f"{PEER_MODULES[p]} not installed"
+    info = Row("W7", "  python -c 'import tape' (for reference)", None, lambda v: None,
+               ref_what="python -c pass")
+    cmds["import_tape"] = [py, "-c", "import tape"]
+    cmds["pass"] = [py, "-c", "pass"]
+
+    def measure():
+        for k, cmd in list(cmds.items()):        # one untimed run each: disk cache, and the check
+            p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+            if k == "tape" and (p.returncode != 0 or W7_EXPECTED not in p.stdout.split()):
+                raise AssertionError(f"tape grad printed {p.stdout.strip()[:80]!r}, exit {p.returncode}, "
+                                     f"stderr {p.stderr.strip()[-200:]!r}; want {W7_EXPECTED}")
+            if p.returncode != 0:
+                del cmds[k]
+                row.skipped[k] = f"exit {p.returncode}: {p.stderr.strip()[-120:]}"
+        reps = 3 if quick else 9
+        return time_commands(cmds, reps, {p: min(reps, 5) for p in PEER_MODULES})   # peers: seconds each
+
+    row.measure_times = measure
+    row.companion = info
+    return [row, info]
+
+
+def batch_f(ns):
+    return lambda x: x**2 * ns.sin(x) + ns.exp(-x**2)
+
+
+def batch_df(x):
+    e = np.exp(-x**2)
+    return 2 * x * np.sin(x) + x * x * np.cos(x) - 2 * x * e
+
+
+def rows_batch(peers, quick):
+    tf = tape_mod()
+    xn = np.random.default_rng(7).uniform(-2, 2, BATCH_N)
+    x = tf.constant(xn)
+    f = batch_f(tf)
+
+    def grad():
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = f(x)
+        return t.gradient(y, x)
+
+    d_ref = batch_df(xn)
+    rate = Goal(">= 5e6 points/s", lambda t, r: BATCH_N / t >= 5e6)
+    row = Row("batch", f"grad of {BATCH_EXPR} at 1e6 points", grad,
+              lambda v: close(v, d_ref, 1e-10, 1e-12, "batch grad"),
+              ref=lambda: batch_df(xn), ref_what="hand-written NumPy derivative", goal=rate,
+              note=lambda m: f"{BATCH_N / m['tape'] / 1e6:.1f} M points/s" if m.get("tape") else "")
+    add_peers(row, peers, elementwise_peers(batch_f, xn))
+    rows = [row]
+
+    exe, why = tape_cli()
+    cli = Row("batch", f"tape grad EXPR --points 1e6-row CSV, end to end", None, lambda v: None,
+              ref_what="NumPy script: loadtxt, derivative, print", goal=max_time(2.0, "<= 2 s"), tape_skip=why)
+    n_rows = 100_000 if quick else BATCH_N
+
+    def measure():
+        tmp = Path(tempfile.mkdtemp(prefix="tape-bench-"))
+        try:
+            xs = np.random.default_rng(8).uniform(-2, 2, n_rows)
+            csv = tmp / "big.csv"
+            csv.write_text("x\n" + "\n".join(map(repr, xs.tolist())) + "\n")
+            expr = BATCH_EXPR
+            ref_src = ("import sys, numpy as np; x = np.loadtxt(sys.argv[1], skiprows=1, ndmin=1); "
+                       "d = 2*x*np.sin(x) + x*x*np.cos(x) - 2*x*np.exp(-x**2); "
+                       "sys.stdout.write('\\n'.join(map(repr, d.tolist())) + '\\n')")
+            cmds = {"ref": [sys.executable, "-c", ref_src, str(csv)]}
+            if exe:
+                cmds["tape"] = [exe, "grad", expr, "--points", str(csv), "--format", "plain"]
+            want = batch_df(xs)
+            for k, cmd in cmds.items():       # untimed run each: checks every printed number
+                p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+                assert p.returncode == 0, f"{k}: exit {p.returncode}: {p.stderr.strip()[-300:]}"
+                got = np.array(p.stdout.split(), dtype=np.float64)
+                close(got, want, 1e-10, 1e-12, f"batch CLI ({k}), {n_rows} rows")
+            return time_commands(cmds, 1 if quick else 3)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    cli.measure_times = measure
+    cli.note = lambda m: (f"{n_rows} rows" + (f", {n_rows / m['tape'] / 1e6:.2f} M rows/s" if m.get("tape") else ""))
+    rows.append(cli)
+    return rows
+
+
+WORKLOADS: dict[str, Callable[[list[str], bool], list[Row]]] = {
+    "W1": rows_w1, "W2": rows_w2, "W3": rows_w3, "W4": rows_w4, "W5": rows_w5, "W6": rows_w6,
+    "W7": rows_w7, "batch": rows_batch,
+}
+GOALS_NOTE = {   # the peer table of issue 7, for the README; the goals themselves live in the rows
+    "W1": "jax-jit 16 us; torch 243 us", "W2": "tf.function 2.5 us/op; torch 14.5 us/op",
+    "W3": "torch 46 ms; NumPy 74 ms", "W4": "torch 17.7 ms; backprop 14.9 ms",
+    "W5": "jax-jit 0.68 / 59 ms", "W6": "jax-jit 9 us, torch 5.1 ms", "W7": "import numpy, typer 0.3 s",
+}
+
+
+# ========================================================================================= harness
+@dataclass
+class Opts:
+    sample_target: float = 0.02     # seconds per timed sample
+    warmup: float = 0.3             # seconds of warm-up per callable
+    min_rounds: int = 7
+    max_rounds: int = 25
+    budget: float = 3.0             # seconds per row after min_rounds
+
+    @classmethod
+    def quick(cls):
+        return cls(sample_target=0.005, warmup=0.05, min_rounds=3, max_rounds=5, budget=0.3)
+
+
+def _q(xs, q):
+    xs = sorted(xs)
+    i = (len(xs) - 1) * q
+    lo, hi = math.floor(i), math.ceil(i)
+    return xs[lo] + (xs[hi] - xs[lo]) * (i - lo)
+
+
+def time_row(calls: dict[str, Callable], check: Callable, opts: Opts) -> dict[str, dict]:
+    """Cold call + check, warm-up, then interleaved rounds; returns metric -> stats (seconds)."""
+    stats, inner = {}, {}
+    for name, fn in calls.items():
+        gc.collect()
+        t0 = perf_counter()
+        out = fn()
+        first = perf_counter() - t0
+        check(out)                          # before any timing: a wrong result is never timed
+        times, tw = [], perf_counter()
+        while not times or (perf_counter() - tw < opts.warmup and len(times) < 5000):
+            t0 = perf_counter()
+            out = fn()
+            times.append(perf_counter() - t0)
+        check(out)                          # the warm result too (caches, jit)
+        inner[name] = max(1, round(opts.sample_target / max(statistics.median(times), 1e-9)))
+        stats[name] = {"first_call_s": first, "inner": inner[name], "samples_s": [], "cpu_samples_s": []}
+    gc.collect()
+    t_start, rounds = perf_counter(), 0
+    slow = max((s["first_call_s"] for s in stats.values()), default=0.0) > 2.0  # e.g. a pathological order-20 derivative
+    min_rounds = 3 if slow else opts.min_rounds
+    while rounds < opts.max_rounds and (rounds < min_rounds or perf_counter() - t_start < opts.budget):
+        for name, fn in calls.items():
+            n = inner[name]
+            c0, t0 = process_time(), perf_counter()
+            for _ in range(n):
+                fn()
+            t1, c1 = perf_counter(), process_time()
+            stats[name]["samples_s"].append((t1 - t0) / n)
+            stats[name]["cpu_samples_s"].append((c1 - c0) / n)
+        rounds += 1
+    for s in stats.values():
+        xs = s["samples_s"]
+        s.update(median_s=statistics.median(xs), q1_s=_q(xs, 0.25), q3_s=_q(xs, 0.75), rounds=len(xs),
+                 cpu_median_s=statistics.median(s["cpu_samples_s"]))
+    return stats
+
+
+def _stats_from_samples(samples: dict[str, tuple[list[float], list[float]]]) -> dict[str, dict]:
+    return {k: {"samples_s": v, "median_s": statistics.median(v), "q1_s": _q(v, 0.25), "q3_s": _q(v, 0.75),
+                "rounds": len(v), "cpu_samples_s": c, "cpu_median_s": statistics.median(c)}
+            for k, (v, c) in samples.items()}
+
+
+def run_row(row: Row, opts: Opts, log) -> dict:
+    """Measure one row; returns its JSON record (values in seconds, or bytes for unit 'B')."""
+    rec = {"workload": row.wl, "case": row.case, "unit": row.unit, "per": row.per, "ref_what": row.ref_what,
+           "goal": row.goal.text if row.goal else None, "status": "ok", "metrics": {},
+           "skipped": dict(row.skipped)}
+    if row.tape_skip:
+        rec["skipped"]["tape"] = row.tape_skip
+    try:
+        if hasattr(row, "measure"):                        # memory
+            m = row.measure()
+            rec["metrics"] = {"tape": {"median_s": m["tape_grad"]}, "ref": {"median_s": m["np_fwd"]}}
+            rec["extra"] = m
+            rec["note"] = f"hand-written NumPy grad: {m['np_grad'] / m['np_fwd']:.2f}x; input x itself 8 MB not counted"
+        elif hasattr(row, "measure_times"):                # subprocess wall times
+            rec["metrics"] = _stats_from_samples(row.measure_times())
+            comp = getattr(row, "companion", None)
+            if comp is not None:                           # W7 info row shares the same samples
+                comp.shared = {"tape": rec["metrics"].pop("import_tape", None),
+                               "ref": rec["metrics"].pop("pass", None)}
+        elif hasattr(row, "shared"):
+            rec["metrics"] = {k: v for k, v in row.shared.items() if v}
+        else:
+            calls = {}
+            if row.tape is not None:
+                calls["tape"] = row.tape
+            if row.ref is not None:
+                calls["ref"] = row.ref
+            calls.update(row.peers)
+            for name in list(calls):                       # a peer that fails its check is reported, not fatal
+                if name in ("tape", "ref"):
+                    continue
+                try:
+                    row.check(calls[name]())
+                except Exception as e:  # noqa: BLE001
+                    rec["skipped"][name] = f"FAIL {type(e).__name__}: {str(e)[:100]}"
+                    del calls[name]
+            rec["metrics"] = time_row(calls, row.check, opts)
+    except (Skip, ImportError, AttributeError, NotImplementedError) as e:
+        rec.update(status="skipped", message=f"{type(e).__name__}: {e}")
+    except AssertionError as e:
+        rec.update(status="FAIL", message=str(e))
+    except Exception as e:  # noqa: BLE001
+        rec.update(status="error", message=f"{type(e).__name__}: {e}", traceback=traceback.format_exc())
+    met = rec["metrics"]
+    t = met.get("tape", {}).get("median_s")
+    r = met.get("ref", {}).get("median_s")
+    rec["tape"] = t / row.per if t is not None and row.unit == "s" else t
+    rec["ref"] = r / row.per if r is not None and row.unit == "s" else r
+    rec["ratio"] = t / r if t is not None and r else None
+    tc = met.get("tape", {}).get("cpu_median_s")
+    rc = met.get("ref", {}).get("cpu_median_s")
+    rec["tape_cpu"] = tc / row.per if tc is not None else None
+    rec["cpu_ratio"] = tc / rc if tc is not None and rc else None
+    rec["goal_met"] = row.goal.met(t / row.per if row.unit == "s" else t, r) if (row.goal and t is not None) else None
+    rec["goal_met_cpu"] = (row.goal.met(tc / row.per, rc) if (row.goal and tc is not None and row.unit == "s")
+                           else None)
+    rec["peers"] = {p: v["median_s"] / row.per for p, v in met.items() if p in PEER_MODULES}
+    if row.note and rec["status"] == "ok":
+        rec["note"] = row.note({k: v["median_s"] for k, v in met.items()})
+    if rec["status"] != "ok":
+        log(f"{row.wl} {row.case.strip()}: {rec['status']}: {rec.get('message', '')[:300]}")
+    return rec
+
+
+# ========================================================================================== output
+def fmt_t(s):
+    if s is None:
+        return "-"
+    a = abs(s)
+    if a < 1e-6:
+        return f"{s * 1e9:.0f} ns"
+    if a < 1e-3:
+        return f"{s * 1e6:.1f} us"
+    if a < 1:
+        return f"{s * 1e3:.2f} ms"
+    return f"{s:.2f} s"
+
+
+def fmt_v(v, unit):
+    if v is None:
+        return "-"
+    return f"{v / 2**20:.1f} MB" if unit == "B" else fmt_t(v)
+
+
+def table_lines(records: list[dict], peers: list[str], markdown=False, baseline: dict | None = None) -> list[str]:
+    hdr = ["workload", "case", "tape", "tape cpu", "reference", "ratio", "goal", "met wall/cpu"] + peers
+    if baseline is not None:
+        hdr += ["base cpu", "cpu now/base"]
+    hdr += ["reference is / note"]
+    lines = []
+    for rec in records:
+        yn = {True: "yes", False: "NO", None: "-"}
+        met = yn[rec["goal_met"]] + ("" if rec.get("goal_met_cpu") is None else "/" + yn[rec["goal_met_cpu"]])
+        tape_cell = fmt_v(rec["tape"], rec["unit"])
+        if rec["status"] != "ok":
+            tape_cell, met = rec["status"], "-"
+        elif rec["tape"] is None and "tape" in rec["skipped"]:
+            tape_cell = "skipped"
+        if rec["unit"] == "s" and rec["per"] != 1 and rec["tape"] is not None:
+            tape_cell += "/op"
+        peer_cells = []
+        for p in peers:
+            v = rec["peers"].get(p)
+            peer_cells.append(fmt_v(v, rec["unit"]) if v is not None else
+                              ("FAIL" if rec["skipped"].get(p, "").startswith("FAIL") else "-"))
+        note = rec["ref_what"] + (f"; {rec['note']}" if rec.get("note") else "")
+        cells = [rec["workload"], rec["case"], tape_cell, fmt_t(rec.get("tape_cpu")), fmt_v(rec["ref"], rec["unit"]),
+                 f"{rec['ratio']:.2f}x" if rec["ratio"] else "-", rec["goal"] or "-", met] + peer_cells
+        if baseline is not None:
+            b = baseline.get((rec["workload"], rec["case"]), {})
+            now, base = (rec["tape"], b.get("tape")) if rec["unit"] == "B" else (rec.get("tape_cpu"), b.get("tape_cpu"))
+            cells += [fmt_v(base, rec["unit"]), f"{now / base:.2f}" if now and base else "-"]
+        cells += [note]
+        lines.append(cells)
+    if markdown:
+        out = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
+        out += ["| " + " | ".join(c.strip().replace("*", "\\*") for c in cells) + " |" for cells in lines]
+        return out
+    widths = [max(len(str(c)) for c in col) for col in zip(hdr, *lines)]
+    widths[-1] = 0
+    fmt = "  ".join(f"{{:<{w}}}" if i < 2 else f"{{:>{w}}}" for i, w in enumerate(widths[:-1])) + "  {}"
+    return [fmt.format(*hdr), *(fmt.format(*cells) for cells in lines)]
+
+
+def _loadavg():
+    try:
+        return [round(v, 2) for v in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def machine_info() -> dict:
+    cpu = platform.processor()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    from importlib.metadata import PackageNotFoundError, version
+    vers = {"python": platform.python_version()}
+    for m in ("numpy", "tape", "torch", "jax", "autograd", "tensorflow-cpu", "tensorflow"):
+        try:
+            vers[m] = version(m)
+        except PackageNotFoundError:
+            pass
+    commit = None
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).resolve().parent).stdout.strip() or None
+    except OSError:
+        pass
+    return {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpu": cpu, "cores": os.cpu_count(),
+            "platform": platform.platform(), "threads": THREADS, "loadavg_start": _loadavg(), "versions": vers, "commit": commit,
+            "executable": sys.executable}
+
+
+# ========================================================================================= profile
+def profile_rows(rows: list[Row], seconds: float, top: int, tool: str = "cprofile"):
+    """Profile the tape callable of each row for ~`seconds` and print the hot spots.
+
+    cprofile: deterministic, top functions by own time (inflates tiny functions' share);
+    pyinstrument: statistical call tree (needs `pip install pyinstrument`)."""
+    for row in rows:
+        if row.tape is None:
+            continue
+        row.check(row.tape())
+        if tool == "pyinstrument":
+            from pyinstrument import Profiler
+            prof = Profiler(interval=0.0002)
+        else:
+            import cProfile
+            prof = cProfile.Profile()
+        t0, n = perf_counter(), 0
+        prof.start() if tool == "pyinstrument" else prof.enable()
+        while perf_counter() - t0 < seconds:
+            row.tape()
+            n += 1
+        prof.stop() if tool == "pyinstrument" else prof.disable()
+        print(f"\n=== profile {row.wl} {row.case.strip()}: {n} calls, {tool}")
+        if tool == "pyinstrument":
+            print(prof.output_text(unicode=False, color=False, show_all=False))
+        else:
+            import pstats
+            pstats.Stats(prof).strip_dirs().sort_stats("tottime").print_stats(top)
+
+
+# ============================================================================================ main
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default=",".join(WORKLOADS), help="comma list of workloads (W1..W7, batch)")
+    ap.add_argument("--quick", action="store_true", help="fewer, shorter rounds and a smaller CSV (noisier)")
+    ap.add_argument("--json", help="write every record (with samples) to this JSON file")
+    ap.add_argument("--peers", default="auto", help="auto (every importable one), none, or a comma list of "
+                    + ",".join(PEER_MODULES))
+    ap.add_argument("--threads", type=int, default=1, help="pin BLAS/OpenMP pools to N threads (default 1)")
+    ap.add_argument("--baseline", help="a --json file of an earlier run: adds its tape CPU time and now/base "
+                    "(a ratio above ~1.2 on a quiet machine is worth a look)")
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown (for the README)")
+    ap.add_argument("--profile", nargs="?", const="cprofile", choices=["cprofile", "pyinstrument"],
+                    help="profile tape's metric of each row instead of timing (default cprofile)")
+    ap.add_argument("--profile-seconds", type=float, default=2.0)
+    a = ap.parse_args(argv)
+    keys = {k.lower(): k for k in WORKLOADS}
+    wls = []
+    for w in a.only.split(","):
+        if w.strip():
+            if w.strip().lower() not in keys:
+                ap.error(f"unknown workload {w!r}; known: {', '.join(WORKLOADS)}")
+            wls.append(keys[w.strip().lower()])
+    log = functools.partial(print, file=sys.stderr, flush=True)
+    if a.peers == "none":
+        peers = []
+    elif a.peers == "auto":
+        peers = [p for p, m in PEER_MODULES.items() if importlib.util.find_spec(m) is not None]
+    else:
+        peers = [p.strip() for p in a.peers.split(",") if p.strip()]
+        for p in peers:
+            if p not in PEER_MODULES:
+                ap.error(f"unknown peer {p!r}; known: {', '.join(PEER_MODULES)}")
+    for p in list(peers):
+        try:
+            t0 = perf_counter()
+            load_peer(p)
+            log(f"peer {p}: imported in {perf_counter() - t0:.1f}s")
+        except ImportError as e:
+            log(f"peer {p}: skipped ({e})")
+            peers.remove(p)
+    opts = Opts.quick() if a.quick else Opts()
+    info = machine_info()
+    log(f"tape benchmarks on {info['cpu']} ({info['cores']} cores), threads pinned to {THREADS}, "
+        f"python {info['versions']['python']}, numpy {info['versions'].get('numpy')}, "
+        f"peers: {', '.join(peers) or 'none'}")
+    records, t_all = [], perf_counter()
+    for w in wls:
+        tw = perf_counter()
+        try:
+            rows = WORKLOADS[w](peers, a.quick)
+        except Exception as e:  # noqa: BLE001
+            records.append({"workload": w, "case": "(setup)", "status": "error", "unit": "s", "per": 1,
+                            "ref_what": "", "goal": None, "metrics": {}, "skipped": {}, "tape": None, "ref": None,
+                            "ratio": None, "goal_met": None, "peers": {},
+                            "message": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()})
+            log(f"{w}: setup error: {type(e).__name__}: {e}")
+            continue
+        if a.profile:
+            profile_rows(rows, a.profile_seconds, 25, a.profile)
+            continue
+        for row in rows:
+            records.append(run_row(row, opts, log))
+        log(f"{w}: done in {perf_counter() - tw:.1f}s")
+    if a.profile:
+        return 0
+    print(f"\ntape benchmarks, {info['date']}, {info['cpu']}, {info['cores']} cores, threads pinned to {THREADS}, "
+          f"python {info['versions']['python']}, numpy {info['versions'].get('numpy')}, commit {info['commit']}")
+    info["loadavg_end"] = _loadavg()
+    print(f"load average (1/5/15 min) at start {info['loadavg_start']}, at end {info['loadavg_end']}")
+    print("times are wall-clock medians over interleaved rounds; ratio = tape / reference from the same rounds; "
+          "tape cpu = median CPU time per call (of this process; of the child for commands), less sensitive to busy neighbours; met wall/cpu = goal met on wall time / on CPU time\n")
+    baseline = None
+    if a.baseline:
+        baseline = {(r["workload"], r["case"]): r for r in json.loads(Path(a.baseline).read_text())["records"]}
+    for line in table_lines(records, peers, markdown=a.markdown, baseline=baseline):
+        print(line)
+    skipped = [(r, k, v) for r in records for k, v in r["skipped"].items()]
+    bad = [r for r in records if r["status"] != "ok"]
+    if skipped or bad:
+        print("\nnot measured:")
+        for r in bad:
+            print(f"  {r['workload']} {r['case'].strip()}: {r['status']}: {r.get('message', '')[:200]}")
+        for r, k, v in skipped:
+            print(f"  {r['workload']} {r['case'].strip()} [{k}]: {v[:160]}")
+    print(f"\ntotal {perf_counter() - t_all:.0f}s")
+    if a.json:
+        Path(a.json).write_text(json.dumps({"meta": info, "peers": {p: PEER_DESC[p] for p in peers},
+                                            "records": records}, indent=1, default=str))
+        print(f"wrote {a.json}")
+    return 1 if any(r["status"] in ("FAIL", "error") for r in records) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
