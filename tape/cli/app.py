@@ -1,6 +1,8 @@
 """The ``tape`` command: a Typer app whose every error ends as ``error: ...`` and an exit code.
 
-Adding a command is one import and one line in ``COMMANDS``. Commands raise ``CLIError``
+Adding a command is one line in ``COMMANDS``. A command's module is imported, and its Typer
+command built, only when that command runs or help lists it (``LazyCommands``): ``tape grad``
+never loads the modules of ``trace``, ``plot``, ``diff`` or ``check``. Commands raise ``CLIError``
 (or call ``output.abort``); ``TapeGroup.main`` is the one place that turns errors into
 messages and exit codes, for the console script, ``python -m tape`` and test runners alike:
 
@@ -8,42 +10,84 @@ messages and exit codes, for the console script, ``python -m tape`` and test run
 * usage errors (unknown option, missing argument, bad value) -> plain lines, exit 2;
 * anything else is a bug in tape: one line naming it, exit 70 (``--debug``: the traceback).
 """
-from __future__ import annotations
 
+# (no ``from __future__ import annotations`` here: Typer reads this module's command
+# signatures at every start, and string annotations would be evaluated each time)
 import sys
 import traceback
+from collections.abc import Mapping
+from importlib import import_module
 from typing import Annotated
 
 import typer
 from typer._click import exceptions as click_exceptions
 from typer.core import TyperGroup
+from typer.main import get_command_from_info
 
-from .commands.check import check
-from .commands.diff import diff
-from .commands.grad import grad
-from .commands.hessian import hessian
-from .commands.jacobian import jacobian
-from .commands.plot import plot
-from .commands.trace import trace
 from .errors import BAD_INPUT, INTERNAL_ERROR, CLIError, OutputClosed
 from .output import print_error
 
-#: (function, name) of every command; the function's docstring is its help text
+#: (module in tape.cli.commands, name) of every command, in help order; the module's function
+#: of that name is the command and its docstring the help text
 COMMANDS = [
-    (grad, "grad"),
-    (jacobian, "jacobian"),
-    (hessian, "hessian"),
-    (diff, "diff"),
-    (check, "check"),
-    (trace, "trace"),
-    (plot, "plot"),
+    ("grad", "grad"),
+    ("jacobian", "jacobian"),
+    ("hessian", "hessian"),
+    ("diff", "diff"),
+    ("check", "check"),
+    ("trace", "trace"),
+    ("plot", "plot"),
 ]
 
 DEBUG_FLAG = "--debug"
 
 
+def command_function(name: str):
+    """The function behind command ``name`` (imports its module)."""
+    module = dict((n, m) for m, n in COMMANDS)[name]
+    return getattr(import_module(f"{__package__}.commands.{module}"), name)
+
+
+class LazyCommands(Mapping):
+    """The group's ``commands``: every name is known up front (for listing and "did you mean");
+    a command's module is imported and its click command built on first access, exactly as
+    ``app.command(name)(function)`` would have built it."""
+
+    def __init__(self) -> None:
+        self._built: dict = {}
+
+    def __getitem__(self, name: str):
+        if name not in self._built:
+            if name not in self:
+                raise KeyError(name)
+            registry = typer.Typer()
+            registry.command(name)(command_function(name))
+            self._built[name] = get_command_from_info(
+                registry.registered_commands[0],
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                rich_markup_mode=app.rich_markup_mode)
+        return self._built[name]
+
+    def __contains__(self, name) -> bool:
+        return any(name == n for _, n in COMMANDS)
+
+    def __iter__(self):
+        return iter([n for _, n in COMMANDS])
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
 class TapeGroup(TyperGroup):
-    """Typer's group, with tape's error reporting (see the module docstring)."""
+    """Typer's group, with tape's error reporting (see the module docstring) and commands
+    loaded on demand (``LazyCommands``)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = LazyCommands()
+
+    def list_commands(self, ctx) -> list[str]:
+        return list(self.commands)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
              **extra):
@@ -147,10 +191,6 @@ def _root(
 ) -> None:
     """Derivatives on the command line (exit codes: 0 ok, 1 check failed, 2 bad input,
     3 undecided)."""
-
-
-for _function, _name in COMMANDS:
-    app.command(_name)(_function)
 
 
 def main() -> None:

@@ -11,19 +11,22 @@ vector variable of length k contributes k (``x[0]``, ``x[1]``, ...), in ``wrt`` 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 
 import numpy as np
 
+from .record import Frozen
 
-@dataclass(frozen=True)
-class Component:
+
+class Component(Frozen):
     """One differentiable component: variable ``name`` (index ``var`` among the inputs) and,
     for a vector variable, the component ``index``."""
 
-    name: str
-    var: int
-    index: int | None
+    _fields = ("name", "var", "index")
+
+    def __init__(self, name: str, var: int, index: int | None) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "var", var)
+        object.__setattr__(self, "index", index)
 
     @property
     def label(self) -> str:

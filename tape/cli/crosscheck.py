@@ -15,44 +15,34 @@ from __future__ import annotations
 import math
 import sys
 import time
-from dataclasses import dataclass
-from typing import Annotated, Any, Optional
+from typing import Any, Optional
 
 import numpy as np
-import typer
 
+from .checkoptions import (ATOL, RTOL, TIMEOUT, AtolOption, CheckOption,  # noqa: F401
+                           RtolOption, TimeoutOption)
 from .errors import CHECK_FAILED, UNDECIDED, CLIError
-from .timelimit import DEFAULT_TIMEOUT, run_limited, run_optional
+from .record import Frozen, Record
+from .timelimit import run_limited, run_optional
 
-CheckOption = Annotated[bool, typer.Option(
-    "--check", help="Cross-check every number: SymPy for expressions, finite differences "
-                    "for scripts; exit 1 on disagreement.")]
-RtolOption = Annotated[float, typer.Option(
-    "--rtol", min=0.0, help="Relative tolerance of --check.")]
-AtolOption = Annotated[float, typer.Option(
-    "--atol", min=0.0, help="Absolute tolerance of --check.")]
-TimeoutOption = Annotated[float, typer.Option(
-    "--timeout", min=0.0, help="Seconds the symbolic work may take (then exit 3).")]
-
-RTOL = 1e-6
-ATOL = 1e-9
-TIMEOUT = DEFAULT_TIMEOUT
 #: above this many point-by-derivative evaluations, evaluate in float64 (NumPy), not mpmath
 EXACT_LIMIT = 20_000
 
 
-@dataclass(frozen=True)
-class CheckSettings:
+class CheckSettings(Frozen):
     """The ``--check``, ``--rtol``, ``--atol`` and ``--timeout`` options of a command."""
 
-    enabled: bool = False
-    rtol: float = RTOL
-    atol: float = ATOL
-    timeout: float = TIMEOUT
+    _fields = ("enabled", "rtol", "atol", "timeout")
+
+    def __init__(self, enabled: bool = False, rtol: float = RTOL, atol: float = ATOL,
+                 timeout: float = TIMEOUT) -> None:
+        object.__setattr__(self, "enabled", enabled)
+        object.__setattr__(self, "rtol", rtol)
+        object.__setattr__(self, "atol", atol)
+        object.__setattr__(self, "timeout", timeout)
 
 
-@dataclass
-class Layout:
+class Layout(Record):
     """What the report's flat derivative columns are.
 
     ``kind``: ``gradient``, ``derivative`` (one N-th derivative), ``partials``, ``hessian``
@@ -60,10 +50,13 @@ class Layout:
     ``jacobian``: ``(output, component)``). ``comps`` are the problem's components.
     """
 
-    kind: str
-    keys: list
-    comps: list
-    outputs: int = 1
+    _fields = ("kind", "keys", "comps", "outputs")
+
+    def __init__(self, kind: str, keys: list, comps: list, outputs: int = 1) -> None:
+        self.kind = kind
+        self.keys = keys
+        self.comps = comps
+        self.outputs = outputs
 
     @classmethod
     def for_grad(cls, comps, order: int) -> "Layout":
@@ -101,17 +94,22 @@ class Layout:
         return [list(flat[r * width:(r + 1) * width]) for r in range(len(flat) // width or 0)]
 
 
-@dataclass
-class Verdict:
+class Verdict(Record):
     """The outcome of a check: expected values (N, D), per-point errors and agreement."""
 
-    method: str                        # "sympy" or "finite-difference"
-    expected: np.ndarray
-    max_abs_error: np.ndarray          # (N,)
-    agree: np.ndarray                  # (N,) bool
-    entries: np.ndarray                # (N, D) bool: each number's agreement
-    symbolic: Optional[list] = None    # D strings (sympy)
-    estimate: Optional[np.ndarray] = None  # (N, D) error estimates (finite differences)
+    _fields = ("method", "expected", "max_abs_error", "agree", "entries", "symbolic",
+               "estimate")
+
+    def __init__(self, method: str, expected: np.ndarray, max_abs_error: np.ndarray,
+                 agree: np.ndarray, entries: np.ndarray, symbolic: Optional[list] = None,
+                 estimate: Optional[np.ndarray] = None) -> None:
+        self.method = method                # "sympy" or "finite-difference"
+        self.expected = expected
+        self.max_abs_error = max_abs_error  # (N,)
+        self.agree = agree                  # (N,) bool
+        self.entries = entries              # (N, D) bool: each number's agreement
+        self.symbolic = symbolic            # D strings (sympy)
+        self.estimate = estimate            # (N, D) error estimates (finite differences)
 
 
 def finish(report, problem, layout: Layout, settings: CheckSettings, fmt,

@@ -9,7 +9,6 @@ Otherwise the script is called point by point with the shapes it was written for
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -18,21 +17,25 @@ from . import compute
 from .errors import CLIError
 from .output import progress
 from .points import Points
+from .record import Record
 from .targets import ScriptError, Target
 
 #: points per vectorized pass (bounds memory: every recorded op keeps an (N, k) array)
 CHUNK = 65_536
 
 
-@dataclass
-class Outcome:
+class Outcome(Record):
     """Results for all points: ``value`` (N,) or (N, m); ``partials`` maps a multiset of
     component indices to (N,); ``jacobian`` is (N, m, d). ``warnings`` come from the engine."""
 
-    value: np.ndarray
-    partials: dict = field(default_factory=dict)
-    jacobian: np.ndarray | None = None
-    warnings: list[str] = field(default_factory=list)
+    _fields = ("value", "partials", "jacobian", "warnings")
+
+    def __init__(self, value: np.ndarray, partials: dict | None = None,
+                 jacobian: np.ndarray | None = None, warnings: list[str] | None = None) -> None:
+        self.value = value
+        self.partials = {} if partials is None else partials
+        self.jacobian = jacobian
+        self.warnings = [] if warnings is None else warnings
 
 
 def run(target: Target, points: Points, variables: list[str], comps, mode: str,

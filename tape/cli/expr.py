@@ -23,10 +23,10 @@ import re
 import sys
 import threading
 import unicodedata
-from dataclasses import dataclass
 
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS, allowed_summary
+from .record import Record
 from .tree import (Binary, Call, Constant, Expr, Index, Number, Unary, Variable, children,
                    fold, free_variables)
 
@@ -127,12 +127,15 @@ def parse_list(text: str) -> list[tuple[str, Expr]]:
     return items
 
 
-@dataclass
-class _Source:
-    text: str            # as typed
-    python: str          # rewritten
-    origin: list[int]    # rewritten column -> original column
-    byte_to_char: list[int] | None  # UTF-8 byte offset -> char offset in ``python``
+class _Source(Record):
+    _fields = ("text", "python", "origin", "byte_to_char")
+
+    def __init__(self, text: str, python: str, origin: list[int],
+                 byte_to_char: list[int] | None) -> None:
+        self.text = text                    # as typed
+        self.python = python                # rewritten
+        self.origin = origin                # rewritten column -> original column
+        self.byte_to_char = byte_to_char    # UTF-8 byte offset -> char offset in ``python``
 
     def original(self, python_col: int) -> int:
         return self.origin[max(0, min(python_col, len(self.origin) - 1))]

@@ -22,22 +22,24 @@ the tests all read this table.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Callable
 
 import tape
 
+from .record import Frozen
 
-@dataclass(frozen=True)
-class Function:
+
+class Function(Frozen):
     """One allowed function of the expression language (see the module docstring)."""
 
-    name: str
-    arity: int
-    tape: Callable[..., Any]
-    sympy: str | Callable[..., Any]
-    kind: str = "elementwise"
-    summary: str = ""
+    _fields = ("name", "arity", "tape", "sympy", "kind", "summary")
+
+    def __init__(self, name: str, arity: int, tape: Callable[..., Any],
+                 sympy: str | Callable[..., Any], kind: str = "elementwise",
+                 summary: str = "") -> None:
+        for field, value in (("name", name), ("arity", arity), ("tape", tape),
+                             ("sympy", sympy), ("kind", kind), ("summary", summary)):
+            object.__setattr__(self, field, value)
 
 
 def _entry(name, arity, tape_op, sympy, kind="elementwise", summary=""):

@@ -8,17 +8,15 @@ parameters in signature order; an expression's variables are its free names, alp
 from __future__ import annotations
 
 import contextlib
-import importlib.util
-import inspect
 import os
 import re
 import sys
 import traceback
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import expr as E
 from .errors import CLIError
+from .record import Record
 
 _SCRIPT = re.compile(r"^(?P<path>.+\.py)(?::(?P<function>[^\W\d]\w*))?$", re.S)
 
@@ -27,8 +25,7 @@ class ScriptError(CLIError):
     """A script raised while being imported or called (exit 2, with file:line)."""
 
 
-@dataclass
-class Target:
+class Target(Record):
     """A differentiable target.
 
     ``source`` is what JSON echoes as ``expression``: the text as given, or the list of
@@ -36,15 +33,23 @@ class Target:
     ``texts`` their source text; ``function`` and ``path`` describe a script.
     """
 
-    source: Any
-    kind: str                      # "expression" or "script"
-    names: list[str]               # variables in natural order
-    trees: list = field(default_factory=list)
-    texts: list = field(default_factory=list)
-    function: Callable | None = None
-    path: str | None = None
-    keyword_only: frozenset = frozenset()   # script parameters after a bare *
-    _shapes: dict = field(default_factory=dict, repr=False)
+    _fields = ("source", "kind", "names", "trees", "texts", "function", "path",
+               "keyword_only", "_shapes")
+    _unshown = ("_shapes",)
+
+    def __init__(self, source: Any, kind: str, names: list[str], trees: list | None = None,
+                 texts: list | None = None, function: Callable | None = None,
+                 path: str | None = None, keyword_only: frozenset = frozenset(),
+                 _shapes: dict | None = None) -> None:
+        self.source = source
+        self.kind = kind                    # "expression" or "script"
+        self.names = names                  # variables in natural order
+        self.trees = [] if trees is None else trees
+        self.texts = [] if texts is None else texts
+        self.function = function
+        self.path = path
+        self.keyword_only = keyword_only    # script parameters after a bare *
+        self._shapes = {} if _shapes is None else _shapes
 
     @property
     def is_script(self) -> bool:
@@ -180,6 +185,8 @@ def script_target(text: str) -> Target:
 
 
 def _public_functions(module) -> list[str]:
+    import inspect   # only script targets need it
+
     return [name for name, obj in vars(module).items()
             if inspect.isfunction(obj) and not name.startswith("_")
             and obj.__module__ == module.__name__]
@@ -187,6 +194,8 @@ def _public_functions(module) -> list[str]:
 
 def _parameters(function, text: str) -> tuple[list[str], frozenset]:
     """The function's parameter names in signature order, and the keyword-only ones."""
+    import inspect
+
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
@@ -203,6 +212,8 @@ def _parameters(function, text: str) -> tuple[list[str], frozenset]:
 
 
 def _import_script(path: str):
+    import importlib.util
+
     name = "tape_script_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:

@@ -1,7 +1,8 @@
 """The expression tree shared by every walker (tape lowering, SymPy lowering, shape checks).
 
-Frozen dataclasses; ``span`` is the (start, end) character range in the expression as typed,
-for error carets, and does not take part in equality:
+Frozen value classes that behave as frozen dataclasses (``record.Frozen``); ``span`` is the
+(start, end) character range in the expression as typed, for error carets, and does not take
+part in equality:
 
 * ``Number(value)`` - a float literal;
 * ``Constant(name)`` - ``pi`` or ``e`` (see ``functions.CONSTANTS``);
@@ -16,55 +17,88 @@ Walk trees with ``fold`` (iterative, so 100,000-term sums do not hit the recursi
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
+from .record import Frozen
 
-@dataclass(frozen=True)
-class Number:
-    value: float
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
+_set = object.__setattr__
 
 
-@dataclass(frozen=True)
-class Constant:
-    name: str
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
+class _Node(Frozen):
+    """What ``@dataclass(frozen=True)`` with a non-comparing, unshown ``span`` field would
+    generate (see ``record.py``): ``_fields`` are the compared, shown fields; ``span`` comes
+    last in ``__init__``."""
+
+    __slots__ = ("__dict__",)
 
 
-@dataclass(frozen=True)
-class Variable:
-    name: str
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
+class Number(_Node):
+    _fields = ("value",)
+    __match_args__ = ("value", "span")
+
+    def __init__(self, value: float, span: tuple[int, int] = (0, 0)) -> None:
+        _set(self, "value", value)
+        _set(self, "span", span)
 
 
-@dataclass(frozen=True)
-class Unary:
-    op: str
-    operand: "Expr"
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
+class Constant(_Node):
+    _fields = ("name",)
+    __match_args__ = ("name", "span")
+
+    def __init__(self, name: str, span: tuple[int, int] = (0, 0)) -> None:
+        _set(self, "name", name)
+        _set(self, "span", span)
 
 
-@dataclass(frozen=True)
-class Binary:
-    op: str
-    left: "Expr"
-    right: "Expr"
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
+class Variable(_Node):
+    _fields = ("name",)
+    __match_args__ = ("name", "span")
+
+    def __init__(self, name: str, span: tuple[int, int] = (0, 0)) -> None:
+        _set(self, "name", name)
+        _set(self, "span", span)
 
 
-@dataclass(frozen=True)
-class Call:
-    name: str
-    args: tuple
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
+class Unary(_Node):
+    _fields = ("op", "operand")
+    __match_args__ = ("op", "operand", "span")
+
+    def __init__(self, op: str, operand: "Expr", span: tuple[int, int] = (0, 0)) -> None:
+        _set(self, "op", op)
+        _set(self, "operand", operand)
+        _set(self, "span", span)
 
 
-@dataclass(frozen=True)
-class Index:
-    operand: "Expr"
-    index: int
-    span: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)
+class Binary(_Node):
+    _fields = ("op", "left", "right")
+    __match_args__ = ("op", "left", "right", "span")
+
+    def __init__(self, op: str, left: "Expr", right: "Expr",
+                 span: tuple[int, int] = (0, 0)) -> None:
+        _set(self, "op", op)
+        _set(self, "left", left)
+        _set(self, "right", right)
+        _set(self, "span", span)
+
+
+class Call(_Node):
+    _fields = ("name", "args")
+    __match_args__ = ("name", "args", "span")
+
+    def __init__(self, name: str, args: tuple, span: tuple[int, int] = (0, 0)) -> None:
+        _set(self, "name", name)
+        _set(self, "args", args)
+        _set(self, "span", span)
+
+
+class Index(_Node):
+    _fields = ("operand", "index")
+    __match_args__ = ("operand", "index", "span")
+
+    def __init__(self, operand: "Expr", index: int, span: tuple[int, int] = (0, 0)) -> None:
+        _set(self, "operand", operand)
+        _set(self, "index", index)
+        _set(self, "span", span)
 
 
 Expr = Union[Number, Constant, Variable, Unary, Binary, Call, Index]

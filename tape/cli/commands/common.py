@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import Annotated, Optional
 
 import numpy as np
@@ -11,6 +10,7 @@ import typer
 from .. import points as P
 from ..compute import Component, components
 from ..errors import CLIError
+from ..record import Record
 from ..targets import Target, make_target
 
 AtOption = Annotated[Optional[list[str]], typer.Option(
@@ -28,16 +28,19 @@ WrtOption = Annotated[Optional[str], typer.Option(
 MAX_PARTIALS = 10_000
 
 
-@dataclass
-class Problem:
+class Problem(Record):
     """A command's parsed input: the target, variable order, wrt, points and components."""
 
-    target: Target
-    variables: list[str]
-    wrt: list[str]
-    points: P.Points
-    comps: list[Component]
-    output: Optional[int]       # None: one scalar output; m: m output components
+    _fields = ("target", "variables", "wrt", "points", "comps", "output")
+
+    def __init__(self, target: Target, variables: list[str], wrt: list[str],
+                 points: P.Points, comps: list[Component], output: Optional[int]) -> None:
+        self.target = target
+        self.variables = variables
+        self.wrt = wrt
+        self.points = points
+        self.comps = comps
+        self.output = output        # None: one scalar output; m: m output components
 
 
 def prepare(texts: list[str], at: Optional[list[str]], points_file: Optional[str],

@@ -1,6 +1,7 @@
 """``tape grad``: the value and gradient (or N-th order derivatives) of a scalar target."""
-from __future__ import annotations
 
+# (no ``from __future__ import annotations`` here: Typer reads this module's command
+# signatures at every start, and string annotations would be evaluated each time)
 from typing import Annotated
 
 import numpy as np
@@ -9,8 +10,8 @@ import typer
 from .. import evaluate, output
 from ..compute import multisets
 from ..errors import CLIError
-from ..crosscheck import (ATOL, RTOL, TIMEOUT, AtolOption, CheckOption, CheckSettings, Layout,
-                          RtolOption, TimeoutOption, finish)
+from ..checkoptions import (ATOL, RTOL, TIMEOUT, AtolOption, CheckOption, RtolOption,
+                            TimeoutOption)
 from .common import (AtOption, PointsOption, Problem, WrtOption, at_columns,
                      check_partial_count, derivative_labels, prepare, title)
 
@@ -48,9 +49,14 @@ def grad(
     if outcome.value.ndim != 1:
         raise CLIError(f"grad needs a scalar function; {target} returns "
                        f"{outcome.value.shape[1]} values per point (use tape jacobian)")
-    finish(gradient_report(problem, outcome, order), problem,
-           Layout.for_grad(problem.comps, order), CheckSettings(check, rtol, atol, timeout),
-           fmt, precision)
+    report = gradient_report(problem, outcome, order)
+    if not check:   # what crosscheck.finish does without --check, without importing it
+        output.render(report, fmt, precision)
+        return
+    from ..crosscheck import CheckSettings, Layout, finish
+
+    finish(report, problem, Layout.for_grad(problem.comps, order),
+           CheckSettings(check, rtol, atol, timeout), fmt, precision)
 
 
 def gradient_report(problem: Problem, outcome: evaluate.Outcome, order: int) -> output.Report:
