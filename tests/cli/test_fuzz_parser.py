@@ -288,12 +288,11 @@ def test_csv_points_parser_returns_points_or_cli_error(text, names, tmp_path_fac
         assert pts.arrays[name].shape[0] == pts.count
 
 
-def test_csv_streaming_matches_the_whole_file_and_keeps_row_numbers(tmp_path, monkeypatch):
+def test_csv_reading_matches_the_file_and_keeps_row_numbers(tmp_path):
     rng = np.random.default_rng(3)
     data = rng.normal(size=(1000, 2)).tolist()
     path = tmp_path / "p.csv"
     path.write_text("y,x,ignored\n" + "\n".join(f"{a!r},{b!r},z" for a, b in data) + "\n")
-    monkeypatch.setattr(P, "CSV_BLOCK", 64)     # many blocks
     pts = P.from_csv(str(path), ["x", "y"], io.StringIO(""))
     np.testing.assert_array_equal(pts.arrays["x"], [b for _, b in data])
     np.testing.assert_array_equal(pts.arrays["y"], [a for a, _ in data])
