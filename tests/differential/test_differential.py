@@ -132,6 +132,9 @@ def test_saturated_tails_are_the_explained_cases(fn, exact, x):
     (tape.sigmoid, lambda t: math.exp(-t) / (1 + math.exp(-t)) ** 2, 40.0),
 ])
 def test_saturated_tails_full_relative_accuracy(fn, exact, x):
+    # the long differential run's only disagreements (14 of ~400,000 values in 20,000
+    # expressions) are this: e.g. d2/dx2 sigmoid(prod(x*v)) at a point where the product is
+    # ~39 gives 0.0 for -2.77e-14
     t = tape.constant(x)
     with tape.GradientTape() as g:
         g.watch(t)
