@@ -187,6 +187,8 @@ def _check_limits(text: str) -> None:
             depth -= 1
         elif unicodedata.category(ch) in ("Cc", "Cs") and not ch.isspace():
             raise ExprError(f"control character {ch!r} is not allowed", text, col, col + 1)
+        elif ch == "#":  # Python would read the rest as a comment and silently drop it
+            raise ExprError("'#' is not allowed", text, col, col + 1)
 
 
 def _ast_parse(python: str) -> ast.Expression:
@@ -230,6 +232,14 @@ def _syntax_error(exc: SyntaxError, source: _Source) -> ExprError:
         msg = "invalid syntax"
     start = (exc.offset or 1) - 1
     end = (exc.end_offset - 1) if exc.end_offset and exc.end_offset > exc.offset else start + 1
+    long_number = re.search(r"\d{4301,}", source.python)
+    if "Exceeds the limit" in msg and long_number:  # Python's int_max_str_digits (4300)
+        start, end = long_number.span()
+        msg = f"a number of {end - start} digits is too long (the limit is 4300 digits)"
+    elif not exc.offset and msg == "invalid syntax":
+        # Python gives offset 0 when the text stops mid-expression ("x^", "2*")
+        msg = "the expression ends unexpectedly"
+        start, end = len(source.python), len(source.python) + 1
     if exc.lineno and exc.lineno > 1:   # cannot happen: whitespace was flattened; stay safe
         start, end = len(source.python), len(source.python) + 1
     o_start = source.original(start)

@@ -158,7 +158,14 @@ def coupled(a, s0, c0, sign):
 def pow_scalar(a, r):
     """a ** r for a constant exponent r."""
     r_value = np.asarray(r)
-    if r_value.size == 1 and float(r_value) == int(r_value) and 0 <= int(r_value) <= 64:
+    # one exponent that adds no axes to a's value (a (1, 1) exponent on a scalar does: it
+    # takes the broadcasting path below); .item(), as float() of a 1-element array that is
+    # not 0-d is an error in NumPy 2
+    scalar = (r_value.size == 1
+              and np.broadcast_shapes(a.shape[1:], r_value.shape) == a.shape[1:])
+    if scalar:
+        r_value = np.asarray(r_value.item())
+    if scalar and float(r_value) == int(r_value) and 0 <= int(r_value) <= 64:
         n = int(r_value)               # exact at a_0 = 0 too (x**3 at 0), unlike the recurrence
         out, base = const(np.ones_like(a[0]), a.shape[0]), a
         while n:
@@ -168,7 +175,7 @@ def pow_scalar(a, r):
             if n:
                 base = mul(base, base)
         return out
-    if is_affine(a) and r_value.size == 1:
+    if is_affine(a) and scalar:
         k = weights(a.shape[0], a.ndim)
         r = float(r_value)
         binom = np.cumprod(np.concatenate([[1.0], (r - np.arange(a.shape[0] - 1)) /

@@ -54,7 +54,11 @@ def prepare(texts: list[str], at: Optional[list[str]], points_file: Optional[str
     if at:
         pts = P.from_at(at, variables, sys.stdin)
     elif points_file:
-        pts = P.from_csv(points_file, variables, sys.stdin)
+        try:
+            pts = P.from_csv(points_file, variables, sys.stdin)
+        except UnicodeDecodeError as exc:   # bad input, not a bug in tape (was exit 70)
+            raise CLIError(f"--points {points_file}: not UTF-8 text ({exc.reason} at byte "
+                           f"{exc.start})") from None
     elif variables:
         raise CLIError(f"the target has variables ({', '.join(variables)}): say where to "
                        f"evaluate with --at or --points")

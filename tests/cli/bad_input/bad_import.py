@@ -1,0 +1,5 @@
+import definitely_not_a_module
+
+
+def f(x):
+    return x

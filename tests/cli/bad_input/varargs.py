@@ -1,0 +1,2 @@
+def f(*xs):
+    return xs[0]
