@@ -172,11 +172,14 @@ def _y(node):
 
 
 def _tanh_fast(node, g):
-    y = _out(node)
+    x, y = _v(node), _out(node)
     if y.ndim == 0:
-        return g * (1 - y * y)
+        return g * (1 - y * y) if abs(y) < 0.9 else g / np.cosh(x) ** 2
     t = y * y                       # one temporary, updated in place
     np.subtract(1, t, out=t)
+    tail = np.abs(y) >= 0.9         # where 1 - y^2 loses digits, use sech^2 (few points, usually)
+    if tail.any():
+        t[tail] = 1 / np.cosh(x[tail]) ** 2
     return _scaled(t, g)
 
 
@@ -200,7 +203,8 @@ acos = _unary("Acos", np.arccos, lambda n, g: mul_no_nan(-g, rsqrt(1 - square(_x
 atan = _unary("Atan", np.arctan, lambda n, g: g / (1 + square(_x(n))))
 sinh = _unary("Sinh", np.sinh, lambda n, g: g * cosh(_x(n)))
 cosh = _unary("Cosh", np.cosh, lambda n, g: g * sinh(_x(n)))
-tanh = _unary("Tanh", np.tanh, lambda n, g: g * (1 - square(_y(n))), _tanh_fast)
+# d tanh = sech^2 x, not 1 - tanh^2 x: in the tails tanh rounds to +-1 and 1 - y^2 cancels to 0
+tanh = _unary("Tanh", np.tanh, lambda n, g: g * square(reciprocal(cosh(_x(n)))), _tanh_fast)
 asinh = _unary("Asinh", np.arcsinh, lambda n, g: g * rsqrt(square(_x(n)) + 1))
 acosh = _unary("Acosh", np.arccosh, lambda n, g: mul_no_nan(g, rsqrt(square(_x(n)) - 1)))
 atanh = _unary("Atanh", np.arctanh, lambda n, g: mul_no_nan(g, reciprocal(1 - square(_x(n)))))
@@ -213,8 +217,9 @@ def _sigmoid(x):
     return out[()] if out.ndim == 0 else out
 
 
-sigmoid = _unary("Sigmoid", _sigmoid, lambda n, g: g * _y(n) * (1 - _y(n)),
-                 lambda n, g: g * _out(n) * (1 - _out(n)))
+# sigmoid' = sigmoid(x) * sigmoid(-x), not y * (1 - y), which cancels where y rounds to 1
+sigmoid = _unary("Sigmoid", _sigmoid, lambda n, g: g * _y(n) * sigmoid(-_x(n)),
+                 lambda n, g: g * _out(n) * _sigmoid(-_v(n)))
 softplus = _unary("Softplus", lambda x: np.logaddexp(0, x), lambda n, g: g * sigmoid(_x(n)))
 
 _erf_scalar = np.frompyfunc(_pymath.erf, 1, 1)
