@@ -127,28 +127,29 @@ def value_only(fn, arrays: list[np.ndarray]) -> np.ndarray:
 
 
 def jacobian(fn, arrays: list[np.ndarray], comps: list[Component]):
-    """Value ``(N, m)`` and Jacobian ``(N, m, len(comps))`` of a vector-valued function."""
+    """Value ``(N, m)`` and Jacobian ``(N, m, len(comps))`` of a vector-valued function.
+
+    Points are independent, so each variable's block is one ``batch_jacobian``: a single
+    backward sweep carrying all m output rows, whatever m is.
+    """
     import tape
 
     xs = [tape.constant(a) for a in arrays]
     wrt_vars = sorted({c.var for c in comps}, key=[c.var for c in comps].index)
     sources = [xs[v] for v in wrt_vars]
-    slot = {v: i for i, v in enumerate(wrt_vars)}
     with tape.GradientTape(persistent=True) as t:
         t.watch(sources)
         y = fn(*xs)
         if len(y.shape) == 1:
             y = tape.reshape(y, (-1, 1))
-        outputs = [y[:, i] for i in range(int(y.shape[1]))]
-    n = int(y.shape[0])
-    jac = np.zeros((n, len(outputs), len(comps)))
-    for i, out in enumerate(outputs):
-        if not comps:
-            break
-        grads = t.gradient(out, sources, unconnected_gradients="zero")
-        for j, c in enumerate(comps):
-            g = _as_numpy(grads[slot[c.var]])
-            jac[:, i, j] = g if c.index is None else g[:, c.index]
+    n, m = int(y.shape[0]), int(y.shape[1])
+    jac = np.zeros((n, m, len(comps)))
+    blocks = {v: _as_numpy(t.batch_jacobian(y, xs[v], unconnected_gradients="zero"))
+              for v in wrt_vars}                     # (N, m) or (N, m, k) for a vector variable
+    for j, c in enumerate(comps):
+        block = blocks[c.var]
+        jac[:, :, j] = block if c.index is None else block[:, :, c.index]
+    jac += 0.0        # a zero cotangent row times a negative partial gives -0.0: print it as 0.0
     return _as_numpy(y), jac
 
 

@@ -91,3 +91,8 @@ def test_gradient_at_a_pole_is_non_finite_without_warnings():
         warnings.simplefilter("error")       # the backward pass itself stays quiet
         g = float(t.gradient(y, x))
     assert not np.isfinite(g)
+
+
+def test_cumsum_of_a_scalar_names_the_op():
+    with pytest.raises(ValueError, match="cumsum: needs a tensor of rank >= 1"):
+        tape.cumsum(tape.constant(1.0))

@@ -187,6 +187,8 @@ _cumsum = defop("Cumsum", _cumsum_np, _cumsum_grad)
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative sum along ``axis``."""
     x = convert_to_tensor(x)
+    if x.ndim == 0:
+        raise ValueError("cumsum: needs a tensor of rank >= 1, got a scalar (shape ())")
     axis = _axes(axis, x.ndim, "cumsum")[0]
     out = _cumsum(x, axis=axis, reverse=bool(reverse))
     if exclusive:
