@@ -96,3 +96,19 @@ def test_gradient_at_a_pole_is_non_finite_without_warnings():
 def test_cumsum_of_a_scalar_names_the_op():
     with pytest.raises(ValueError, match="cumsum: needs a tensor of rank >= 1"):
         tape.cumsum(tape.constant(1.0))
+
+
+def test_tanh_higher_derivatives_stay_finite_in_the_tails():
+    # found by the long differential run: a sech^2 rule built from 1/cosh overflowed in the
+    # second derivative (inf/inf = nan) once tanh's argument reached ~700
+    for x0 in (0.0, 3.0, 40.0, 800.0, -800.0):
+        x = tape.constant(x0)
+        with tape.GradientTape() as t2:
+            t2.watch(x)
+            with tape.GradientTape() as t1:
+                t1.watch(x)
+                y = tape.tanh(x)
+            d1 = t1.gradient(y, x)
+        d2 = float(t2.gradient(d1, x))
+        exact = -2 * np.tanh(x0) / np.cosh(x0) ** 2 if abs(x0) < 700 else 0.0
+        assert np.isfinite(d2) and d2 == pytest.approx(exact, rel=1e-12, abs=1e-300)
