@@ -236,13 +236,19 @@ def _import_script(path: str):
 
 
 def script_error(exc: BaseException, path: str) -> ScriptError:
-    """``ScriptError`` naming the exception and the script's innermost file:line."""
+    """``ScriptError`` naming the exception and the script's innermost file:line, followed by
+    the script's own frames (the user's code; tape's and NumPy's frames are left out)."""
     where = os.path.basename(path)
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if os.path.abspath(frame.filename) == path:
-            where = f"{os.path.relpath(frame.filename)}:{frame.lineno}"
-            break
-    err = ScriptError(f"the script raised {type(exc).__name__}: {exc} ({where})")
+    own = [f for f in traceback.extract_tb(exc.__traceback__)
+           if os.path.abspath(f.filename) == path]
+    if own:
+        where = f"{os.path.relpath(own[-1].filename)}:{own[-1].lineno}"
+    lines = [f"the script raised {type(exc).__name__}: {exc} ({where})"]
+    if len(own) > 1 or (own and own[-1].line):
+        lines.append("in the script (innermost last):")
+        for f in own:
+            lines.append(f"  {os.path.relpath(f.filename)}:{f.lineno} in {f.name}: {f.line or ''}".rstrip())
+    err = ScriptError("\n".join(lines))
     err.__cause__ = exc
     return err
 

@@ -58,3 +58,17 @@ def test_jacobian_of_many_outputs_is_one_sweep_per_variable():
     assert tape_module.sweep_count - before == 1
     expected = np.cos(x[:, None] * np.arange(300)) * np.arange(300)
     np.testing.assert_allclose(jac[:, :, 0], expected, rtol=1e-12, atol=1e-12)
+
+
+def test_a_raising_script_shows_its_own_frames_only(tmp_path):
+    script = tmp_path / "raises.py"
+    script.write_text("def f(x):\n    return helper(x)\n\n\ndef helper(x):\n"
+                      "    raise ValueError('bad input inside')\n")
+    result = CliRunner().invoke(app, ["grad", f"{script}:f", "--at", "1"])
+    lines = result.stderr.splitlines()
+    assert result.exit_code == 2
+    assert lines[0].startswith("error: the script raised ValueError: bad input inside")
+    assert any("raises.py:2 in f: return helper(x)" in line for line in lines)
+    assert any("raises.py:6 in helper:" in line for line in lines)
+    assert all(line.startswith("error:") for line in lines)
+    assert "tape/" not in result.stderr and "Traceback" not in result.stderr
