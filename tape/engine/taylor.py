@@ -22,6 +22,9 @@ from .tensor import Tensor, _wrap
 _TAYLOR: dict = {}
 
 
+from .ops.math import _sigmoid as _sigmoid_np  # noqa: E402
+
+
 def deftaylor(op_name, rule=None):
     """Register ``rule(node, series, K) -> output series`` for ``op_name`` (or decorate)."""
     if rule is None:
@@ -194,10 +197,20 @@ deftaylor("Cosh", lambda n, ins, K: S.coupled(ins[0], np.sinh(ins[0][0]), np.cos
 # y' = a' w(y): w_m is the m-th coefficient of 1 + y^2, 1 - y^2, y - y^2
 deftaylor("Tan", lambda n, ins, K: S.ode(ins[0], np.tan(ins[0][0]),
                                         lambda y, m: (m == 0) + S.dot(y[m::-1], y[:m + 1])))
-deftaylor("Tanh", lambda n, ins, K: S.ode(ins[0], np.tanh(ins[0][0]),
-                                         lambda y, m: (m == 0) - S.dot(y[m::-1], y[:m + 1])))
-deftaylor("Sigmoid", lambda n, ins, K: S.ode(ins[0], n.outputs[0]._value,
-                                            lambda y, m: y[m] - S.dot(y[m::-1], y[:m + 1])))
+# w_0 = 1 - y_0^2 (tanh) and y_0 - y_0^2 (sigmoid) cancel where y_0 rounds to +-1 / 1: they are
+# taken as sech^2(a_0) and sigmoid(a_0) sigmoid(-a_0) instead (the higher w_m have no such term)
+def _sech2(a0):
+    e = np.exp(-2 * np.abs(a0))
+    return 4 * e / (1 + e) ** 2
+
+
+deftaylor("Tanh", lambda n, ins, K: S.ode(
+    ins[0], np.tanh(ins[0][0]),
+    lambda y, m, w0=_sech2(ins[0][0]): w0 if m == 0 else -S.dot(y[m::-1], y[:m + 1])))
+deftaylor("Sigmoid", lambda n, ins, K: S.ode(
+    ins[0], n.outputs[0]._value,
+    lambda y, m, w0=n.outputs[0]._value * _sigmoid_np(-ins[0][0]):
+        w0 if m == 0 else y[m] - S.dot(y[m::-1], y[:m + 1])))
 
 
 def _by_derivative(g):

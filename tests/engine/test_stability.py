@@ -112,3 +112,14 @@ def test_tanh_higher_derivatives_stay_finite_in_the_tails():
         d2 = float(t2.gradient(d1, x))
         exact = -2 * np.tanh(x0) / np.cosh(x0) ** 2 if abs(x0) < 700 else 0.0
         assert np.isfinite(d2) and d2 == pytest.approx(exact, rel=1e-12, abs=1e-300)
+
+
+def test_taylor_mode_keeps_tanh_and_sigmoid_tails_accurate():
+    # found by the long differential run: Taylor mode's 1 - y^2 cancelled like the gradient did
+    import mpmath as mp
+    mp.mp.dps = 40
+    for fn, ref in ((tape.tanh, mp.tanh), (tape.sigmoid, lambda t: 1 / (1 + mp.exp(-t)))):
+        for x0 in (-30.0, 0.3, 25.0):
+            got = float(tape.derivative(fn, x0, order=3))
+            exact = float(mp.diff(ref, mp.mpf(x0), 3))
+            assert got == pytest.approx(exact, rel=1e-9, abs=1e-300)
