@@ -206,11 +206,12 @@ def _sech2(a0):
 
 deftaylor("Tanh", lambda n, ins, K: S.ode(
     ins[0], np.tanh(ins[0][0]),
-    lambda y, m, w0=_sech2(ins[0][0]): w0 if m == 0 else -S.dot(y[m::-1], y[:m + 1])))
+    lambda y, m, w0=_sech2(ins[0][0]): np.reshape(w0, y.shape[1:]) if m == 0
+    else -S.dot(y[m::-1], y[:m + 1])))
 deftaylor("Sigmoid", lambda n, ins, K: S.ode(
     ins[0], n.outputs[0]._value,
     lambda y, m, w0=n.outputs[0]._value * _sigmoid_np(-ins[0][0]):
-        w0 if m == 0 else y[m] - S.dot(y[m::-1], y[:m + 1])))
+        np.reshape(w0, y.shape[1:]) if m == 0 else y[m] - S.dot(y[m::-1], y[:m + 1])))
 
 
 def _by_derivative(g):
