@@ -115,9 +115,9 @@ class BinaryPrimitive(Primitive):
     def __call__(self, a, b, **attrs):
         if isinstance(a, Tensor):
             if not isinstance(b, Tensor):
-                b = _scalar_like(b, a) if type(b) in _SCALARS else convert_inputs((a, b))[1]
+                b = _scalar_like(b, a._value.dtype) if type(b) in _SCALARS else convert_inputs((a, b))[1]
         elif isinstance(b, Tensor):
-            a = _scalar_like(a, b) if type(a) in _SCALARS else convert_inputs((a, b))[0]
+            a = _scalar_like(a, b._value.dtype) if type(a) in _SCALARS else convert_inputs((a, b))[0]
         else:
             a, b = convert_inputs((a, b))
         out = self.fn(a._value, b._value, **attrs) if attrs else self.fn(a._value, b._value)
@@ -130,9 +130,8 @@ class BinaryPrimitive(Primitive):
         return result
 
 
-def _scalar_like(value, other):
-    """A Python number as a tensor of ``other``'s dtype (NumPy's weak promotion for ints/bools)."""
-    ref = other._value.dtype
+def _scalar_like(value, ref):
+    """A Python number as a tensor of dtype ``ref`` (NumPy's weak promotion for ints/bools)."""
     key = (type(value), value, ref)
     t = _SCALAR_CACHE.get(key)
     if t is None:
@@ -177,7 +176,7 @@ def convert_inputs(args):
         if isinstance(a, Tensor):
             out.append(a)
         elif ref is not None and type(a) in _SCALARS:
-            out.append(_scalar_like(a, _wrap(np.empty((), ref))))
+            out.append(_scalar_like(a, ref))
         else:
             out.append(_wrap(_to_array(a)))
     return tuple(out)
@@ -250,13 +249,6 @@ def NotDifferentiable(op_type: str):
 NoGradient = NotDifferentiable
 
 
-def fast_gradient_rule(node):
-    """The raw-NumPy rule for a node, or None (custom gradients never have one)."""
-    if node.op.custom_grad is not None:
-        return None
-    return _FAST_GRADIENTS.get(node.op.name)
-
-
 def gradient_rule(node):
     """The rule for a recorded node; LookupError if none is registered."""
     custom = node.op.custom_grad
@@ -266,7 +258,3 @@ def gradient_rule(node):
     if rule is None:
         raise LookupError(f"gradient registry has no entry for: {node.op.name}")
     return None if rule is _NOT_DIFFERENTIABLE else rule
-
-
-def is_registered(op_type: str) -> bool:
-    return op_type in _GRADIENTS

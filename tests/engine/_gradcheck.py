@@ -155,3 +155,16 @@ def check_jacobian(f, args, *, hessian=True, seed=0, eps=EPS, rtol=RTOL, atol=1e
                 f"{label}: hessian block ({i}, {k}) has shape {tuple(h.shape)}, expected {want.shape}"
             np.testing.assert_allclose(np.asarray(h), want, rtol=1e-5, atol=1e-6,
                                        err_msg=f"{label}: hessian block ({i}, {k})")
+
+
+def fd_jacobian(f, x, eps=1e-6):
+    """Central-difference Jacobian of ``f`` (tensor -> tensor) at ``x``: shape y.shape + x.shape."""
+    import tape as tf
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(f(tf.constant(x)))
+    J = np.zeros(y.shape + x.shape)
+    for i in np.ndindex(x.shape):
+        e = np.zeros(x.shape)
+        e[i] = eps
+        J[(Ellipsis,) + i] = (np.asarray(f(tf.constant(x + e))) - np.asarray(f(tf.constant(x - e)))) / (2 * eps)
+    return J

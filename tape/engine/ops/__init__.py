@@ -4,8 +4,6 @@ from __future__ import annotations
 from ..tensor import Tensor
 from . import array, compare, control, creation, linalg, math, nn, reduce
 
-_ops_for_operators = math
-
 
 def _install_operators():
     m, c, a = math, compare, array

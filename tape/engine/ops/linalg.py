@@ -304,6 +304,3 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
         return reduce_max(_abs(x), axis=axes, keepdims=keep)
     raise ValueError(f"linalg.norm: ord {ord!r} is not supported; use 'euclidean', 'fro', 1, 2 or inf")
 
-
-def eye_like(n, dtype):
-    return _wrap(np.eye(n, dtype=dtype))
