@@ -6,9 +6,11 @@ function and, only when a tape is recording, offers the call to the recording ta
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
-from .tensor import Tensor, _to_array, _wrap
+from .tensor import Tensor, Variable, _to_array, _wrap
 
 #: Tapes currently recording, innermost last. Owned by tape.py; read here on every op.
 recording_tapes: list = []
@@ -24,7 +26,12 @@ _NOT_DIFFERENTIABLE = object()
 _SCALARS = (float, int, bool, complex)
 _SCALAR_CACHE: dict = {}
 _NUMPY_VALUES = (np.ndarray, np.generic)
-_new_tensor = object.__new__
+_new_tensor = _new_node = object.__new__
+_FLOAT64 = np.float64
+#: The attrs of an op called without keyword arguments (shared: rules only read attrs).
+_NO_ATTRS: dict = {}
+#: Every primitive by name, so a later RegisterGradient / NotDifferentiable reaches them.
+_PRIMITIVES: dict = {}
 
 
 class Node:
@@ -55,17 +62,41 @@ class Node:
 
 
 class Primitive:
-    """A NumPy function turned into a recorded op (see ``primitive``)."""
+    """A NumPy function turned into a recorded op (see ``primitive``).
 
-    __slots__ = ("name", "fn", "n_outputs", "custom_grad", "__dict__")
+    ``fast`` is the op's raw-NumPy first-order rule (None when it has none, or when its gradient
+    was overridden); ``nondiff`` says the tape need not record it. Both are kept in step with the
+    registries by ``_refresh``, so recording and the sweep read one attribute instead of looking
+    the op's name up.
+    """
+
+    __slots__ = ("name", "fn", "n_outputs", "fast", "nondiff", "_custom_grad", "__dict__",
+                 "__weakref__")
 
     def __init__(self, fn, name, n_outputs=1, doc=None):
         self.name = name
         self.fn = fn
         self.n_outputs = n_outputs          # 1, or "many" for a tuple of outputs
-        self.custom_grad = None
+        self._custom_grad = None
         self.__doc__ = doc or getattr(fn, "__doc__", None)
         self.__wrapped__ = fn
+        _PRIMITIVES.setdefault(name, weakref.WeakSet()).add(self)
+        self._refresh()
+
+    @property
+    def custom_grad(self):
+        """A gradient rule for this op object alone (``custom_gradient``), or None."""
+        return self._custom_grad
+
+    @custom_grad.setter
+    def custom_grad(self, rule):
+        self._custom_grad = rule
+        self._refresh()
+
+    def _refresh(self):
+        custom = self._custom_grad is not None
+        self.nondiff = not custom and _GRADIENTS.get(self.name) is _NOT_DIFFERENTIABLE
+        self.fast = None if custom else _FAST_GRADIENTS.get(self.name)
 
     def __call__(self, *args, **attrs):
         inputs = convert_inputs(args)
@@ -108,26 +139,64 @@ class UnaryPrimitive(Primitive):
 
 
 class BinaryPrimitive(Primitive):
-    """A two-input, one-output primitive with a shorter call path (arithmetic)."""
+    """A two-input, one-output primitive (arithmetic) with the shortest call path of all.
+
+    ``operator(a, b)`` and ``reflected(b, a)`` are plain functions, so they can be installed as a
+    Tensor's ``__mul__`` / ``__rmul__`` and run without an extra call frame.
+    """
 
     __slots__ = ()
 
+    def __init__(self, fn, name, n_outputs=1, doc=None):
+        super().__init__(fn, name, n_outputs, doc)
+        self.operator = _binary_operator(self, fn)
+        forward = self.operator
+        self.reflected = lambda b, a: forward(a, b)
+
     def __call__(self, a, b, **attrs):
+        if not attrs:
+            return self.operator(a, b)
+        a, b = convert_inputs((a, b))
+        out = self.fn(a._value, b._value, **attrs)
+        result = _wrap(out if isinstance(out, _NUMPY_VALUES) else np.asarray(out))
+        if recording_tapes or active_accumulators:
+            record(self, (a, b), (result,), attrs)
+        return result
+
+
+def _binary_operator(op, fn):
+    """``op(a, b)`` without keyword arguments: the hottest path of the engine (every ``x * y``)."""
+    def operator(a, b):
         if isinstance(a, Tensor):
-            if not isinstance(b, Tensor):
-                b = _scalar_like(b, a._value.dtype) if type(b) in _SCALARS else convert_inputs((a, b))[1]
+            va = a._value
+            if isinstance(b, Tensor):
+                vb = b._value
+            elif type(b) in _SCALARS:
+                b = _scalar_like(b, va.dtype)
+                vb = b._value
+            else:
+                a, b = convert_inputs((a, b))
+                va, vb = a._value, b._value
         elif isinstance(b, Tensor):
-            a = _scalar_like(a, b._value.dtype) if type(a) in _SCALARS else convert_inputs((a, b))[0]
+            vb = b._value
+            if type(a) in _SCALARS:
+                a = _scalar_like(a, vb.dtype)
+                va = a._value
+            else:
+                a, b = convert_inputs((a, b))
+                va, vb = a._value, b._value
         else:
             a, b = convert_inputs((a, b))
-        out = self.fn(a._value, b._value, **attrs) if attrs else self.fn(a._value, b._value)
+            va, vb = a._value, b._value
+        out = fn(va, vb)
         if not isinstance(out, _NUMPY_VALUES):
             out = np.asarray(out)
         result = _new_tensor(Tensor)
         result._value = out
         if recording_tapes or active_accumulators:
-            record(self, (a, b), (result,), attrs)
+            record(op, (a, b), (result,), _NO_ATTRS)
         return result
+    return operator
 
 
 def _scalar_like(value, ref):
@@ -145,8 +214,36 @@ def _scalar_like(value, ref):
 def record(op, inputs, outputs, attrs):
     """Offer an op application to every recording tape (each keeps it if it watches an input),
     then to every active forward accumulator (each computes tangents if an input has one)."""
-    if _GRADIENTS.get(op.name) is _NOT_DIFFERENTIABLE and op.custom_grad is None:
+    if op.nondiff:
         return
+    if active_accumulators or len(recording_tapes) != 1:
+        return _record_many(op, inputs, outputs, attrs)
+    # one tape and no accumulator (nearly every program): the tape's _accepts/_add inlined
+    tape = recording_tapes[0]
+    tracked = tape._tracked
+    hit = False
+    for t in inputs:
+        if id(t) in tracked:
+            hit = True
+        elif type(t) is Variable:       # maybe a variable to watch on first read: the long way
+            hit = tape._accepts(inputs)
+            break
+    if not hit:
+        return
+    node = _new_node(Node)
+    node.op = op
+    node.inputs = inputs
+    node.outputs = outputs
+    node.attrs = attrs
+    node.needs_grad = None
+    tape._nodes.append(node)
+    for o in outputs:
+        v = o._value
+        if type(v) is _FLOAT64 or v.dtype.kind in "fc":
+            tracked[id(o)] = None           # the node holds the output (see tape.py)
+
+
+def _record_many(op, inputs, outputs, attrs):
     node = None
     for tape in recording_tapes:
         if tape._accepts(inputs):
@@ -186,17 +283,17 @@ def defop(name, fn, grad=None, *, fast=None, differentiable=True, many=False, ar
     """Define a built-in primitive: its NumPy forward and its gradient rule in one place.
 
     ``grad`` uses tape ops (differentiable again); ``fast``, if given, computes the same first-order
-    gradient on raw arrays and is used when no tape records the backward sweep.
+    gradient on raw arrays and is used when no tape records the backward sweep (the fast rule of a
+    one-input op returns that input's cotangent itself; of other ops, a list like ``grad``).
     """
     kind = {1: UnaryPrimitive, 2: BinaryPrimitive}.get(arity, Primitive) if not many else Primitive
-    op = kind(fn, name, "many" if many else 1, doc)
     if not differentiable:
         NotDifferentiable(name)
     elif grad is not None:
         _GRADIENTS[name] = grad
         if fast is not None:
             _FAST_GRADIENTS[name] = fast
-    return op
+    return kind(fn, name, "many" if many else 1, doc)
 
 
 def primitive(fn=None, name=None, *, multiple_outputs=False):
@@ -235,6 +332,7 @@ class RegisterGradient:
     def __call__(self, f):
         _GRADIENTS[self._op_type] = f
         _FAST_GRADIENTS.pop(self._op_type, None)
+        _refresh(self._op_type)
         return f
 
 
@@ -244,6 +342,12 @@ def NotDifferentiable(op_type: str):
         raise TypeError(f"NotDifferentiable: op_type must be a non-empty string, got {op_type!r}")
     _GRADIENTS[op_type] = _NOT_DIFFERENTIABLE
     _FAST_GRADIENTS.pop(op_type, None)
+    _refresh(op_type)
+
+
+def _refresh(name):
+    for op in list(_PRIMITIVES.get(name, ())):
+        op._refresh()
 
 
 NoGradient = NotDifferentiable

@@ -1,7 +1,8 @@
 """GradientTape: recording op applications and sweeping them backwards.
 
-Recording: a tape keeps ``_tracked`` (id -> tensor) for the tensors it watches and the outputs
-of the ops it recorded, and ``_nodes``, the recorded applications in execution order (a
+Recording: a tape keeps ``_tracked`` (id -> tensor) for the tensors it watches, and id -> None
+for the outputs of the ops it recorded (their nodes hold them, so their ids stay unique while
+anything can look them up, and a node freed during the sweep frees its arrays at once), and ``_nodes``, the recorded applications in execution order (a
 topological order). The backward sweep walks that list once, in reverse, keeping cotangents in
 a dict keyed by tensor identity; it never recurses.
 """
@@ -16,8 +17,11 @@ import numpy as np
 
 from . import nest
 from .quiet import restore, silence
-from .registry import _FAST_GRADIENTS, active_accumulators, gradient_rule, recording_tapes
+from .registry import active_accumulators, gradient_rule, recording_tapes
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
+
+_FLOAT64 = np.float64
+_ONE_F64 = np.float64(1.0)
 
 #: Number of backward sweeps run so far (tests use it to prove Jacobians are vectorized).
 sweep_count = 0
@@ -181,7 +185,7 @@ class GradientTape:
         tracked = self._tracked
         for o in node.outputs:
             if o._value.dtype.kind in "fc":
-                tracked[id(o)] = o
+                tracked[id(o)] = None       # the node keeps the output alive (see module doc)
 
     # -- read-only view for tools (tape trace) -------------------------------------------
     def recorded_operations(self):
@@ -206,61 +210,80 @@ class GradientTape:
         The result has the structure of ``sources``; each gradient has its source's shape.
         ``output_gradients`` weights each target (a vector-Jacobian product).
         """
-        mode = _unconnected_mode(unconnected_gradients)
-        self._begin_use("gradient")
-        targets = [target] if isinstance(target, Tensor) else nest.flatten(target)
-        flat_sources = [sources] if isinstance(sources, Tensor) else nest.flatten(sources)
+        mode = unconnected_gradients if type(unconnected_gradients) is UnconnectedGradients \
+            else _unconnected_mode(unconnected_gradients)
+        if self._used or (self._recording and not self._persistent):
+            self._begin_use("gradient")
+        self._used = True
+        single = isinstance(sources, Tensor)
+        flat_sources = (sources,) if single else nest.flatten(sources)
+        valid_sources = []
         for s in flat_sources:
             if not isinstance(s, Tensor):
                 raise ValueError(f"GradientTape.gradient: sources must be Tensors or Variables, got "
                                  f"{type(s).__name__}")
-        if output_gradients is not None:
-            weights = nest.flatten(output_gradients)
-            if len(weights) != len(targets):
-                raise ValueError(f"GradientTape.gradient: {len(weights)} output_gradients for "
-                                 f"{len(targets)} targets")
+            v = s._value
+            if type(v) is _FLOAT64 or v.dtype.kind in "fc":
+                valid_sources.append(s)
+            else:
+                _warn_dtype("source", s)
+        if output_gradients is None and isinstance(target, Tensor):
+            if type(target._value) is _FLOAT64 and id(target) in self._tracked:
+                seeds = {id(target): _wrap(_ONE_F64)}      # the common scalar case, in short
+            else:
+                seeds = self._seeds((target,), (None,))
         else:
-            weights = [None] * len(targets)
+            targets = [target] if isinstance(target, Tensor) else nest.flatten(target)
+            if output_gradients is None:
+                weights = [None] * len(targets)
+            else:
+                weights = nest.flatten(output_gradients)
+                if len(weights) != len(targets):
+                    raise ValueError(f"GradientTape.gradient: {len(weights)} output_gradients for "
+                                     f"{len(targets)} targets")
+            seeds = self._seeds(targets, weights)
+        grads = self._sweep(seeds, valid_sources, 0)
+        if single:
+            result = self._finish(sources, grads.get(id(sources)), mode, ())
+        else:
+            result = [self._finish(s, grads.get(id(s)), mode, ()) for s in flat_sources]
+        if not self._persistent:
+            self._release()
+        return result if single else nest.pack_sequence_as(sources, result)
 
+    def _seeds(self, targets, weights) -> dict:
+        """id -> the cotangent each target starts the sweep with (ones, or its output gradient)."""
         seeds = {}
         for t, w in zip(targets, weights):
             if not isinstance(t, Tensor):
                 raise ValueError(f"GradientTape.gradient: target must be a Tensor, got {type(t).__name__}")
-            if t._value.dtype.kind not in "fc":
-                _warn_dtype("target", t)
+            v = t._value
+            if type(v) is not _FLOAT64 and v.dtype.kind not in "fc":
+                _warn_dtype("target", t, 4)
                 continue
-            if isinstance(t, Variable) and id(t) not in self._tracked and self._watch_accessed \
+            if type(t) is Variable and id(t) not in self._tracked and self._watch_accessed \
                     and t._trainable:
                 self._track(t)      # reading a variable as the target watches it, as in TensorFlow
             if w is None:
-                v = t._value
-                seed = _wrap(v.dtype.type(1) if v.ndim == 0 else np.ones(v.shape, v.dtype))
+                seed = _wrap(_ONE_F64 if type(v) is _FLOAT64 else
+                             v.dtype.type(1) if v.ndim == 0 else np.ones(v.shape, v.dtype))
             else:
-                seed = w if isinstance(w, Tensor) else _wrap(np.asarray(w, t._value.dtype)[()])
+                seed = w if isinstance(w, Tensor) else _wrap(np.asarray(w, v.dtype)[()])
                 if seed.shape != t.shape:
                     raise ValueError(f"GradientTape.gradient: output_gradients shape "
                                      f"{tuple(seed.shape)} does not match target shape {tuple(t.shape)}")
             prev = seeds.get(id(t))
             seeds[id(t)] = seed if prev is None else prev + seed
-
-        valid_sources = []
-        for s in flat_sources:
-            if s._value.dtype.kind in "fc":
-                valid_sources.append(s)
-            else:
-                _warn_dtype("source", s)
-        grads = self._sweep(seeds, valid_sources, 0)
-        results = [self._finish(s, grads.get(id(s)), mode, ()) for s in flat_sources]
-        self._release()
-        if isinstance(sources, Tensor):
-            return results[0]
-        return nest.pack_sequence_as(sources, results)
+        return seeds
 
     def _finish(self, source, g, mode, batch_shape):
-        if g is None or source._value.dtype.kind not in "fc":
+        if g is None or (type(source._value) is not _FLOAT64 and source._value.dtype.kind not in "fc"):
             if mode is UnconnectedGradients.ZERO:
                 return _wrap(np.zeros(tuple(batch_shape) + source._value.shape, source._value.dtype)[()])
             return None
+        gv, sv = g._value, source._value
+        if type(gv) is _FLOAT64 and type(sv) is _FLOAT64:
+            return g                    # the scalar case: nothing to reshape or cast
         want = tuple(batch_shape) + source._value.shape
         if g._value.shape != want:
             from .broadcast import unbroadcast
@@ -277,15 +300,6 @@ class GradientTape:
             self._roots = set()
 
     def _sweep(self, seeds: dict, sources, nb: int) -> dict:
-        # Singular points give inf/nan in the result itself; NumPy's warnings about the
-        # intermediate steps of rules would only be noise.
-        token = silence()
-        try:
-            return self._sweep_inner(seeds, sources, nb)
-        finally:
-            restore(token)
-
-    def _sweep_inner(self, seeds: dict, sources, nb: int) -> dict:
         """Reverse sweep from ``seeds`` (id -> cotangent) to ``sources``; returns id -> gradient.
 
         When no tape records the sweep itself, cotangents stay raw NumPy values and rules with a
@@ -295,99 +309,27 @@ class GradientTape:
         sweep_count += 1
         tracked = self._tracked
         source_ids = {id(s) for s in sources if id(s) in tracked}
-        nodes = self._nodes[:]               # a persistent tape may record this very sweep
+        free = not self._persistent
+        # A persistent tape may record this very sweep, so it walks a copy; a non-persistent one
+        # stopped recording in _begin_use and lets go of each node once it is processed.
+        nodes = self._nodes if free else self._nodes[:]
         # which tensors depend on a source (only those need cotangents): everything tracked when
         # every watched tensor is a source (the usual case), else a forward pass over the nodes
-        if self._roots <= source_ids:
-            relevant = tracked
-        else:
-            relevant = set(source_ids)
-            add = relevant.add
-            for node in nodes:
-                if node is None:
-                    continue
-                for i in node.inputs:
-                    if id(i) in relevant:
-                        for o in node.outputs:
-                            add(id(o))
-                        break
-        fast = not recording_tapes and not active_accumulators   # accumulators need tensor rules
-        if fast:
-            grads = {k: v._value for k, v in seeds.items() if k in relevant}
-        else:
-            grads = {k: v for k, v in seeds.items() if k in relevant}
-        free = not self._persistent
-        own = self._nodes
-        if free:
-            # A non-persistent tape lets go of each node once it is processed; drop the strong
-            # references of the tracked-tensor table now, so intermediate arrays die during the
-            # sweep instead of after it (lower peak memory).
-            if relevant is tracked:
-                relevant = set(tracked)
-            self._tracked = tracked = {}
-            del seeds
-        for index in range(len(nodes) - 1, -1, -1):
-            if not grads:
-                break
-            node = nodes[index]
-            if node is None:
-                continue
-            outs = node.outputs
-            if len(outs) == 1:
-                key = id(outs[0])
-                g = grads.pop(key, None) if key not in source_ids else grads.get(key)
-                if g is None:
-                    continue
-                out_grads = (g,)
-            else:
-                got = [grads.get(id(o)) for o in outs]
-                if all(x is None for x in got):
-                    continue
-                for o in outs:
-                    if id(o) not in source_ids:
-                        grads.pop(id(o), None)
-                out_grads = _fill_missing(got, outs, fast)
-            inputs = node.inputs
-            if len(inputs) == 2:
-                node.needs_grad = (id(inputs[0]) in relevant, id(inputs[1]) in relevant)
-            elif len(inputs) == 1:
-                node.needs_grad = (True,)
-            else:
-                node.needs_grad = tuple([id(i) in relevant for i in inputs])
-            if fast:
-                rule = None if node.op.custom_grad is not None else _FAST_GRADIENTS.get(node.op.name)
-                if rule is not None:
-                    in_grads = rule(node, *out_grads)
-                else:
-                    in_grads = _tensor_rule_on_arrays(node, out_grads)
-                    if in_grads is _NO_RULE:
-                        continue
-            else:
-                rule = gradient_rule(node)
-                if rule is None:
-                    continue
-                in_grads = rule(node, *out_grads)
-            if free:
-                nodes[index] = None
-                own[index] = None
-            if in_grads is None:
-                continue
-            if not isinstance(in_grads, (list, tuple)):
-                in_grads = (in_grads,)
-            if len(in_grads) != len(node.inputs):
-                raise ValueError(f"gradient rule for {node.op.name} returned {len(in_grads)} "
-                                 f"gradients for {len(node.inputs)} inputs")
-            for inp, ig, need in zip(node.inputs, in_grads, node.needs_grad):
-                if ig is None or not need:
-                    continue
-                if not fast and not isinstance(ig, Tensor):
-                    ig = _wrap(np.asarray(ig)[()])
-                key = id(inp)
-                prev = grads.get(key)
-                grads[key] = ig if prev is None else prev + ig
-        if fast:
-            return {k: _wrap(grads[k]) for k in source_ids if k in grads}
-        return {k: grads[k] for k in source_ids if k in grads}
+        relevant = tracked if self._roots <= source_ids else _depending_on(source_ids, nodes)
+        raw = not recording_tapes and not active_accumulators   # accumulators need tensor rules
+        grads = {k: (v._value if raw else v) for k, v in seeds.items() if k in relevant}
+        del seeds
+        # Singular points give inf/nan in the result itself; NumPy's warnings about the
+        # intermediate steps of rules would only be noise.
+        token = silence()
+        try:
+            if raw:
+                grads = _sweep_raw(nodes, grads, source_ids, relevant, free)
+                return {k: _wrap(grads[k]) for k in source_ids if k in grads}
+            grads = _sweep_tensors(nodes, grads, source_ids, relevant, free)
+            return {k: grads[k] for k in source_ids if k in grads}
+        finally:
+            restore(token)
 
     # -- Jacobians ------------------------------------------------------------------------
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
@@ -412,21 +354,168 @@ class GradientTape:
                                    parallel_iterations, experimental_use_pfor)
 
 
-_NO_RULE = object()
+_ONE_INPUT = (True,)
 
 
-def _tensor_rule_on_arrays(node, out_grads):
-    """Run a node's tensor rule on raw cotangents (ops without a fast rule); raw results back."""
+def _depending_on(source_ids, nodes) -> set:
+    """Ids of the sources and of every recorded output computed from one of them."""
+    relevant = set(source_ids)
+    add = relevant.add
+    for node in nodes:
+        if node is None:
+            continue
+        for i in node.inputs:
+            if id(i) in relevant:
+                for o in node.outputs:
+                    add(id(o))
+                break
+    return relevant
+
+
+def _sweep_raw(nodes, grads, source_ids, relevant, free):
+    """The first-order sweep on raw NumPy cotangents (``fast`` rules; tensor rules otherwise).
+
+    This loop is most of the time of a small gradient, so it is written flat: one- and two-input
+    nodes with a fast rule take the short way, everything else goes through ``_general_rule``.
+    """
+    pop, get = grads.pop, grads.get
+    for index in range(len(nodes) - 1, -1, -1):
+        node = nodes[index]
+        if node is None:
+            continue
+        outs = node.outputs
+        if len(outs) == 1:
+            key = id(outs[0])
+            g = pop(key, None)
+            if g is None:
+                if not grads:
+                    break
+                continue
+            if key in source_ids:
+                grads[key] = g          # a source keeps its cotangent (and passes it on)
+            rule = node.op.fast
+        else:
+            g = _multi_output_grads(grads, outs, source_ids, True)
+            if g is None:
+                continue
+            rule = None
+        if free:
+            nodes[index] = None
+        inputs = node.inputs
+        if len(inputs) == 1:
+            node.needs_grad = _ONE_INPUT
+            if rule is not None:
+                ig = rule(node, g)
+            else:
+                got = _general_rule(node, g, True)
+                ig = got[0] if got else None
+            if ig is not None:
+                key = id(inputs[0])
+                prev = get(key)
+                grads[key] = ig if prev is None else prev + ig
+            continue
+        if len(inputs) == 2:
+            need = node.needs_grad = (id(inputs[0]) in relevant, id(inputs[1]) in relevant)
+        else:
+            need = node.needs_grad = tuple([id(i) in relevant for i in inputs])
+        got = rule(node, g) if rule is not None else _general_rule(node, g, True)
+        if not got:
+            continue
+        if len(got) == 2:
+            ga, gb = got
+            if ga is not None and need[0]:
+                key = id(inputs[0])
+                prev = get(key)
+                grads[key] = ga if prev is None else prev + ga
+            if gb is not None and need[1]:
+                key = id(inputs[1])
+                prev = get(key)
+                grads[key] = gb if prev is None else prev + gb
+            continue
+        for inp, ig, wanted in zip(inputs, got, need):
+            if ig is None or not wanted:
+                continue
+            key = id(inp)
+            prev = get(key)
+            grads[key] = ig if prev is None else prev + ig
+    return grads
+
+
+def _sweep_tensors(nodes, grads, source_ids, relevant, free):
+    """The sweep with tensor rules (recorded by the tapes and accumulators that are active)."""
+    get = grads.get
+    for index in range(len(nodes) - 1, -1, -1):
+        if not grads:
+            break
+        node = nodes[index]
+        if node is None:
+            continue
+        outs = node.outputs
+        if len(outs) == 1:
+            key = id(outs[0])
+            g = grads.pop(key, None) if key not in source_ids else get(key)
+            if g is None:
+                continue
+        else:
+            g = _multi_output_grads(grads, outs, source_ids, False)
+            if g is None:
+                continue
+        inputs = node.inputs
+        if len(inputs) == 1:
+            node.needs_grad = _ONE_INPUT
+        else:
+            node.needs_grad = tuple([id(i) in relevant for i in inputs])
+        got = _general_rule(node, g, False)
+        if free:
+            nodes[index] = None
+        if not got:
+            continue
+        for inp, ig, wanted in zip(inputs, got, node.needs_grad):
+            if ig is None or not wanted:
+                continue
+            if not isinstance(ig, Tensor):
+                ig = _wrap(np.asarray(ig)[()])
+            key = id(inp)
+            prev = get(key)
+            grads[key] = ig if prev is None else prev + ig
+    return grads
+
+
+def _multi_output_grads(grads, outs, source_ids, raw):
+    """The cotangents of a multi-output node (zeros for outputs without one), or None if none."""
+    got = [grads.get(id(o)) for o in outs]
+    if all(x is None for x in got):
+        return None
+    for o in outs:
+        if id(o) not in source_ids:
+            grads.pop(id(o), None)
+    return _fill_missing(got, outs, raw)
+
+
+def _general_rule(node, g, raw):
+    """Input cotangents from a node's registered (tensor) rule, as a checked list (or None).
+
+    ``g`` is the output cotangent, or a tuple of them for a multi-output node; ``raw`` says
+    cotangents are NumPy values (the rule still runs on tensors, unrecorded).
+    """
     rule = gradient_rule(node)
     if rule is None:
-        return _NO_RULE
-    got = rule(node, *[_wrap(x) for x in out_grads])
+        return None
+    out_grads = g if type(g) is tuple else (g,)
+    if raw:
+        out_grads = [_wrap(x) for x in out_grads]
+    got = rule(node, *out_grads)
     if got is None:
         return None
     if not isinstance(got, (list, tuple)):
         got = (got,)
-    return [None if x is None else (x._value if isinstance(x, Tensor) else np.asarray(x)[()])
-            for x in got]
+    if len(got) != len(node.inputs):
+        raise ValueError(f"gradient rule for {node.op.name} returned {len(got)} "
+                         f"gradients for {len(node.inputs)} inputs")
+    if raw:
+        return [None if x is None else (x._value if isinstance(x, Tensor) else np.asarray(x)[()])
+                for x in got]
+    return got
 
 
 def _fill_missing(got, outs, raw):

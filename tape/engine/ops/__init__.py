@@ -1,6 +1,7 @@
 """The op library, one module per family, and the Python operators of ``Tensor``."""
 from __future__ import annotations
 
+from ..registry import BinaryPrimitive
 from ..tensor import Tensor
 from . import array, compare, control, creation, linalg, math, nn, reduce
 
@@ -9,9 +10,13 @@ def _install_operators():
     m, c, a = math, compare, array
 
     def binary(fn):
+        if isinstance(fn, BinaryPrimitive):
+            return fn.operator          # a plain (a, b) function: no wrapper frame per operator
         return lambda self, other: fn(self, other)
 
     def reflected(fn):
+        if isinstance(fn, BinaryPrimitive):
+            return fn.reflected
         return lambda self, other: fn(other, self)
 
     table = {

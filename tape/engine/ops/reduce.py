@@ -118,7 +118,7 @@ def _sum_fast(node, g):
     x = node.inputs[0]._value
     nb = g.ndim - node.outputs[0]._value.ndim
     kept = g.shape[:nb] + _kept_shape(x.shape, node.attrs["axis"])
-    return [np.broadcast_to(np.reshape(g, kept), g.shape[:nb] + x.shape)]   # a view: no copy
+    return np.broadcast_to(np.reshape(g, kept), g.shape[:nb] + x.shape)     # a view: no copy
 
 
 _reduce_sum = defop("Sum", lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims), _sum_grad,
