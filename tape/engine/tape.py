@@ -43,7 +43,7 @@ def _snapshot_before_assign(variable):
             continue
         snap = None
         for node in t._nodes:
-            if node is not None and any(i is variable for i in node.inputs):
+            if any(i is variable for i in node.inputs):
                 if snap is None:
                     snap = _wrap(variable._value)
                 node.inputs = tuple(snap if i is variable else i for i in node.inputs)
@@ -313,6 +313,8 @@ class GradientTape:
         # A persistent tape may record this very sweep, so it walks a copy; a non-persistent one
         # stopped recording in _begin_use and lets go of each node once it is processed.
         nodes = self._nodes if free else self._nodes[:]
+        if free:
+            self._nodes = []
         # which tensors depend on a source (only those need cotangents): everything tracked when
         # every watched tensor is a source (the usual case), else a forward pass over the nodes
         relevant = tracked if self._roots <= source_ids else _depending_on(source_ids, nodes)
@@ -362,8 +364,6 @@ def _depending_on(source_ids, nodes) -> set:
     relevant = set(source_ids)
     add = relevant.add
     for node in nodes:
-        if node is None:
-            continue
         for i in node.inputs:
             if id(i) in relevant:
                 for o in node.outputs:
@@ -379,10 +379,7 @@ def _sweep_raw(nodes, grads, source_ids, relevant, free):
     nodes with a fast rule take the short way, everything else goes through ``_general_rule``.
     """
     pop, get = grads.pop, grads.get
-    for index in range(len(nodes) - 1, -1, -1):
-        node = nodes[index]
-        if node is None:
-            continue
+    for node in _backwards(nodes, free):
         outs = node.outputs
         if len(outs) == 1:
             key = id(outs[0])
@@ -399,9 +396,22 @@ def _sweep_raw(nodes, grads, source_ids, relevant, free):
             if g is None:
                 continue
             rule = None
-        if free:
-            nodes[index] = None
         inputs = node.inputs
+        if len(inputs) == 2:
+            a, b = inputs
+            need = node.needs_grad = (id(a) in relevant, id(b) in relevant)
+            got = rule(node, g) if rule is not None else _general_rule(node, g, True)
+            if got:
+                ga, gb = got
+                if ga is not None and need[0]:
+                    key = id(a)
+                    prev = get(key)
+                    grads[key] = ga if prev is None else prev + ga
+                if gb is not None and need[1]:
+                    key = id(b)
+                    prev = get(key)
+                    grads[key] = gb if prev is None else prev + gb
+            continue
         if len(inputs) == 1:
             node.needs_grad = _ONE_INPUT
             if rule is not None:
@@ -414,23 +424,9 @@ def _sweep_raw(nodes, grads, source_ids, relevant, free):
                 prev = get(key)
                 grads[key] = ig if prev is None else prev + ig
             continue
-        if len(inputs) == 2:
-            need = node.needs_grad = (id(inputs[0]) in relevant, id(inputs[1]) in relevant)
-        else:
-            need = node.needs_grad = tuple([id(i) in relevant for i in inputs])
-        got = rule(node, g) if rule is not None else _general_rule(node, g, True)
+        need = node.needs_grad = tuple([id(i) in relevant for i in inputs])
+        got = _general_rule(node, g, True)
         if not got:
-            continue
-        if len(got) == 2:
-            ga, gb = got
-            if ga is not None and need[0]:
-                key = id(inputs[0])
-                prev = get(key)
-                grads[key] = ga if prev is None else prev + ga
-            if gb is not None and need[1]:
-                key = id(inputs[1])
-                prev = get(key)
-                grads[key] = gb if prev is None else prev + gb
             continue
         for inp, ig, wanted in zip(inputs, got, need):
             if ig is None or not wanted:
@@ -441,15 +437,24 @@ def _sweep_raw(nodes, grads, source_ids, relevant, free):
     return grads
 
 
+def _backwards(nodes, free):
+    """The recorded nodes, last first; ``free`` pops each off the list as it is handed out, so
+    its arrays can go as soon as the sweep is done with it (the list is the sweep's own)."""
+    if not free:
+        return reversed(nodes)
+    nodes.insert(0, _END)
+    return iter(nodes.pop, _END)
+
+
+_END = object()
+
+
 def _sweep_tensors(nodes, grads, source_ids, relevant, free):
     """The sweep with tensor rules (recorded by the tapes and accumulators that are active)."""
     get = grads.get
-    for index in range(len(nodes) - 1, -1, -1):
+    for node in _backwards(nodes, free):
         if not grads:
             break
-        node = nodes[index]
-        if node is None:
-            continue
         outs = node.outputs
         if len(outs) == 1:
             key = id(outs[0])
@@ -466,8 +471,6 @@ def _sweep_tensors(nodes, grads, source_ids, relevant, free):
         else:
             node.needs_grad = tuple([id(i) in relevant for i in inputs])
         got = _general_rule(node, g, False)
-        if free:
-            nodes[index] = None
         if not got:
             continue
         for inp, ig, wanted in zip(inputs, got, node.needs_grad):
