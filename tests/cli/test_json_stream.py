@@ -18,7 +18,8 @@ from tape.cli.jsonstream import Column, Document
 
 def first_difference(got: str, want: str) -> str:
     i = next((k for k, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
-    return f"at char {i} of {len(got)}/{len(want)}: {got[i - 80:i + 80]!r} vs {want[i - 80:i + 80]!r}"
+    where = slice(max(i - 80, 0), i + 80)
+    return f"at char {i} of {len(got)}/{len(want)}: {got[where]!r} vs {want[where]!r}"
 
 
 def assert_same(got: str, want: str) -> None:
