@@ -12,7 +12,6 @@ symbolic strings can be given "in the result's shape" (SPEC section 3).
 """
 from __future__ import annotations
 
-import math
 import sys
 import time
 from typing import Any, Optional
@@ -262,29 +261,19 @@ def _attach(report, layout: Layout, verdict: Verdict) -> None:
     """Wrap the report's JSON document so it carries the check (SPEC's shapes)."""
     build = report.document
 
-    def document() -> dict:
+    def document():
+        from .jsonstream import Column
+
         doc = build()
-        for i, entry in enumerate(doc.get("points", [])):
-            entry["check"] = {"method": verdict.method,
-                              "expected": layout.shape(verdict.expected[i].tolist()),
-                              "max_abs_error": float(verdict.max_abs_error[i]),
-                              "agree": bool(verdict.agree[i])}
+        expected = [Column(verdict.expected[:, j]) for j in range(verdict.expected.shape[1])]
+        doc.entry["check"] = {"method": verdict.method, "expected": layout.shape(expected),
+                              "max_abs_error": Column(verdict.max_abs_error),
+                              "agree": Column(verdict.agree)}
         if verdict.symbolic is not None:
-            doc["symbolic"] = layout.shape(list(verdict.symbolic))
-        return _finite_only(doc)
+            doc.tail["symbolic"] = layout.shape(list(verdict.symbolic))
+        return doc
 
     report.document = document
-
-
-def _finite_only(obj):
-    """JSON has no inf/nan: such numbers become null."""
-    if isinstance(obj, dict):
-        return {k: _finite_only(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_finite_only(v) for v in obj]
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
 
 
 def _failure(report, verdict: Verdict) -> str:

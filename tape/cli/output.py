@@ -12,13 +12,16 @@ import contextlib
 import math
 import sys
 from enum import Enum
-from typing import Annotated, Callable, Iterator, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, Callable, Iterator, NoReturn, Optional
 
 import numpy as np
 import typer
 
 from .errors import BAD_INPUT, CLIError, OutputClosed
 from .record import Record
+
+if TYPE_CHECKING:
+    from .jsonstream import Document
 
 #: rows drawn in a terminal table; the rest are summarised (machine formats print all)
 MAX_TABLE_ROWS = 1000
@@ -101,7 +104,8 @@ class Report(Record):
     """A command's result in a form every format can draw.
 
     ``at``, ``value`` and ``derivatives`` are (N, ·) float arrays, one row per point, with
-    column labels. ``document`` builds the JSON document (only called for ``--format json``).
+    column labels. ``document`` builds the JSON document, a ``jsonstream.Document`` written a
+    block of points at a time (only called for ``--format json``).
     ``matrix`` optionally names rows and columns of a per-point matrix (Hessian, Jacobian)
     that a one-point table shows as a grid.
     """
@@ -112,7 +116,7 @@ class Report(Record):
     def __init__(self, title: str, at_labels: list[str], at: np.ndarray,
                  value_labels: list[str], value: np.ndarray, derivative_labels: list[str],
                  table_labels: list[str], derivatives: np.ndarray,
-                 document: Callable[[], dict],
+                 document: Callable[[], Document],
                  matrix: Optional[tuple[list[str], list[str]]] = None,
                  notes: Optional[list[str]] = None) -> None:
         self.title = title
@@ -155,14 +159,12 @@ def render(report: Report, fmt: Format, precision: int = 6) -> None:
 
 def _write(report: Report, fmt: Format, precision: int, warnings: list[str]) -> None:
     if fmt is Format.json:
-        import json
+        from .jsonstream import write
 
         doc = report.document()
         if warnings:
-            doc["warnings"] = warnings
-        if not all(np.isfinite(a).all() for a in (report.at, report.value, report.derivatives)):
-            doc = _json_safe(doc)
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False, allow_nan=False) + "\n")
+            doc.tail["warnings"] = warnings
+        write(doc, sys.stdout)
     elif fmt is Format.csv:
         _render_csv(report)
     elif fmt is Format.plain:

@@ -95,6 +95,21 @@ def at_columns(problem: Problem) -> tuple[list[str], np.ndarray]:
     return labels, (np.concatenate(columns, axis=1) if columns else np.zeros((n, 0)))
 
 
+def json_at(points: P.Points) -> dict:
+    """A point's ``"at"`` in a streamed JSON entry: a Column per scalar variable, a list of
+    Columns per vector variable (what ``Points.all_at`` gives for each point)."""
+    from ..jsonstream import Column   # json is imported only to write JSON
+
+    return {n: Column(a) if a.ndim == 1 else [Column(a[:, k]) for k in range(a.shape[1])]
+            for n, a in ((n, points.arrays[n]) for n in points.names)}
+
+
+def json_head(problem: Problem, **more) -> dict:
+    """The keys every grad/jacobian/hessian document starts with."""
+    return {"expression": problem.target.source, "variables": problem.variables,
+            "wrt": problem.wrt, **more}
+
+
 def title(command: str, target: Target) -> str:
     """The table title: the command and the target as given."""
     source = target.source

@@ -13,7 +13,8 @@ from ..errors import CLIError
 from ..checkoptions import (ATOL, RTOL, TIMEOUT, AtolOption, CheckOption, RtolOption,
                             TimeoutOption)
 from .common import (AtOption, PointsOption, Problem, WrtOption, at_columns,
-                     check_partial_count, derivative_labels, prepare, title)
+                     check_partial_count, derivative_labels, json_at, json_head, prepare,
+                     title)
 
 #: highest --order accepted (nested tapes grow quickly with the order)
 MAX_ORDER = 10
@@ -70,24 +71,19 @@ def gradient_report(problem: Problem, outcome: evaluate.Outcome, order: int) -> 
               else np.zeros((n, 0)))
     at_labels, at_matrix = at_columns(problem)
 
-    def document() -> dict:
-        ats = problem.points.all_at()
-        pts = []
-        values = outcome.value.tolist()
-        columns = {k: outcome.partials[k].tolist() for k in keys}
-        gradients = _gradient_dicts(problem, columns, keys, n) if order == 1 else None
-        for i in range(n):
-            entry = {"at": ats[i], "value": values[i]}
-            if gradients is not None:
-                entry["gradient"] = gradients[i]
-            elif len(comps) == 1:
-                entry["derivative"] = columns[keys[0]][i]
-            else:
-                entry["partials"] = [{"wrt": [comps[j].label for j in k],
-                                      "value": columns[k][i]} for k in keys]
-            pts.append(entry)
-        return {"expression": problem.target.source, "variables": problem.variables,
-                "wrt": problem.wrt, "order": order, "points": pts}
+    def document():
+        from ..jsonstream import Column, Document
+
+        columns = {k: Column(outcome.partials[k]) for k in keys}
+        entry = {"at": json_at(problem.points), "value": Column(outcome.value)}
+        if order == 1:
+            entry["gradient"] = _gradient_entry(comps, columns, keys)
+        elif len(comps) == 1:
+            entry["derivative"] = columns[keys[0]]
+        else:
+            entry["partials"] = [{"wrt": [comps[j].label for j in k], "value": columns[k]}
+                                 for k in keys]
+        return Document(json_head(problem, order=order), entry, n)
 
     return output.Report(
         title=title("grad", problem.target), at_labels=at_labels, at=at_matrix,
@@ -96,18 +92,14 @@ def gradient_report(problem: Problem, outcome: evaluate.Outcome, order: int) -> 
         derivatives=derivs, document=document, notes=outcome.warnings)
 
 
-def _gradient_dicts(problem: Problem, columns: dict, keys: list, n: int) -> list[dict]:
-    """Per point ``{"x": 4.0, "w": [1.0, 2.0]}``: one entry per wrt variable, vectors as
-    lists (built column-wise: this runs for every one of possibly 100,000 points)."""
-    per_variable: dict = {}
+def _gradient_entry(comps: list, columns: dict, keys: list) -> dict:
+    """A point's ``{"x": 4.0, "w": [1.0, 2.0]}``: one entry per wrt variable, in order,
+    vectors as lists (here as Columns, filled in per point when written)."""
+    out: dict = {}
     for key in keys:
-        c = problem.comps[key[0]]
-        per_variable.setdefault(c.name, []).append((c.index, columns[key]))
-    names, cols = [], []
-    for name, parts in per_variable.items():
-        names.append(name)
-        cols.append(parts[0][1] if parts[0][0] is None
-                    else [list(row) for row in zip(*[p[1] for p in parts])])
-    if not names:
-        return [{} for _ in range(n)]
-    return [dict(zip(names, row)) for row in zip(*cols)]
+        c = comps[key[0]]
+        if c.index is None:
+            out[c.name] = columns[key]
+        else:
+            out.setdefault(c.name, []).append(columns[key])
+    return out

@@ -12,7 +12,8 @@ from ..errors import CLIError
 from ..crosscheck import (ATOL, RTOL, TIMEOUT, AtolOption, CheckOption, CheckSettings, Layout,
                           RtolOption, TimeoutOption, finish)
 from .common import (AtOption, PointsOption, Problem, WrtOption, at_columns,
-                     check_partial_count, derivative_labels, prepare, title)
+                     check_partial_count, derivative_labels, json_at, json_head, prepare,
+                     title)
 
 
 def hessian(
@@ -62,14 +63,12 @@ def hessian_report(problem: Problem, outcome: evaluate.Outcome) -> output.Report
     at_labels, at_matrix = at_columns(problem)
     labels = [c.label for c in comps]
 
-    def document() -> dict:
-        ats = problem.points.all_at()
-        values = outcome.value.tolist()
-        matrices = h.tolist()
-        pts = [{"at": ats[i], "value": values[i], "hessian": matrices[i]}
-               for i in range(n)]
-        return {"expression": problem.target.source, "variables": problem.variables,
-                "wrt": problem.wrt, "points": pts}
+    def document():
+        from ..jsonstream import Column, Document
+
+        entry = {"at": json_at(problem.points), "value": Column(outcome.value),
+                 "hessian": [[Column(h[:, i, j]) for j in range(d)] for i in range(d)]}
+        return Document(json_head(problem), entry, n)
 
     return output.Report(
         title=title("hessian", problem.target), at_labels=at_labels, at=at_matrix,

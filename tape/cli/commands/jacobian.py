@@ -9,8 +9,8 @@ import typer
 from .. import evaluate, output
 from ..crosscheck import (ATOL, RTOL, TIMEOUT, AtolOption, CheckOption, CheckSettings, Layout,
                           RtolOption, TimeoutOption, finish)
-from .common import (AtOption, PointsOption, Problem, WrtOption, at_columns, prepare,
-                     title)
+from .common import (AtOption, PointsOption, Problem, WrtOption, at_columns, json_at,
+                     json_head, prepare, title)
 
 
 def jacobian(
@@ -55,14 +55,14 @@ def jacobian_report(problem: Problem, outcome: evaluate.Outcome) -> output.Repor
     at_labels, at_matrix = at_columns(problem)
     jac = outcome.jacobian
 
-    def document() -> dict:
-        ats = problem.points.all_at()
-        values = value.tolist()
-        matrices = jac.tolist()
-        pts = [{"at": ats[i], "value": values[i], "jacobian": matrices[i]}
-               for i in range(n)]
-        return {"expression": problem.target.source, "variables": problem.variables,
-                "wrt": problem.wrt, "points": pts}
+    def document():
+        from ..jsonstream import Column, Document
+
+        d = len(comps)
+        entry = {"at": json_at(problem.points),
+                 "value": [Column(value[:, o]) for o in range(m)],
+                 "jacobian": [[Column(jac[:, o, j]) for j in range(d)] for o in range(m)]}
+        return Document(json_head(problem), entry, n)
 
     return output.Report(
         title=title("jacobian", problem.target), at_labels=at_labels, at=at_matrix,

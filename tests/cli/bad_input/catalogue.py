@@ -216,15 +216,16 @@ parse in about 5 s; everything else in under 2 s (`tests/cli/test_fuzz_parser.py
 
 ## Memory for many points
 
-`--points` CSV files are read in blocks of 65,536 rows and plain/csv output is written in
-blocks, so memory grows by the numbers only. Measured peak RSS of
+`--points` CSV files are read in blocks of 65,536 rows and plain, csv and json output is
+written in blocks (JSON: the `"points"` list a block of points at a time), so memory grows by
+the numbers only. Measured peak RSS of
 `tape grad "x^2*sin(y)+exp(x*y)" --points big.csv` with 1,000,000 rows (two columns):
 
 | format | peak RSS | before streaming |
 |---|---|---|
 | plain | 172 MB | 467 MB |
 | csv | 240 MB | 656 MB |
-| json | 1.2 GB | 1.2 GB (one document, built whole) |
+| json | 149 MB | 1.2 GB (one document, built whole) |
 
 (`tests/cli/test_limits_memory.py`; the 1e6-row run is under `pytest -m slow`.)
 

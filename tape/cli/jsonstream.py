@@ -1,0 +1,104 @@
+"""JSON documents whose ``"points"`` list is written a block of points at a time.
+
+A million points as Python dicts take about a gigabyte; streamed, the memory is that of one
+block. The text is exactly what ``json.dumps(doc, ensure_ascii=False)`` gives for the whole
+document (separators ``", "`` and ``": "``, floats as ``repr``), with inf/nan as ``null``.
+
+A ``Document`` has fixed parts (``head`` before ``"points"``, ``tail`` after) and one point's
+``entry``: a nest of dicts and lists whose varying leaves are ``Column``s (one number or bool per
+point). The entry becomes a %-template once; each block fills it from the columns' texts.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, TextIO
+
+import numpy as np
+
+from .record import Record
+
+#: numbers formatted at a time (a block has this many cells over all columns)
+BLOCK_CELLS = 65_536
+
+
+class Column:
+    """A leaf of a point's entry: ``values[i]`` is point i's number (or bool)."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+
+
+class Document(Record):
+    """``{**head, "points": [entry for each of count points], **tail}``."""
+
+    _fields = ("head", "entry", "count", "tail")
+
+    def __init__(self, head: dict, entry: Any, count: int, tail: dict | None = None) -> None:
+        self.head = head
+        self.entry = entry
+        self.count = count
+        self.tail = {} if tail is None else tail
+
+
+def write(doc: Document, out: TextIO, cells: int = BLOCK_CELLS) -> None:
+    """Write ``doc`` as one line of JSON and a newline."""
+    pairs = [_pair(k, v) for k, v in doc.head.items()]
+    out.write("{" + "".join(p + ", " for p in pairs) + '"points": [')
+    columns: list[Column] = []
+    template = _template(doc.entry, columns)
+    block = max(1, cells // max(1, len(columns)))
+    for start in range(0, doc.count, block):
+        stop = min(start + block, doc.count)
+        if columns:
+            texts = [_texts(c.values[start:stop]) for c in columns]
+            rows = [template % row for row in zip(*texts)]
+        else:
+            rows = [template % ()] * (stop - start)
+        out.write((", " if start else "") + ", ".join(rows))
+    out.write("]" + "".join(", " + _pair(k, v) for k, v in doc.tail.items()) + "}\n")
+
+
+def _dumps(obj) -> str:
+    return json.dumps(_finite(obj), ensure_ascii=False, allow_nan=False)
+
+
+def _pair(key: str, value) -> str:
+    return _dumps(key) + ": " + _dumps(value)
+
+
+def _template(obj, columns: list[Column]) -> str:
+    """``obj`` as JSON text with ``%s`` for each Column (appended to ``columns`` in order)."""
+    if isinstance(obj, Column):
+        columns.append(obj)
+        return "%s"
+    if isinstance(obj, dict):
+        return "{" + ", ".join(_dumps(k).replace("%", "%%") + ": " + _template(v, columns)
+                               for k, v in obj.items()) + "}"
+    if isinstance(obj, (list, tuple)):
+        return "[" + ", ".join(_template(v, columns) for v in obj) + "]"
+    return _dumps(obj).replace("%", "%%")
+
+
+def _texts(values: np.ndarray) -> list[str]:
+    """Each value as json.dumps writes it (float repr; non-finite -> null; bools)."""
+    if values.dtype.kind == "b":
+        return ["true" if v else "false" for v in values.tolist()]
+    texts = list(map(repr, values.tolist()))
+    if values.dtype.kind == "f" and not np.isfinite(values).all():
+        for i in np.flatnonzero(~np.isfinite(values)).tolist():
+            texts[i] = "null"
+    return texts
+
+
+def _finite(obj):
+    """Fixed parts: non-finite floats -> None (JSON has no inf/nan)."""
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
