@@ -64,13 +64,16 @@ def pack_sequence_as(structure, flat_sequence):
     if n != len(flat_sequence):
         raise ValueError(f"pack_sequence_as: the structure has {n} leaves but {len(flat_sequence)} "
                          "values were given")
-    it = iter(flat_sequence)
+    return _build(structure, iter(flat_sequence))
 
-    def build(s):
-        if not is_nested(s):
-            return next(it)
-        return _rebuild(s, [build(c) for c in _children(s)])
-    return build(structure)
+
+def _build(structure, leaves):
+    # A module-level function, not a closure calling itself: a self-referencing closure is a
+    # reference cycle, which would keep the leaves (often large gradients) alive until the next
+    # garbage collection.
+    if not is_nested(structure):
+        return next(leaves)
+    return _rebuild(structure, [_build(c, leaves) for c in _children(structure)])
 
 
 def map_structure(func, *structures):

@@ -213,6 +213,23 @@ def test_custom_gradient_with_variables():
     np.testing.assert_allclose([float(gx), float(gv)], [2.0, 21.0])
 
 
+def test_custom_gradient_with_a_variable_passed_as_its_argument():
+    # As in TensorFlow, a variable passed in is an input: grad_fn needs no `variables` keyword
+    # and its result for that input is the variable's gradient.
+    @tape.custom_gradient
+    def triple(x):
+        def grad(dy):
+            return dy * 3.0
+        return x * 3.0, grad
+
+    v = tape.Variable([0.5, -1.5])
+    with tape.GradientTape() as t:
+        y = tape.reduce_sum(triple(v) * v)
+    got = t.gradient(y, v).numpy()
+    # d/dv sum(triple(v) * v) = 3 * v (through grad_fn) + triple(v) (through the product)
+    np.testing.assert_allclose(got, 3.0 * v.numpy() + 3.0 * v.numpy(), rtol=1e-15)
+
+
 # -- Jacobian options -----------------------------------------------------------------------------
 @pytest.mark.parametrize("kw", [dict(parallel_iterations=2), dict(experimental_use_pfor=False),
                                 dict(parallel_iterations=1, experimental_use_pfor=False)])

@@ -89,7 +89,9 @@ def custom_gradient(f=None):
         finally:
             recording_tapes[:] = paused
             active_accumulators[:] = paused_acc
-        variables = list(probe.watched_variables())
+        # variables read inside f, as TensorFlow counts them: a variable passed in as an argument
+        # is an input, not one of them
+        variables = [v for v in probe.watched_variables() if not any(v is i for i in inputs)]
         flat = [convert_to_tensor(t) for t in nest.flatten(y)]
         outputs = tuple(_wrap(t._value) for t in flat)
         if recording_tapes or active_accumulators:
