@@ -202,8 +202,8 @@ def _tanh_fast(node, g):
         return g * t if t > 2e-5 else g / np.cosh(x) ** 2
     t = y * y                       # one temporary, updated in place
     np.subtract(1, t, out=t)
-    tail = t < 2e-5
-    if tail.any():
+    if t.size and t.min() < 2e-5:    # one reduction, no mask, in the usual case of no tail
+        tail = t < 2e-5
         t[tail] = 1 / np.cosh(x[tail]) ** 2
     return _scaled(t, g)
 
