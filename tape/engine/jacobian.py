@@ -49,9 +49,9 @@ def _batched_gradients(tape, target, flat_sources, seed_rows, parallel_iteration
         parts = [[] for _ in flat_sources]
         for start, stop in chunks:
             seed = seed_rows(start, stop)
-            grads = tape._sweep({id(target): seed}, valid, 1) if target.dtype.is_differentiable else {}
+            grads = tape._sweep({target: seed}, valid, 1) if target.dtype.is_differentiable else {}
             for k, s in enumerate(flat_sources):
-                g = grads.get(id(s))
+                g = grads.get(s)
                 parts[k].append(None if g is None else tape._finish(s, g, UnconnectedGradients.NONE,
                                                                      (stop - start,)))
     finally:

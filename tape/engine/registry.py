@@ -223,7 +223,7 @@ def record(op, inputs, outputs, attrs):
     tracked = tape._tracked
     hit = False
     for t in inputs:
-        if id(t) in tracked:
+        if t in tracked:
             hit = True
         elif type(t) is Variable:       # maybe a variable to watch on first read: the long way
             hit = tape._accepts(inputs)
@@ -240,7 +240,7 @@ def record(op, inputs, outputs, attrs):
     for o in outputs:
         v = o._value
         if type(v) is _FLOAT64 or v.dtype.kind in "fc":
-            tracked[id(o)] = None           # the node holds the output (see tape.py)
+            tracked[o] = None
 
 
 def _record_many(op, inputs, outputs, attrs):

@@ -1,10 +1,10 @@
 """GradientTape: recording op applications and sweeping them backwards.
 
-Recording: a tape keeps ``_tracked`` (id -> tensor) for the tensors it watches, and id -> None
-for the outputs of the ops it recorded (their nodes hold them, so their ids stay unique while
-anything can look them up, and a node freed during the sweep frees its arrays at once), and ``_nodes``, the recorded applications in execution order (a
-topological order). The backward sweep walks that list once, in reverse, keeping cotangents in
-a dict keyed by tensor identity; it never recurses.
+Recording: a tape keeps ``_tracked``, the tensors it watches and the outputs of the ops it
+recorded, and ``_nodes``, the recorded applications in execution order (a topological order).
+The backward sweep walks that list once, in reverse, keeping cotangents in a dict; it never
+recurses. Tensors are their own dict keys: their hash is identity (``object.__hash__``, in C), so
+a lookup never calls ``Tensor.__eq__`` and costs no ``id()`` call.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def _snapshot_before_assign(variable):
     from .ops.math import identity
     from .registry import Node
     for t in list(_live_tapes):
-        if id(variable) not in t._tracked or not t._nodes:
+        if variable not in t._tracked or not t._nodes:
             continue
         snap = None
         for node in t._nodes:
@@ -49,7 +49,7 @@ def _snapshot_before_assign(variable):
                 node.inputs = tuple(snap if i is variable else i for i in node.inputs)
         if snap is not None:
             t._nodes.insert(0, Node(identity, (variable,), (snap,), {}))
-            t._tracked[id(snap)] = snap
+            t._tracked[snap] = None
 
 
 _assign_hooks.append(_snapshot_before_assign)
@@ -97,7 +97,7 @@ class GradientTape:
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
         self._tracked: dict = {}
-        self._roots: set = set()             # ids of watched tensors (the sweep's possible sources)
+        self._roots: set = set()             # watched tensors (the sweep's possible sources)
         self._nodes: list = []
         self._watched_vars: dict = {}
         self._recording = False
@@ -159,20 +159,20 @@ class GradientTape:
             self._track(t)
 
     def _track(self, t):
-        self._tracked[id(t)] = t
-        self._roots.add(id(t))
-        if isinstance(t, Variable) and id(t) not in self._watched_vars:
-            self._watched_vars[id(t)] = t
+        self._tracked[t] = None
+        self._roots.add(t)
+        if isinstance(t, Variable) and t not in self._watched_vars:
+            self._watched_vars[t] = None
 
     def watched_variables(self):
         """The variables this tape watches, in order of first watch."""
-        return tuple(self._watched_vars.values())
+        return tuple(self._watched_vars)
 
     def _accepts(self, inputs) -> bool:
         tracked = self._tracked
         hit = False
         for t in inputs:
-            if id(t) in tracked:
+            if t in tracked:
                 hit = True
             elif self._watch_accessed and type(t) is Variable and t._trainable \
                     and t._value.dtype.kind in "fc":
@@ -185,7 +185,7 @@ class GradientTape:
         tracked = self._tracked
         for o in node.outputs:
             if o._value.dtype.kind in "fc":
-                tracked[id(o)] = None       # the node keeps the output alive (see module doc)
+                tracked[o] = None
 
     # -- read-only view for tools (tape trace) -------------------------------------------
     def recorded_operations(self):
@@ -228,8 +228,8 @@ class GradientTape:
             else:
                 _warn_dtype("source", s)
         if output_gradients is None and isinstance(target, Tensor):
-            if type(target._value) is _FLOAT64 and id(target) in self._tracked:
-                seeds = {id(target): _wrap(_ONE_F64)}      # the common scalar case, in short
+            if type(target._value) is _FLOAT64 and target in self._tracked:
+                seeds = {target: _wrap(_ONE_F64)}      # the common scalar case, in short
             else:
                 seeds = self._seeds((target,), (None,))
         else:
@@ -244,9 +244,9 @@ class GradientTape:
             seeds = self._seeds(targets, weights)
         grads = self._sweep(seeds, valid_sources, 0)
         if single:
-            result = self._finish(sources, grads.get(id(sources)), mode, ())
+            result = self._finish(sources, grads.get(sources), mode, ())
         else:
-            result = [self._finish(s, grads.get(id(s)), mode, ()) for s in flat_sources]
+            result = [self._finish(s, grads.get(s), mode, ()) for s in flat_sources]
         if not self._persistent:
             self._release()
         return result if single else nest.pack_sequence_as(sources, result)
@@ -261,7 +261,7 @@ class GradientTape:
             if type(v) is not _FLOAT64 and v.dtype.kind not in "fc":
                 _warn_dtype("target", t, 4)
                 continue
-            if type(t) is Variable and id(t) not in self._tracked and self._watch_accessed \
+            if type(t) is Variable and t not in self._tracked and self._watch_accessed \
                     and t._trainable:
                 self._track(t)      # reading a variable as the target watches it, as in TensorFlow
             if w is None:
@@ -272,8 +272,8 @@ class GradientTape:
                 if seed.shape != t.shape:
                     raise ValueError(f"GradientTape.gradient: output_gradients shape "
                                      f"{tuple(seed.shape)} does not match target shape {tuple(t.shape)}")
-            prev = seeds.get(id(t))
-            seeds[id(t)] = seed if prev is None else prev + seed
+            prev = seeds.get(t)
+            seeds[t] = seed if prev is None else prev + seed
         return seeds
 
     def _finish(self, source, g, mode, batch_shape):
@@ -300,7 +300,7 @@ class GradientTape:
             self._roots = set()
 
     def _sweep(self, seeds: dict, sources, nb: int) -> dict:
-        """Reverse sweep from ``seeds`` (id -> cotangent) to ``sources``; returns id -> gradient.
+        """Reverse sweep from ``seeds`` (tensor -> cotangent) to ``sources``; returns source -> gradient.
 
         When no tape records the sweep itself, cotangents stay raw NumPy values and rules with a
         ``fast`` variant run on them directly; otherwise every rule runs on tensors, recorded.
@@ -308,7 +308,7 @@ class GradientTape:
         global sweep_count
         sweep_count += 1
         tracked = self._tracked
-        source_ids = {id(s) for s in sources if id(s) in tracked}
+        wanted = {s for s in sources if s in tracked}
         free = not self._persistent
         # A persistent tape may record this very sweep, so it walks a copy; a non-persistent one
         # stopped recording in _begin_use and lets go of each node once it is processed.
@@ -317,7 +317,7 @@ class GradientTape:
             self._nodes = []
         # which tensors depend on a source (only those need cotangents): everything tracked when
         # every watched tensor is a source (the usual case), else a forward pass over the nodes
-        relevant = tracked if self._roots <= source_ids else _depending_on(source_ids, nodes)
+        relevant = tracked if self._roots <= wanted else _depending_on(wanted, nodes)
         raw = not recording_tapes and not active_accumulators   # accumulators need tensor rules
         grads = {k: (v._value if raw else v) for k, v in seeds.items() if k in relevant}
         del seeds
@@ -326,10 +326,10 @@ class GradientTape:
         token = silence()
         try:
             if raw:
-                grads = _sweep_raw(nodes, grads, source_ids, relevant, free)
-                return {k: _wrap(grads[k]) for k in source_ids if k in grads}
-            grads = _sweep_tensors(nodes, grads, source_ids, relevant, free)
-            return {k: grads[k] for k in source_ids if k in grads}
+                grads = _sweep_raw(nodes, grads, wanted, relevant, free)
+                return {k: _wrap(grads[k]) for k in wanted if k in grads}
+            grads = _sweep_tensors(nodes, grads, wanted, relevant, free)
+            return {k: grads[k] for k in wanted if k in grads}
         finally:
             restore(token)
 
@@ -359,58 +359,60 @@ class GradientTape:
 _ONE_INPUT = (True,)
 
 
-def _depending_on(source_ids, nodes) -> set:
-    """Ids of the sources and of every recorded output computed from one of them."""
-    relevant = set(source_ids)
-    add = relevant.add
+def _depending_on(sources, nodes) -> dict:
+    """The sources and every recorded output computed from one of them (as dict keys)."""
+    relevant = dict.fromkeys(sources)
     for node in nodes:
         for i in node.inputs:
-            if id(i) in relevant:
+            if i in relevant:
                 for o in node.outputs:
-                    add(id(o))
+                    relevant[o] = None
                 break
     return relevant
 
 
-def _sweep_raw(nodes, grads, source_ids, relevant, free):
+def _sweep_raw(nodes, grads, wanted, relevant, free):
     """The first-order sweep on raw NumPy cotangents (``fast`` rules; tensor rules otherwise).
 
     This loop is most of the time of a small gradient, so it is written flat: one- and two-input
     nodes with a fast rule take the short way, everything else goes through ``_general_rule``.
+    ``free``: the sweep owns ``nodes`` and ``relevant`` and drops each output as its node is
+    done (no earlier node can use it), so intermediate arrays die during the sweep.
     """
     pop, get = grads.pop, grads.get
+    forget = relevant.pop if free else _keep
     for node in _backwards(nodes, free):
         outs = node.outputs
         if len(outs) == 1:
-            key = id(outs[0])
-            g = pop(key, None)
+            out = outs[0]
+            g = pop(out, None)
             if g is None:
                 if not grads:
                     break
                 continue
-            if key in source_ids:
-                grads[key] = g          # a source keeps its cotangent (and passes it on)
+            if out in wanted:
+                grads[out] = g          # a source keeps its cotangent (and passes it on)
+            else:
+                forget(out, None)
             rule = node.op.fast
         else:
-            g = _multi_output_grads(grads, outs, source_ids, True)
+            g = _multi_output_grads(grads, outs, wanted, True)
             if g is None:
                 continue
             rule = None
         inputs = node.inputs
         if len(inputs) == 2:
             a, b = inputs
-            need = node.needs_grad = (id(a) in relevant, id(b) in relevant)
+            need = node.needs_grad = (a in relevant, b in relevant)
             got = rule(node, g) if rule is not None else _general_rule(node, g, True)
             if got:
                 ga, gb = got
                 if ga is not None and need[0]:
-                    key = id(a)
-                    prev = get(key)
-                    grads[key] = ga if prev is None else prev + ga
+                    prev = get(a)
+                    grads[a] = ga if prev is None else prev + ga
                 if gb is not None and need[1]:
-                    key = id(b)
-                    prev = get(key)
-                    grads[key] = gb if prev is None else prev + gb
+                    prev = get(b)
+                    grads[b] = gb if prev is None else prev + gb
             continue
         if len(inputs) == 1:
             node.needs_grad = _ONE_INPUT
@@ -420,21 +422,24 @@ def _sweep_raw(nodes, grads, source_ids, relevant, free):
                 got = _general_rule(node, g, True)
                 ig = got[0] if got else None
             if ig is not None:
-                key = id(inputs[0])
-                prev = get(key)
-                grads[key] = ig if prev is None else prev + ig
+                a = inputs[0]
+                prev = get(a)
+                grads[a] = ig if prev is None else prev + ig
             continue
-        need = node.needs_grad = tuple([id(i) in relevant for i in inputs])
+        need = node.needs_grad = tuple([i in relevant for i in inputs])
         got = _general_rule(node, g, True)
         if not got:
             continue
-        for inp, ig, wanted in zip(inputs, got, need):
-            if ig is None or not wanted:
+        for inp, ig, wanted_here in zip(inputs, got, need):
+            if ig is None or not wanted_here:
                 continue
-            key = id(inp)
-            prev = get(key)
-            grads[key] = ig if prev is None else prev + ig
+            prev = get(inp)
+            grads[inp] = ig if prev is None else prev + ig
     return grads
+
+
+def _keep(key, default):
+    return default
 
 
 def _backwards(nodes, free):
@@ -449,7 +454,7 @@ def _backwards(nodes, free):
 _END = object()
 
 
-def _sweep_tensors(nodes, grads, source_ids, relevant, free):
+def _sweep_tensors(nodes, grads, wanted, relevant, free):
     """The sweep with tensor rules (recorded by the tapes and accumulators that are active)."""
     get = grads.get
     for node in _backwards(nodes, free):
@@ -457,41 +462,40 @@ def _sweep_tensors(nodes, grads, source_ids, relevant, free):
             break
         outs = node.outputs
         if len(outs) == 1:
-            key = id(outs[0])
-            g = grads.pop(key, None) if key not in source_ids else get(key)
+            out = outs[0]
+            g = grads.pop(out, None) if out not in wanted else get(out)
             if g is None:
                 continue
         else:
-            g = _multi_output_grads(grads, outs, source_ids, False)
+            g = _multi_output_grads(grads, outs, wanted, False)
             if g is None:
                 continue
         inputs = node.inputs
         if len(inputs) == 1:
             node.needs_grad = _ONE_INPUT
         else:
-            node.needs_grad = tuple([id(i) in relevant for i in inputs])
+            node.needs_grad = tuple([i in relevant for i in inputs])
         got = _general_rule(node, g, False)
         if not got:
             continue
-        for inp, ig, wanted in zip(inputs, got, node.needs_grad):
-            if ig is None or not wanted:
+        for inp, ig, wanted_here in zip(inputs, got, node.needs_grad):
+            if ig is None or not wanted_here:
                 continue
             if not isinstance(ig, Tensor):
                 ig = _wrap(np.asarray(ig)[()])
-            key = id(inp)
-            prev = get(key)
-            grads[key] = ig if prev is None else prev + ig
+            prev = get(inp)
+            grads[inp] = ig if prev is None else prev + ig
     return grads
 
 
-def _multi_output_grads(grads, outs, source_ids, raw):
+def _multi_output_grads(grads, outs, wanted, raw):
     """The cotangents of a multi-output node (zeros for outputs without one), or None if none."""
-    got = [grads.get(id(o)) for o in outs]
+    got = [grads.get(o) for o in outs]
     if all(x is None for x in got):
         return None
     for o in outs:
-        if id(o) not in source_ids:
-            grads.pop(id(o), None)
+        if o not in wanted:
+            grads.pop(o, None)
     return _fill_missing(got, outs, raw)
 
 

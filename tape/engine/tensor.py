@@ -165,8 +165,9 @@ class Tensor:
 
     __str__ = __repr__
 
-    def __hash__(self):
-        return id(self)
+    # identity hashing in C: tensors are dict keys on the tape's hot path (see tape.py), and
+    # equal hashes never occur between live tensors, so == (elementwise here) is never consulted
+    __hash__ = object.__hash__
 
     def __format__(self, spec):
         if self._value.ndim == 0:
