@@ -149,9 +149,7 @@ class BinaryPrimitive(Primitive):
 
     def __init__(self, fn, name, n_outputs=1, doc=None):
         super().__init__(fn, name, n_outputs, doc)
-        self.operator = _binary_operator(self, fn)
-        forward = self.operator
-        self.reflected = lambda b, a: forward(a, b)
+        self.operator, self.reflected = _binary_operators(self, fn)
 
     def __call__(self, a, b, **attrs):
         if not attrs:
@@ -164,8 +162,9 @@ class BinaryPrimitive(Primitive):
         return result
 
 
-def _binary_operator(op, fn):
-    """``op(a, b)`` without keyword arguments: the hottest path of the engine (every ``x * y``)."""
+def _binary_operators(op, fn):
+    """``op(a, b)`` and ``op`` reflected (``b.__rmul__(a)``), without keyword arguments: the hottest
+    path of the engine (every ``x * y``), so each is one flat function."""
     def operator(a, b):
         if isinstance(a, Tensor):
             va = a._value
@@ -196,7 +195,22 @@ def _binary_operator(op, fn):
         if recording_tapes or active_accumulators:
             record(op, (a, b), (result,), _NO_ATTRS)
         return result
-    return operator
+
+    def reflected(b, a):
+        # Python calls b.__rxx__(a) only when a is not a Tensor: a Python number or an array-like
+        if type(a) not in _SCALARS:
+            return operator(a, b)
+        vb = b._value
+        a = _scalar_like(a, vb.dtype)
+        out = fn(a._value, vb)
+        if not isinstance(out, _NUMPY_VALUES):
+            out = np.asarray(out)
+        result = _new_tensor(Tensor)
+        result._value = out
+        if recording_tapes or active_accumulators:
+            record(op, (a, b), (result,), _NO_ATTRS)
+        return result
+    return operator, reflected
 
 
 def _scalar_like(value, ref):
