@@ -17,11 +17,10 @@ from ..registry import defop
 from ..tensor import Tensor, _wrap
 
 
-def _binary(name, fn, da, db, fast_da=None, fast_db=None, scalar=None):
+def _binary(name, fn, da, db, fast_da=None, fast_db=None, fast=None):
     """A broadcasting binary op; ``da``/``db`` give the unreduced cotangents (tape ops), and
-    ``fast_da``/``fast_db`` the same on raw arrays for the first-order fast path. ``scalar``, if
-    given, is that fast rule for a NumPy-scalar cotangent in one call: ``[ga, gb]``, both
-    computed (cheaper than asking which are wanted when each costs one scalar operation)."""
+    ``fast_da``/``fast_db`` the same on raw arrays for the first-order fast path (or ``fast``,
+    the whole fast rule, for ops that special-case NumPy scalars)."""
     def grad(node, g):
         a, b = node.inputs
         nb = g._value.ndim - node.outputs[0]._value.ndim
@@ -30,6 +29,13 @@ def _binary(name, fn, da, db, fast_da=None, fast_db=None, scalar=None):
         gb = unbroadcast(db(node, g), b._value.shape, nb) if need_b else None
         return [ga, gb]
 
+    if fast is None and fast_da is not None:
+        fast = _pair_rule(fast_da, fast_db)
+    return defop(name, fn, grad, fast=fast, arity=2)
+
+
+def _pair_rule(fast_da, fast_db):
+    """A binary op's fast rule from its two raw cotangent maps (unbroadcast as needed)."""
     def on_arrays(node, g):
         need_a, need_b = node.needs_grad
         if type(g) is not np.ndarray:   # a NumPy scalar: inputs are 0-d too, nothing to unbroadcast
@@ -46,12 +52,7 @@ def _binary(name, fn, da, db, fast_da=None, fast_db=None, scalar=None):
             if b._value.shape != out_shape or g.shape != out_shape:
                 gb = unbroadcast_array(gb, b._value.shape, g.ndim - len(out_shape))
         return [ga, gb]
-
-    fast = None if fast_da is None else on_arrays
-    if scalar is not None:
-        def fast(node, g):
-            return scalar(node, g) if type(g) is not np.ndarray else on_arrays(node, g)
-    return defop(name, fn, grad, fast=fast, arity=2)
+    return on_arrays
 
 
 def _times(g, b):
@@ -110,13 +111,32 @@ def _out(node):
 
 # Python's operators on NumPy values: the same results as the ufuncs, without the ufunc call
 # overhead on NumPy scalars (~0.05 us instead of ~0.5 us).
-add = _binary("AddV2", operator.add, lambda n, g: g, lambda n, g: g,
-              lambda n, g: g, lambda n, g: g, scalar=lambda n, g: [g, g])
-subtract = _binary("Sub", operator.sub, lambda n, g: g, lambda n, g: -g,
-                   lambda n, g: g, lambda n, g: -g, scalar=lambda n, g: [g, -g])
+# The fast rules of +, - and * answer a NumPy-scalar cotangent at once (both input cotangents:
+# one scalar operation each is cheaper than asking which are wanted); arrays take the long way.
+_add_arrays = _pair_rule(lambda n, g: g, lambda n, g: g)
+_sub_arrays = _pair_rule(lambda n, g: g, lambda n, g: -g)
+_mul_arrays = _pair_rule(lambda n, g: _times(g, _v(n, 1)), lambda n, g: _times(g, _v(n, 0)))
+
+
+def _add_fast(node, g):
+    return [g, g] if type(g) is not np.ndarray else _add_arrays(node, g)
+
+
+def _sub_fast(node, g):
+    return [g, -g] if type(g) is not np.ndarray else _sub_arrays(node, g)
+
+
+def _mul_fast(node, g):
+    if type(g) is np.ndarray:
+        return _mul_arrays(node, g)
+    a, b = node.inputs
+    return [g * b._value, g * a._value]
+
+
+add = _binary("AddV2", operator.add, lambda n, g: g, lambda n, g: g, fast=_add_fast)
+subtract = _binary("Sub", operator.sub, lambda n, g: g, lambda n, g: -g, fast=_sub_fast)
 multiply = _binary("Mul", operator.mul, lambda n, g: g * n.inputs[1], lambda n, g: g * n.inputs[0],
-                   lambda n, g: _times(g, _v(n, 1)), lambda n, g: _times(g, _v(n, 0)),
-                   scalar=lambda n, g: [g * n.inputs[1]._value, g * n.inputs[0]._value])
+                   fast=_mul_fast)
 divide = _binary("RealDiv", operator.truediv, lambda n, g: mul_no_nan(g, reciprocal(n.inputs[1])),
                  lambda n, g: mul_no_nan(-g, n.outputs[0] / n.inputs[1]),
                  lambda n, g: _mul_no_nan_np(g, 1 / _v(n, 1)),
@@ -149,7 +169,12 @@ def _pow_db(node, g):
     return g * node.outputs[0] * safe_log
 
 
-def _pow_scalar(node, g):
+_pow_arrays = _pair_rule(_pow_fast_da, _pow_fast_db)
+
+
+def _pow_fast(node, g):
+    if type(g) is np.ndarray:
+        return _pow_arrays(node, g)
     need_a, need_b = node.needs_grad
     ga = gb = None
     if need_a:
@@ -163,7 +188,7 @@ def _pow_scalar(node, g):
     return [ga, gb]
 
 
-pow = _binary("Pow", operator.pow, _pow_da, _pow_db, _pow_fast_da, _pow_fast_db, scalar=_pow_scalar)
+pow = _binary("Pow", operator.pow, _pow_da, _pow_db, fast=_pow_fast)
 maximum = _binary("Maximum", np.maximum,
                   lambda n, g: where(greater_equal(n.inputs[0], n.inputs[1]), g, 0),
                   lambda n, g: where(greater_equal(n.inputs[0], n.inputs[1]), 0, g))
