@@ -193,7 +193,7 @@ def _binary_operators(op, fn):
         result = _new_tensor(Tensor)
         result._value = out
         if recording_tapes or active_accumulators:
-            record(op, (a, b), (result,), _NO_ATTRS)
+            _record_pair(op, a, b, result)
         return result
 
     def reflected(b, a):
@@ -208,7 +208,7 @@ def _binary_operators(op, fn):
         result = _new_tensor(Tensor)
         result._value = out
         if recording_tapes or active_accumulators:
-            record(op, (a, b), (result,), _NO_ATTRS)
+            _record_pair(op, a, b, result)
         return result
     return operator, reflected
 
@@ -255,6 +255,36 @@ def record(op, inputs, outputs, attrs):
         v = o._value
         if type(v) is _FLOAT64 or v.dtype.kind in "fc":
             tracked[o] = None
+
+
+def _record_pair(op, a, b, result):
+    """``record`` for a two-input, one-output op: the same decisions without the loops."""
+    if op.nondiff:
+        return
+    if active_accumulators or len(recording_tapes) != 1:
+        return _record_many(op, (a, b), (result,), _NO_ATTRS)
+    tape = recording_tapes[0]
+    tracked = tape._tracked
+    if a in tracked:
+        if b not in tracked and type(b) is Variable:
+            return record(op, (a, b), (result,), _NO_ATTRS)
+    elif b in tracked:
+        if type(a) is Variable:
+            return record(op, (a, b), (result,), _NO_ATTRS)
+    else:
+        if type(a) is Variable or type(b) is Variable:
+            return record(op, (a, b), (result,), _NO_ATTRS)
+        return
+    node = _new_node(Node)
+    node.op = op
+    node.inputs = (a, b)
+    node.outputs = (result,)
+    node.attrs = _NO_ATTRS
+    node.needs_grad = None
+    tape._nodes.append(node)
+    v = result._value
+    if type(v) is _FLOAT64 or v.dtype.kind in "fc":
+        tracked[result] = None
 
 
 def _record_many(op, inputs, outputs, attrs):

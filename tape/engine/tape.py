@@ -108,12 +108,14 @@ class GradientTape:
     def __enter__(self):
         if self._recording:
             raise RuntimeError("this GradientTape is already recording; tapes cannot be entered twice")
-        self._push()
+        recording_tapes.append(self)
+        self._recording = True
         return self
 
     def __exit__(self, *exc):
         if self._recording:
-            self._pop()
+            recording_tapes.remove(self)
+            self._recording = False
         return False
 
     def _push(self):
