@@ -310,7 +310,10 @@ class GradientTape:
         global sweep_count
         sweep_count += 1
         tracked = self._tracked
-        wanted = {s for s in sources if s in tracked}
+        wanted = set()
+        for s in sources:
+            if s in tracked:
+                wanted.add(s)
         free = not self._persistent
         # A persistent tape may record this very sweep, so it walks a copy; a non-persistent one
         # stopped recording in _begin_use and lets go of each node once it is processed.
@@ -321,7 +324,10 @@ class GradientTape:
         # every watched tensor is a source (the usual case), else a forward pass over the nodes
         relevant = tracked if self._roots <= wanted else _depending_on(wanted, nodes)
         raw = not recording_tapes and not active_accumulators   # accumulators need tensor rules
-        grads = {k: (v._value if raw else v) for k, v in seeds.items() if k in relevant}
+        grads = {}
+        for k, v in seeds.items():
+            if k in relevant:
+                grads[k] = v._value if raw else v
         del seeds
         # Singular points give inf/nan in the result itself; NumPy's warnings about the
         # intermediate steps of rules would only be noise.
@@ -329,11 +335,16 @@ class GradientTape:
         try:
             if raw:
                 grads = _sweep_raw(nodes, grads, wanted, relevant, free)
-                return {k: _wrap(grads[k]) for k in wanted if k in grads}
-            grads = _sweep_tensors(nodes, grads, wanted, relevant, free)
-            return {k: grads[k] for k in wanted if k in grads}
+            else:
+                grads = _sweep_tensors(nodes, grads, wanted, relevant, free)
         finally:
             restore(token)
+        result = {}
+        for k in wanted:
+            g = grads.get(k)
+            if g is not None:
+                result[k] = _wrap(g) if raw else g
+        return result
 
     # -- Jacobians ------------------------------------------------------------------------
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
