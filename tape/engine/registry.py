@@ -24,7 +24,8 @@ _GRADIENTS: dict = {}
 _FAST_GRADIENTS: dict = {}
 _NOT_DIFFERENTIABLE = object()
 _SCALARS = (float, int, bool, complex)
-_SCALAR_CACHE: dict = {}
+_SCALARS_BY_VALUE: dict = {}    # float/complex dtype -> {number: tensor}
+_SCALARS_BY_TYPE: dict = {}     # (type, number, int/bool dtype) -> tensor
 _NUMPY_VALUES = (np.ndarray, np.generic)
 _new_tensor = _new_node = object.__new__
 _FLOAT64 = np.float64
@@ -214,14 +215,38 @@ def _binary_operators(op, fn):
 
 
 def _scalar_like(value, ref):
-    """A Python number as a tensor of dtype ``ref`` (NumPy's weak promotion for ints/bools)."""
-    key = (type(value), value, ref)
-    t = _SCALAR_CACHE.get(key)
-    if t is None:
-        npd = np.result_type(ref, value) if ref.kind in "biu" or type(value) is complex else ref
-        t = _wrap(npd.type(value))
-        if len(_SCALAR_CACHE) < 4096:
-            _SCALAR_CACHE[key] = t
+    """A Python number as a tensor of dtype ``ref`` (NumPy's weak promotion for ints/bools).
+
+    Cached: for a float or complex ``ref`` by the number alone (2, 2.0 and True give the same
+    tensor there), else by (type, number). Zeros of a float ``ref`` and NaNs are never cached:
+    -0.0 == 0 would hand back the wrong sign, and a NaN never finds itself.
+    """
+    by_value = _SCALARS_BY_VALUE.get(ref)
+    if by_value is not None and type(value) is not complex:
+        t = by_value.get(value)
+        if t is not None:
+            return t
+    return _new_scalar(value, ref)
+
+
+def _new_scalar(value, ref):
+    exact = ref.kind in "fc"
+    if not exact:
+        key = (type(value), value, ref)
+        t = _SCALARS_BY_TYPE.get(key)
+        if t is not None:
+            return t
+    npd = ref if exact and type(value) is not complex else np.result_type(ref, value)
+    t = _wrap(npd.type(value))
+    if type(value) is complex or value != value or len(_SCALARS_BY_TYPE) > 4096:
+        return t
+    if exact:
+        if value != 0:
+            by_value = _SCALARS_BY_VALUE.setdefault(ref, {})
+            if len(by_value) < 4096:
+                by_value[value] = t
+    elif value != 0 or type(value) is not float:
+        _SCALARS_BY_TYPE[key] = t
     return t
 
 

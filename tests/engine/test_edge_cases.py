@@ -336,3 +336,17 @@ def test_tensorshape_compares_to_lists():
     assert s == [2, 3]
     assert s.as_list() == [2, 3]
     assert str(s) == "(2, 3)"
+
+
+def test_python_numbers_keep_their_sign_and_type_after_caching():
+    # Python numbers become cached constant tensors; 0.0 == -0.0 and 2 == 2.0 must not share one
+    # where the result differs.
+    x = tape.constant(1.0)
+    assert np.signbit((x * 0.0).numpy()) == False  # noqa: E712
+    assert np.signbit((x * -0.0).numpy()) == True  # noqa: E712
+    assert (x * 0).numpy() == 0 and np.signbit((x * -0.0).numpy())
+    i = tape.constant(3)
+    assert (i * 2).dtype == tape.int64 and (i * 2.0).dtype == tape.float64
+    assert (i * 2).dtype == tape.int64
+    assert np.signbit((i * -0.0).numpy()) and not np.signbit((i * 0.0).numpy())
+    assert (x * (2 + 0j)).dtype == tape.complex128 and (x * 2).dtype == tape.float64
