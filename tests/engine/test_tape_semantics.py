@@ -252,6 +252,53 @@ def test_register_gradient_first_and_second_order():
     np.testing.assert_allclose(d2y.numpy(), 6 * x.numpy())
 
 
+def test_register_gradient_overrides_a_built_in_op_on_every_path():
+    # Ops resolve their rules once (Primitive.fast / nondiff); a later registration must reach
+    # ops that already exist, on the raw first-order path and the recorded tensor path alike.
+    from tape.engine import registry
+    saved = registry._GRADIENTS["Sin"], registry._FAST_GRADIENTS["Sin"]
+    x = _c(0.3)
+    try:
+        @tape.RegisterGradient("Sin")
+        def _seven(op, g):
+            return [g * 7.0]
+
+        with tape.GradientTape() as outer:
+            outer.watch(x)
+            with tape.GradientTape() as inner:
+                inner.watch(x)
+                y = tape.sin(x) * x
+            recorded = inner.gradient(y, x)          # tensor rules (outer records the sweep)
+        with tape.GradientTape() as t:
+            t.watch(x)
+            y = tape.sin(x) * x
+        raw = t.gradient(y, x)                       # raw NumPy rules
+        want = 7.0 * 0.3 + np.sin(0.3)
+        np.testing.assert_allclose([recorded.numpy(), raw.numpy()], [want, want], rtol=1e-15)
+    finally:
+        registry._GRADIENTS["Sin"], registry._FAST_GRADIENTS["Sin"] = saved
+        registry._refresh("Sin")
+    with tape.GradientTape() as t:
+        t.watch(x)
+        y = tape.sin(x)
+    np.testing.assert_allclose(t.gradient(y, x).numpy(), np.cos(0.3), rtol=1e-15)
+
+
+def test_not_differentiable_after_the_op_was_made():
+    double = tape.primitive(lambda a: 2.0 * a, name="TestsLateStop")
+    tape.RegisterGradient("TestsLateStop")(lambda op, g: [2.0 * g])
+    x = _c(1.5)
+    with tape.GradientTape() as t:
+        t.watch(x)
+        y = double(x) + x
+    np.testing.assert_allclose(t.gradient(y, x).numpy(), 3.0)
+    tape.NotDifferentiable("TestsLateStop")
+    with tape.GradientTape() as t:
+        t.watch(x)
+        y = double(x) + x
+    np.testing.assert_allclose(t.gradient(y, x).numpy(), 1.0)
+
+
 def test_primitive_with_attrs_and_two_inputs():
     scaled = tape.primitive(lambda a, b, scale=1.0: scale * a * b, name="TestsScaledMul")
 
