@@ -177,15 +177,7 @@ def _binary_operators(op, fn):
             else:
                 a, b = convert_inputs((a, b))
                 va, vb = a._value, b._value
-        elif isinstance(b, Tensor):
-            vb = b._value
-            if type(a) in _SCALARS:
-                a = _scalar_like(a, vb.dtype)
-                va = a._value
-            else:
-                a, b = convert_inputs((a, b))
-                va, vb = a._value, b._value
-        else:
+        else:       # tape.multiply(2.0, x) and the like (2.0 * x comes through `reflected`)
             a, b = convert_inputs((a, b))
             va, vb = a._value, b._value
         out = fn(va, vb)
