@@ -82,7 +82,12 @@ def _nested_tapes(node, ins, K):
         raise NotImplementedError(f"Taylor mode has no rule for the op {node.op.name} (custom "
                                   "gradients and multi-output ops cannot be re-run); use nested "
                                   "GradientTapes for its higher derivatives")
-    t = _wrap(np.zeros((), node.outputs[0]._value.dtype)[()])
+    # t is real: the series run along the real axis. A complex output is differentiated as its
+    # real and imaginary parts (reverse mode with respect to a complex t would give conj(f'),
+    # TensorFlow's convention, and only for holomorphic ops).
+    out_dtype = node.outputs[0]._value.dtype
+    cplx = out_dtype.kind == "c"
+    t = _wrap(np.zeros((), np.zeros((), out_dtype).real.dtype)[()])
     tapes = [GradientTape() for _ in range(K - 1)]
     for tp in tapes:
         tp.__enter__()
@@ -102,7 +107,13 @@ def _nested_tapes(node, ins, K):
         for k in range(1, K):
             tp = tapes.pop()                        # innermost: its sweep is recorded by the rest
             tp.__exit__(None, None, None)
-            d = tp.jacobian(d, t, unconnected_gradients="zero")
+            if cplx:
+                from .ops.array import stack
+                from .ops.math import complex_, imag, real
+                parts = tp.jacobian(stack([real(d), imag(d)]), t, unconnected_gradients="zero")
+                d = complex_(parts[0], parts[1])
+            else:
+                d = tp.jacobian(d, t, unconnected_gradients="zero")
             out.append(d._value / S.FACT[k])
     finally:
         for tp in tapes:
@@ -139,6 +150,7 @@ deftaylor("Identity", lambda n, ins, K: ins[0])
 deftaylor("Cast", lambda n, ins, K: ins[0])
 deftaylor("Real", lambda n, ins, K: np.real(ins[0]))
 deftaylor("Conj", lambda n, ins, K: np.conj(ins[0]))
+deftaylor("Imag", lambda n, ins, K: np.imag(ins[0]))
 
 
 @deftaylor("Mul")
