@@ -300,9 +300,10 @@ def _norm_grad(node, g):
     from .array import where
     from .compare import equal
     from .reduce import _kept_output, _spread
+    from .math import _real_cotangent
     x = node.inputs[0]
     n = _kept_output(node, g)
-    return [_spread(node, g) * x / where(equal(n, 0), 1, n)]
+    return [_spread(node, _real_cotangent(g)) * x / where(equal(n, 0), 1, n)]
 
 
 _norm2 = defop("EuclideanNorm", lambda x, axis, keepdims: np.sqrt(np.sum(

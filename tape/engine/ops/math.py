@@ -134,6 +134,13 @@ def _c(t):
     return conj(t) if t._value.dtype.kind == "c" else t
 
 
+def _real_cotangent(g):
+    """The cotangent of a real value: its real part. (A real tensor may receive a complex one where
+    NumPy's promotion mixed it with complex values, as ``abs(z) * w``: the imaginary part is no
+    derivative of anything, and ops from complex to real values drop it.)"""
+    return real(g) if g._value.dtype.kind == "c" else g
+
+
 def _is_complex_node(node):
     """Whether an input of a (two-input) node is complex."""
     a, b = node.inputs
@@ -292,7 +299,8 @@ negative = _unary("Neg", operator.neg, lambda n, g: -g, lambda n, g: -g)
 def _abs_grad(node, g):
     x = node.inputs[0]
     if x._value.dtype.kind == "c":       # z / |z| (0 at z = 0), as TensorFlow's ComplexAbs
-        return div_no_nan(cast(g, x.dtype) * x, cast(node.outputs[0], x.dtype))
+        g = cast(_real_cotangent(g), x.dtype)
+        return div_no_nan(g * x, cast(node.outputs[0], x.dtype))
     return g * sign(x)
 
 
@@ -331,7 +339,15 @@ def _tanh_grad(node, g):
 
 tanh = _unary("Tanh", np.tanh, _tanh_grad, _tanh_fast)
 asinh = _unary("Asinh", np.arcsinh, lambda n, g: g * rsqrt(square(_cx(n)) + 1))
-acosh = _unary("Acosh", np.arccosh, lambda n, g: mul_no_nan(g, rsqrt(square(_cx(n)) - 1)))
+def _acosh_grad(node, g):
+    x = node.inputs[0]
+    if x._value.dtype.kind == "c":      # 1/sqrt(z^2 - 1) is on the wrong branch where Re z < 0
+        cx = conj(x)
+        return mul_no_nan(g, rsqrt(cx - 1) * rsqrt(cx + 1))
+    return mul_no_nan(g, rsqrt(square(x) - 1))
+
+
+acosh = _unary("Acosh", np.arccosh, _acosh_grad)
 atanh = _unary("Atanh", np.arctanh, lambda n, g: mul_no_nan(g, reciprocal(1 - square(_cx(n)))))
 
 
@@ -394,7 +410,7 @@ def cast(x, dtype, name=None) -> Tensor:
 def _real_grad(node, g):
     # TensorFlow: complex(g, 0); the cotangent of a complex number is complex
     x = node.inputs[0]
-    return [cast(g, x.dtype) if x._value.dtype.kind == "c" else g]
+    return [cast(_real_cotangent(g), x.dtype) if x._value.dtype.kind == "c" else g]
 
 
 def _imag_grad(node, g):
@@ -402,7 +418,7 @@ def _imag_grad(node, g):
     x = node.inputs[0]
     if x._value.dtype.kind != "c":
         return [None]
-    return [cast(g, x.dtype) * _wrap(np.asarray(1j, x._value.dtype)[()])]
+    return [cast(_real_cotangent(g), x.dtype) * _wrap(np.asarray(1j, x._value.dtype)[()])]
 
 
 def _angle_np(x):
@@ -416,7 +432,7 @@ def _angle_grad(node, g):
     if x._value.dtype.kind != "c":
         return [None]                 # piecewise constant (0 or pi) on the reals
     swapped = complex_(imag(x), real(x))
-    return [-cast(g, x.dtype) * reciprocal(swapped)]
+    return [-cast(_real_cotangent(g), x.dtype) * reciprocal(swapped)]
 
 
 def _complex_grad(node, g):
