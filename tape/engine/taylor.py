@@ -105,12 +105,14 @@ def _nested_tapes(node, ins, K):
         d = node.op(*args, **node.attrs)
         out = [d._value]
         for k in range(1, K):
+            if cplx:                                # split while every tape still records
+                from .ops.array import stack
+                from .ops.math import complex_, imag, real
+                parts = stack([real(d), imag(d)])
             tp = tapes.pop()                        # innermost: its sweep is recorded by the rest
             tp.__exit__(None, None, None)
             if cplx:
-                from .ops.array import stack
-                from .ops.math import complex_, imag, real
-                parts = tp.jacobian(stack([real(d), imag(d)]), t, unconnected_gradients="zero")
+                parts = tp.jacobian(parts, t, unconnected_gradients="zero")
                 d = complex_(parts[0], parts[1])
             else:
                 d = tp.jacobian(d, t, unconnected_gradients="zero")
@@ -212,6 +214,8 @@ deftaylor("Tan", lambda n, ins, K: S.ode(ins[0], np.tan(ins[0][0]),
 # w_0 = 1 - y_0^2 (tanh) and y_0 - y_0^2 (sigmoid) cancel where y_0 rounds to +-1 / 1: they are
 # taken as sech^2(a_0) and sigmoid(a_0) sigmoid(-a_0) instead (the higher w_m have no such term)
 def _sech2(a0):
+    if np.iscomplexobj(a0):             # no tails along the real line to guard
+        return 1 / np.cosh(a0) ** 2
     e = np.exp(-2 * np.abs(a0))
     return 4 * e / (1 + e) ** 2
 
@@ -245,11 +249,28 @@ deftaylor("Atanh", _by_derivative(lambda a, K: S.pow_scalar(_one_plus(-1, a, K),
 deftaylor("Asin", _by_derivative(lambda a, K: S.pow_scalar(_one_plus(-1, a, K), -0.5)))
 deftaylor("Acos", _by_derivative(lambda a, K: -S.pow_scalar(_one_plus(-1, a, K), -0.5)))
 deftaylor("Asinh", _by_derivative(lambda a, K: S.pow_scalar(_one_plus(1, a, K), -0.5)))
-deftaylor("Acosh", _by_derivative(lambda a, K: S.pow_scalar(_one_plus(1, a, K, -1.0), -0.5)))
+def _acosh_derivative(a, K):
+    if a.dtype.kind != "c":
+        return S.pow_scalar(_one_plus(1, a, K, -1.0), -0.5)
+    # complex: 1/(sqrt(a - 1) sqrt(a + 1)), the branch of arccosh (not 1/sqrt(a^2 - 1))
+    below, above = np.array(a), np.array(a)
+    below[0] -= 1
+    above[0] += 1
+    return S.mul(S.pow_scalar(below, -0.5), S.pow_scalar(above, -0.5))
+
+
+deftaylor("Acosh", _by_derivative(_acosh_derivative))
 deftaylor("Erf", _by_derivative(lambda a, K: 2 / math.sqrt(math.pi) * S.exp(-S.mul(a, a))))
 deftaylor("Softplus", _by_derivative(
     lambda a, K: S.ode(a, 0.5 + 0.5 * np.tanh(0.5 * a[0]), lambda y, m: y[m] - S.dot(y[m::-1], y[:m + 1]))))
-deftaylor("Abs", lambda n, ins, K: np.sign(ins[0][0]) * ins[0])
+def _abs_rule(node, ins, K):
+    a = ins[0]
+    if a.dtype.kind == "c":             # |a| = sqrt(a conj(a)): a real series, smooth off 0
+        return S.pow_scalar(np.real(S.mul(a, np.conj(a))), 0.5)
+    return np.sign(a[0]) * a
+
+
+deftaylor("Abs", _abs_rule)
 deftaylor("Relu", lambda n, ins, K: (ins[0][0] > 0) * ins[0])
 
 
