@@ -500,3 +500,34 @@ def test_taylor_first_and_second_derivatives_along_the_real_axis(name):
     d2 = (ref(z + h) - 2 * ref(z) + ref(z - h)) / h ** 2
     np.testing.assert_allclose(tape.derivative(f, z, order=1).numpy(), d1, rtol=1e-7, atol=1e-7)
     np.testing.assert_allclose(tape.derivative(f, z, order=2).numpy(), d2, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(), (2,)], ids=["scalar", "vector"])
+@pytest.mark.parametrize("op", ["mul", "pow", "exp"])
+def test_real_output_gradients_for_a_complex_target(op, shape):
+    # a real output_gradients tensor weights a complex target as the complex number w + 0j
+    z0 = np.full(shape, 1 + 1j)
+    f = {"mul": lambda z: z * z, "pow": lambda z: z ** 2, "exp": tape.exp}[op]
+    d = {"mul": 2 * z0, "pow": 2 * z0, "exp": np.exp(z0)}[op]
+    z = tape.constant(z0)
+    for w in (tape.constant(np.full(shape, 3.0)[()]), np.full(shape, 3.0)[()]):
+        with tape.GradientTape() as t:
+            t.watch(z)
+            y = f(z)
+        np.testing.assert_allclose(t.gradient(y, z, output_gradients=w).numpy(), 3 * np.conj(d))
+
+
+def test_jacobian_rows_are_the_gradients_of_each_output():
+    z0 = _points((3,), 70)
+    z = tape.constant(z0)
+    with tape.GradientTape(persistent=True) as t:
+        t.watch(z)
+        y = tape.exp(z) * z[::-1]
+        rows = [y[i] for i in range(3)]
+    jac = t.jacobian(y, z).numpy()
+    assert jac.dtype == np.complex128
+    for i in range(3):
+        np.testing.assert_allclose(jac[i], t.gradient(rows[i], z).numpy(), rtol=1e-12)
+    # row i, column j: conj(d y_i / d z_j)
+    expected = np.conj(np.diag(np.exp(z0) * z0[::-1]) + np.exp(z0)[:, None] * np.eye(3)[::-1])
+    np.testing.assert_allclose(jac, expected, rtol=1e-12)
