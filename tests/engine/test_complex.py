@@ -531,3 +531,14 @@ def test_jacobian_rows_are_the_gradients_of_each_output():
     # row i, column j: conj(d y_i / d z_j)
     expected = np.conj(np.diag(np.exp(z0) * z0[::-1]) + np.exp(z0)[:, None] * np.eye(3)[::-1])
     np.testing.assert_allclose(jac, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(), (3,)], ids=["scalar", "vector"])
+def test_mixed_real_and_complex_operands(shape):
+    # a real positive base to a complex power, and real times/over complex: the real operand's
+    # gradient is dL/dx
+    rng = np.random.default_rng(80)
+    x = rng.uniform(0.5, 2.0, shape)
+    z = _points(shape, 81)
+    check_against_fd(lambda a, b: a ** b, np.power, [x, z])
+    check_against_fd(lambda a, b: a * b - b / a, lambda a, b: a * b - b / a, [x, z])

@@ -197,7 +197,7 @@ def _pow_fast_db(node, g):
         nz = x != 0
         return g * np.conj(_out(node) * np.log(np.where(nz, x, 1)) * nz)
     pos = x > 0
-    return g * _out(node) * np.log(np.where(pos, x, 1)) * pos
+    return g * _cout(node) * np.log(np.where(pos, x, 1)) * pos
 
 
 def _pow_da(node, g):
@@ -215,7 +215,7 @@ def _pow_db(node, g):
         nz = not_equal(x, 0)
         return g * _c(node.outputs[0] * where(nz, log(where(nz, x, 1)), 0))
     safe_log = where(greater(x, 0), log(where(greater(x, 0), x, 1)), 0)
-    return g * node.outputs[0] * safe_log
+    return g * _c(node.outputs[0]) * safe_log        # (a complex output: a complex exponent)
 
 
 _pow_arrays = _pair_rule(_pow_fast_da, _pow_fast_db)
