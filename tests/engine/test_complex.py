@@ -542,3 +542,17 @@ def test_mixed_real_and_complex_operands(shape):
     z = _points(shape, 81)
     check_against_fd(lambda a, b: a ** b, np.power, [x, z])
     check_against_fd(lambda a, b: a * b - b / a, lambda a, b: a * b - b / a, [x, z])
+
+
+@pytest.mark.parametrize("mode", ["auto", "forward", "reverse"])
+def test_function_jacobian_agrees_with_the_tape_in_every_mode(mode):
+    # more outputs than inputs: "auto" would pick forward mode on real values
+    z0 = _points((2,), 90)
+    f = lambda z: tape.concat([tape.exp(z), z * z[::-1], tape.sin(z)], 0)  # noqa: E731
+    z = tape.constant(z0)
+    with tape.GradientTape() as t:
+        t.watch(z)
+        y = f(z)
+    expected = t.jacobian(y, z).numpy()
+    np.testing.assert_allclose(tape.jacobian(f, mode=mode)(z).numpy(), expected, rtol=1e-12)
+    np.testing.assert_allclose(expected[:2], np.conj(np.diag(np.exp(z0))), rtol=1e-12)
