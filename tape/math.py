@@ -1,5 +1,5 @@
 """``tape.math``: elementwise arithmetic and reductions (the same ops as at top level)."""
-from .engine.ops.math import (abs, acos, acosh, add, add_n, asin, asinh, atan, atan2, atanh, cast,  # noqa: F401
+from .engine.ops.math import (abs, acos, acosh, add, add_n, angle, asin, asinh, atan, atan2, atanh, cast,  # noqa: F401
                               cbrt, ceil, conj, cos, cosh, div_no_nan, divide, erf, exp, expm1,
                               floor, floordiv, floormod, imag, log, log1p, log2, log10, maximum,
                               minimum, mod, multiply, negative, pow, real, reciprocal, round, rsqrt,

@@ -9,6 +9,11 @@ Rules live in ``_JVP`` keyed by op name: ``rule(node, *input_tangents) -> output
 (a list for multi-output ops); a missing input tangent is ``None`` (zero). Linear ops apply
 themselves to the tangent. An op without a rule falls back to the "double VJP" trick: its
 gradient rule is linear in the cotangent ``u``, so ``J t = d/du <J^T u, t>`` -- exact, slower.
+
+Complex numbers: tangents are pushed forward unconjugated (``f'(z) t`` for a holomorphic f),
+while gradient rules follow TensorFlow's convention (the transpose of the real Jacobian,
+``g * conj(f'(z))``). The two meet in ``Re <J^T u, t> = Re <u, J t>`` with the Hermitian
+``<a, b> = sum(conj(a) * b)``; rules borrowed from the reverse mode conjugate accordingly.
 """
 from __future__ import annotations
 
@@ -179,7 +184,13 @@ def _double_vjp(node, tangents):
             for g, t in zip(got, tangents):
                 if g is None or t is None:
                     continue
-                term = reduce_sum(convert_to_tensor(g) * t)
+                g = convert_to_tensor(g)
+                if g._value.dtype.kind == "c" or t._value.dtype.kind == "c":
+                    # <J^T u, t> as the real inner product of pairs of reals: Re sum(conj(g) t)
+                    from .ops.math import conj, real
+                    term = reduce_sum(real(conj(g) * t))
+                else:
+                    term = reduce_sum(g * t)
                 total = term if total is None else total + term
     finally:
         node.needs_grad = saved
@@ -216,20 +227,74 @@ def _linear(node, t, *rest):
 
 
 for _name in ("Neg", "Reshape", "Transpose", "Sum", "Mean", "StridedSlice", "ScatterKey", "Tile",
-              "BroadcastTo", "Identity", "Cast", "Cumsum", "Real", "Conj"):
+              "BroadcastTo", "Identity", "Cast", "Cumsum", "Real", "Imag", "Conj"):
     defjvp(_name, _linear)
 
 
 def _elementwise_by_vjp(node, t):
-    # A one-input elementwise op has a diagonal Jacobian: its VJP applied to t is its JVP.
-    return None if t is None else gradient_rule(node)(node, t)[0]
+    # A one-input elementwise op has a diagonal Jacobian: its VJP applied to t is its JVP. For a
+    # complex (holomorphic) op the VJP multiplies by conj(f'(z)): conj(VJP(conj t)) = f'(z) t.
+    if t is None:
+        return None
+    if _is_complex(node.inputs[0]) or _is_complex(t):
+        return _conj(gradient_rule(node)(node, _conj(t))[0])
+    return gradient_rule(node)(node, t)[0]
 
 
-for _name in ("Abs", "Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Expm1", "Log", "Log1p", "Sin",
+def _is_complex(x):
+    return x._value.dtype.kind == "c"
+
+
+def _conj(x):
+    from .ops.math import conj
+    return conj(x) if _is_complex(x) else x
+
+
+def _holomorphic(rule, node, t):
+    """The JVP ``f' t`` from a reverse rule ``g -> g conj(f')`` (just ``rule(t)`` on reals)."""
+    if t is None:
+        return None
+    if _is_complex(t) or any(_is_complex(x) for x in node.inputs):
+        return _conj(rule(node, _conj(t)))
+    return rule(node, t)
+
+
+for _name in ("Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Expm1", "Log", "Log1p", "Sin",
               "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Tanh", "Asinh", "Acosh", "Atanh",
               "Sigmoid", "Softplus", "Erf", "Relu",
               "Softmax"):                          # softmax's Jacobian is symmetric: same trick
     defjvp(_name, _elementwise_by_vjp)
+
+@defjvp("Abs")
+def _abs_jvp(node, t):
+    if t is None:
+        return None
+    x = node.inputs[0]
+    if not _is_complex(x):
+        return _elementwise_by_vjp(node, t)
+    # d|z| = Re(conj(z) dz) / |z|, and 0 at z = 0
+    from .ops.math import conj, div_no_nan, real
+    return div_no_nan(real(conj(x) * t), node.outputs[0])
+
+
+@defjvp("Angle")
+def _angle_jvp(node, t):
+    if t is None or not _is_complex(node.inputs[0]):
+        return None
+    # d arg z = Im(conj(z) dz) / |z|^2
+    from .ops.math import conj, imag, real
+    x = node.inputs[0]
+    return imag(conj(x) * t) / real(conj(x) * x)
+
+
+@defjvp("Complex")
+def _complex_jvp(node, ta, tb):
+    if ta is None and tb is None:
+        return None
+    from .ops.math import complex_
+    a, b = node.inputs
+    return complex_(_or0(ta, a), _or0(tb, b))
+
 
 defjvp("Pad", lambda n, t: None if t is None else n.op(t, paddings=n.attrs["paddings"],
                                                            constant_values=0))
@@ -244,7 +309,7 @@ defjvp("RealDiv", lambda n, ta, tb: _plus(None if ta is None else ta / n.inputs[
 @defjvp("Pow")
 def _pow_jvp(node, ta, tb):
     from .ops.math import _pow_da, _pow_db
-    return _plus(None if ta is None else _pow_da(node, ta), None if tb is None else _pow_db(node, tb))
+    return _plus(_holomorphic(_pow_da, node, ta), _holomorphic(_pow_db, node, tb))
 
 
 def _select(node, cond, ta, tb):
@@ -345,7 +410,11 @@ def _norm_jvp(node, t):
     if t is None:
         return None
     n = node.outputs[0]
-    return _reduce_with(node, node.inputs[0] * t) / where(equal(n, 0), 1, n)
+    x = node.inputs[0]
+    if _is_complex(x) or _is_complex(t):          # d|x| = Re(sum(conj(x) dx)) / |x|
+        from .ops.math import conj, real
+        return _reduce_with(node, real(conj(x) * t)) / where(equal(n, 0), 1, n)
+    return _reduce_with(node, x * t) / where(equal(n, 0), 1, n)
 
 
 @defjvp("LogSoftmax")
@@ -387,7 +456,8 @@ def _prod_jvp(node, t):
         return None
     # the gradient rule at a cotangent of ones gives d prod / d x_i, exact at zeros too
     ones = _wrap(np.ones(node.outputs[0]._value.shape, node.outputs[0]._value.dtype)[()])
-    return _reduce_with(node, t * gradient_rule(node)(node, ones)[0])
+    # (for complex x the rule gives conj(d prod / d x_i): conjugated back)
+    return _reduce_with(node, t * _conj(gradient_rule(node)(node, ones)[0]))
 
 
 @defjvp("MulNoNan")

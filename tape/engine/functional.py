@@ -116,7 +116,8 @@ def jacobian(f, argnums=0, mode="auto"):
     Vectorized either way: reverse mode pushes one batch of cotangents (one per output) through
     one backward sweep; forward mode (``mode="forward"``, or ``"auto"`` when there are more outputs
     than inputs) transposes that linear sweep, so it carries one batch of tangents (one per
-    input) instead.
+    input) instead. Complex values always take reverse mode: row i is the gradient of output i in
+    TensorFlow's convention (``conj(dy_i/dx_j)`` for holomorphic f), as ``GradientTape.jacobian``.
 
     Examples
     --------
@@ -137,6 +138,10 @@ def jacobian(f, argnums=0, mode="auto"):
             y = _output(f(*args, **kwargs), "jacobian", False)
         n_in = sum(int(x._value.size) for x in xs)
         forward = mode == "forward" or (mode == "auto" and y._value.size > n_in)
+        if forward and (y._value.dtype.kind == "c" or any(x._value.dtype.kind == "c" for x in xs)):
+            # the transposed sweep gives dy/dx along the real axis (J itself for holomorphic f),
+            # not TensorFlow's rows (the gradient of each output, conj(J)): reverse mode it is
+            forward = False
         jac = _forward_jacobian(tp, y, xs) if forward else \
             tp.jacobian(y, xs, unconnected_gradients="zero")
         return jac[0] if single else tuple(jac)

@@ -50,6 +50,14 @@ def _no_out(out):
         raise TypeError("out= is not supported for tape tensors (tensors are immutable)")
 
 
+def _vdot(a, b):
+    """``np.vdot``: the first argument conjugated, both flattened."""
+    a, b = convert_to_tensor(a), convert_to_tensor(b)
+    if a._value.dtype.kind == "c":
+        a = M.conj(a)
+    return R.reduce_sum(A.reshape(a, (-1,)) * A.reshape(b, (-1,)))
+
+
 def _dot(a, b, out=None):
     _no_out(out)
     a, b = convert_to_tensor(a), convert_to_tensor(b)
@@ -122,12 +130,13 @@ FUNCTIONS = {
     np.einsum: lambda subscripts, *operands, **kw: L.einsum(subscripts, *operands),
     np.tensordot: lambda a, b, axes=2: L.tensordot(a, b, axes),
     np.trace: lambda a, offset=0, axis1=0, axis2=1, dtype=None, out=None: L.trace(a),
-    np.outer: _outer, np.inner: _inner, np.vdot: lambda a, b: R.reduce_sum(A.reshape(a, (-1,))
-                                                                           * A.reshape(b, (-1,))),
+    np.outer: _outer, np.inner: _inner, np.vdot: _vdot,
     np.linalg.inv: L.inv, np.linalg.det: L.det, np.linalg.solve: L.solve,
     np.linalg.norm: _linalg_norm, np.cumsum: lambda a, axis=None, dtype=None, out=None:
     R.cumsum(A.reshape(a, (-1,)) if axis is None else a, 0 if axis is None else axis),
     np.abs: M.abs, np.square: M.square, np.exp: M.exp, np.log: M.log,
+    np.real: M.real, np.imag: M.imag, np.conj: M.conj,
+    np.angle: lambda z, deg=False: M.angle(z) * (180 / np.pi) if deg else M.angle(z),
     np.logaddexp: lambda a, b: R.reduce_logsumexp(A.stack([a, b]), axis=0),
     np.ravel: lambda a, order="C": A.reshape(a, (-1,)),
     np.diag: lambda v, k=0: L.diag_part(v) if np.ndim(v) == 2 and k == 0 else _plain(np.diag, (v, k), {}),

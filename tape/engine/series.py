@@ -165,7 +165,10 @@ def pow_scalar(a, r):
               and np.broadcast_shapes(a.shape[1:], r_value.shape) == a.shape[1:])
     if scalar:
         r_value = np.asarray(r_value.item())
-    if scalar and float(r_value) == int(r_value) and 0 <= int(r_value) <= 64:
+        if r_value.dtype.kind == "c" and r_value.imag == 0:
+            r_value = r_value.real          # z ** 2 on complex z: the exponent 2+0j is 2
+    real_r = r_value.dtype.kind != "c"
+    if scalar and real_r and float(r_value) == int(r_value) and 0 <= int(r_value) <= 64:
         n = int(r_value)               # exact at a_0 = 0 too (x**3 at 0), unlike the recurrence
         out, base = const(np.ones_like(a[0]), a.shape[0]), a
         while n:
@@ -177,7 +180,7 @@ def pow_scalar(a, r):
         return out
     if is_affine(a) and scalar:
         k = weights(a.shape[0], a.ndim)
-        r = float(r_value)
+        r = float(r_value) if real_r else complex(r_value)
         binom = np.cumprod(np.concatenate([[1.0], (r - np.arange(a.shape[0] - 1)) /
                                            np.arange(1, a.shape[0])])).reshape(k.shape)
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -271,6 +271,9 @@ class GradientTape:
                              v.dtype.type(1) if v.ndim == 0 else np.ones(v.shape, v.dtype))
             else:
                 seed = w if isinstance(w, Tensor) else _wrap(np.asarray(w, v.dtype)[()])
+                if v.dtype.kind == "c" and seed._value.dtype.kind != "c":
+                    from .ops.math import cast      # a complex value's cotangent is complex
+                    seed = cast(seed, v.dtype)
                 if seed.shape != t.shape:
                     raise ValueError(f"GradientTape.gradient: output_gradients shape "
                                      f"{tuple(seed.shape)} does not match target shape {tuple(t.shape)}")

@@ -82,7 +82,12 @@ def _nested_tapes(node, ins, K):
         raise NotImplementedError(f"Taylor mode has no rule for the op {node.op.name} (custom "
                                   "gradients and multi-output ops cannot be re-run); use nested "
                                   "GradientTapes for its higher derivatives")
-    t = _wrap(np.zeros((), node.outputs[0]._value.dtype)[()])
+    # t is real: the series run along the real axis. A complex output is differentiated as its
+    # real and imaginary parts (reverse mode with respect to a complex t would give conj(f'),
+    # TensorFlow's convention, and only for holomorphic ops).
+    out_dtype = node.outputs[0]._value.dtype
+    cplx = out_dtype.kind == "c"
+    t = _wrap(np.zeros((), np.zeros((), out_dtype).real.dtype)[()])
     tapes = [GradientTape() for _ in range(K - 1)]
     for tp in tapes:
         tp.__enter__()
@@ -100,9 +105,17 @@ def _nested_tapes(node, ins, K):
         d = node.op(*args, **node.attrs)
         out = [d._value]
         for k in range(1, K):
+            if cplx:                                # split while every tape still records
+                from .ops.array import stack
+                from .ops.math import complex_, imag, real
+                parts = stack([real(d), imag(d)])
             tp = tapes.pop()                        # innermost: its sweep is recorded by the rest
             tp.__exit__(None, None, None)
-            d = tp.jacobian(d, t, unconnected_gradients="zero")
+            if cplx:
+                parts = tp.jacobian(parts, t, unconnected_gradients="zero")
+                d = complex_(parts[0], parts[1])
+            else:
+                d = tp.jacobian(d, t, unconnected_gradients="zero")
             out.append(d._value / S.FACT[k])
     finally:
         for tp in tapes:
@@ -139,6 +152,7 @@ deftaylor("Identity", lambda n, ins, K: ins[0])
 deftaylor("Cast", lambda n, ins, K: ins[0])
 deftaylor("Real", lambda n, ins, K: np.real(ins[0]))
 deftaylor("Conj", lambda n, ins, K: np.conj(ins[0]))
+deftaylor("Imag", lambda n, ins, K: np.imag(ins[0]))
 
 
 @deftaylor("Mul")
@@ -200,6 +214,8 @@ deftaylor("Tan", lambda n, ins, K: S.ode(ins[0], np.tan(ins[0][0]),
 # w_0 = 1 - y_0^2 (tanh) and y_0 - y_0^2 (sigmoid) cancel where y_0 rounds to +-1 / 1: they are
 # taken as sech^2(a_0) and sigmoid(a_0) sigmoid(-a_0) instead (the higher w_m have no such term)
 def _sech2(a0):
+    if np.iscomplexobj(a0):             # no tails along the real line to guard
+        return 1 / np.cosh(a0) ** 2
     e = np.exp(-2 * np.abs(a0))
     return 4 * e / (1 + e) ** 2
 
@@ -233,11 +249,28 @@ deftaylor("Atanh", _by_derivative(lambda a, K: S.pow_scalar(_one_plus(-1, a, K),
 deftaylor("Asin", _by_derivative(lambda a, K: S.pow_scalar(_one_plus(-1, a, K), -0.5)))
 deftaylor("Acos", _by_derivative(lambda a, K: -S.pow_scalar(_one_plus(-1, a, K), -0.5)))
 deftaylor("Asinh", _by_derivative(lambda a, K: S.pow_scalar(_one_plus(1, a, K), -0.5)))
-deftaylor("Acosh", _by_derivative(lambda a, K: S.pow_scalar(_one_plus(1, a, K, -1.0), -0.5)))
+def _acosh_derivative(a, K):
+    if a.dtype.kind != "c":
+        return S.pow_scalar(_one_plus(1, a, K, -1.0), -0.5)
+    # complex: 1/(sqrt(a - 1) sqrt(a + 1)), the branch of arccosh (not 1/sqrt(a^2 - 1))
+    below, above = np.array(a), np.array(a)
+    below[0] -= 1
+    above[0] += 1
+    return S.mul(S.pow_scalar(below, -0.5), S.pow_scalar(above, -0.5))
+
+
+deftaylor("Acosh", _by_derivative(_acosh_derivative))
 deftaylor("Erf", _by_derivative(lambda a, K: 2 / math.sqrt(math.pi) * S.exp(-S.mul(a, a))))
 deftaylor("Softplus", _by_derivative(
     lambda a, K: S.ode(a, 0.5 + 0.5 * np.tanh(0.5 * a[0]), lambda y, m: y[m] - S.dot(y[m::-1], y[:m + 1]))))
-deftaylor("Abs", lambda n, ins, K: np.sign(ins[0][0]) * ins[0])
+def _abs_rule(node, ins, K):
+    a = ins[0]
+    if a.dtype.kind == "c":             # |a| = sqrt(a conj(a)): a real series, smooth off 0
+        return S.pow_scalar(np.real(S.mul(a, np.conj(a))), 0.5)
+    return np.sign(a[0]) * a
+
+
+deftaylor("Abs", _abs_rule)
 deftaylor("Relu", lambda n, ins, K: (ins[0][0] > 0) * ins[0])
 
 

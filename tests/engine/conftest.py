@@ -6,9 +6,6 @@ from tape.engine.module import clear_session
 #: They run as strict xfails, so a fix makes them XPASS and fail: then delete the entry.
 KNOWN_ENGINE_BUGS = {
     # "test_file.py::test_name[param]": "what is wrong (minimal reproducer)",
-    "test_edge_cases.py::test_complex_gradient_follows_tensorflow_convention":
-        "complex gradients use the JAX convention, not TF's: d Re(z*z)/dz at z=1+1j gives "
-        "2+2j, TF gives 2-2j (its rules multiply by conj(), e.g. Mul: grad * conj(y))",
 }
 
 

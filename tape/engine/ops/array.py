@@ -59,7 +59,11 @@ def transpose(a, perm=None, conjugate=False, name=None):
         raise ValueError(f"transpose: perm {perm} is not a permutation of the {nd} axes of a "
                          f"tensor of shape {tuple(x.shape)}")
     perm = tuple(p % nd for p in perm)
-    return _transpose(x, axes=perm) if perm != tuple(range(nd)) else x
+    out = _transpose(x, axes=perm) if perm != tuple(range(nd)) else x
+    if conjugate and out._value.dtype.kind == "c":
+        from .math import conj
+        out = conj(out)
+    return out
 
 
 def _broadcast_to_np(x, shape):

@@ -17,6 +17,19 @@ def _swap(x):
     return transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
 
 
+def _adjoint(x):
+    """The conjugate transpose of the last two axes (the transpose of a real matrix).
+
+    Gradient rules use it where a real rule transposes: TensorFlow's convention for complex
+    numbers conjugates every factor (the gradient of ``a @ b`` for ``a`` is ``g @ b^H``).
+    """
+    t = _swap(x)
+    if t._value.dtype.kind == "c":
+        from .math import conj
+        t = conj(t)
+    return t
+
+
 def _left_times_stack(a, g):
     """``a @ g`` for a 2-D ``a`` and a stack ``g`` (..., m, n) as ONE matrix product.
 
@@ -46,11 +59,11 @@ def _matmul_grad(node, g):
     need_a, need_b = node.needs_grad
     ga = gb = None
     if need_a:
-        bt = _swap(b)
+        bt = _adjoint(b)
         ga = _stack_times_right(g, bt) if b.ndim == 2 and g.ndim > 2 else _matmul(g, bt)
         ga = unbroadcast(ga, a.shape, nb)
     if need_b:
-        at = _swap(a)
+        at = _adjoint(a)
         gb = _left_times_stack(at, g) if a.ndim == 2 and g.ndim > 2 else _matmul(at, g)
         gb = unbroadcast(gb, b.shape, nb)
     return [ga, gb]
@@ -66,9 +79,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         raise ValueError(f"matmul: both operands need rank >= 1, got shapes {tuple(a.shape)} and "
                          f"{tuple(b.shape)}; use multiply for scalars")
     if transpose_a or adjoint_a:
-        a = _swap(a)
+        a = _adjoint(a) if adjoint_a else _swap(a)
     if transpose_b or adjoint_b:
-        b = _swap(b)
+        b = _adjoint(b) if adjoint_b else _swap(b)
     squeeze_a = a.ndim == 1
     squeeze_b = b.ndim == 1
     if squeeze_a:
@@ -136,7 +149,7 @@ def _einsum_grad(node, g):
         avail = set(out) | set("".join(s for s, _ in others))
         target = "".join(c for c in unique if c in avail)
         subs = [batch + out] + [s for s, _ in others]
-        gk = _einsum(g, *[t for _, t in others], inputs=subs, output=batch + target,
+        gk = _einsum(g, *[_conj_if_complex(t) for _, t in others], inputs=subs, output=batch + target,
                      spec=",".join(subs) + "->" + batch + target)
         sizes = {c: x.shape[sub.index(c)] for c in unique}
         if target != unique:       # indices summed inside this operand alone: broadcast back
@@ -151,6 +164,13 @@ def _einsum_grad(node, g):
             gk = _scatter(gk, shape=tuple(gk.shape[:nb]) + tuple(x.shape), key=key)
         grads.append(gk)
     return grads
+
+
+def _conj_if_complex(t):
+    if t._value.dtype.kind == "c":
+        from .math import conj
+        return conj(t)
+    return t
 
 
 _einsum = defop("Einsum", lambda *xs, inputs, output, spec: np.einsum(spec, *xs, optimize=len(xs) > 2),
@@ -202,20 +222,20 @@ def _inv_np(x):
 
 
 _inv = defop("MatrixInverse", _inv_np,
-             lambda n, g: [-_matmul(_matmul(_swap(n.outputs[0]), g), _swap(n.outputs[0]))])
+             lambda n, g: [-_matmul(_matmul(_adjoint(n.outputs[0]), g), _adjoint(n.outputs[0]))])
 
 
 def inv(input, adjoint=False, name=None):
     x = convert_to_tensor(input)
     _check_square(x, "linalg.inv")
     out = _inv(x)
-    return _swap(out) if adjoint else out
+    return _adjoint(out) if adjoint else out
 
 
 def _det_grad(node, g):
     x = node.inputs[0]
-    gk = reshape(g * node.outputs[0], tuple(g.shape) + (1, 1))
-    return [gk * _swap(inv(x))]
+    gk = reshape(g * _conj_if_complex(node.outputs[0]), tuple(g.shape) + (1, 1))
+    return [gk * _adjoint(inv(x))]
 
 
 _det = defop("MatrixDeterminant", np.linalg.det, _det_grad)
@@ -237,8 +257,8 @@ def _solve_np(a, b):
 def _solve_grad(node, g):
     a, b = node.inputs
     nb = batch_ndim(node, g)
-    gb = _solve(_swap(a), g)
-    ga = -_matmul(gb, _swap(node.outputs[0])) if node.needs_grad[0] else None
+    gb = _solve(_adjoint(a), g)
+    ga = -_matmul(gb, _adjoint(node.outputs[0])) if node.needs_grad[0] else None
     return [unbroadcast(ga, a.shape, nb) if ga is not None else None, unbroadcast(gb, b.shape, nb)]
 
 
@@ -253,7 +273,7 @@ def solve(matrix, rhs, adjoint=False, name=None):
         raise ValueError(f"linalg.solve: rhs of shape {tuple(b.shape)} does not fit a matrix of "
                          f"shape {tuple(a.shape)} (rhs needs shape [..., {a.shape[-1]}, k])")
     if adjoint:
-        a = _swap(a)
+        a = _adjoint(a)
     return _solve(a, b)
 
 
@@ -280,9 +300,10 @@ def _norm_grad(node, g):
     from .array import where
     from .compare import equal
     from .reduce import _kept_output, _spread
+    from .math import _real_cotangent
     x = node.inputs[0]
     n = _kept_output(node, g)
-    return [_spread(node, g) * x / where(equal(n, 0), 1, n)]
+    return [_spread(node, _real_cotangent(g)) * x / where(equal(n, 0), 1, n)]
 
 
 _norm2 = defop("EuclideanNorm", lambda x, axis, keepdims: np.sqrt(np.sum(

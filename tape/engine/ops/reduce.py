@@ -77,6 +77,9 @@ def _prod_grad(node, g):
         others = _kept_output(node, g) / x           # d prod / d x_i = prod / x_i
     else:
         others = _prod_of_others(x, axis)
+    if x._value.dtype.kind == "c":                   # TensorFlow's convention: g * conj(d prod / d x_i)
+        from .math import conj
+        others = conj(others)
     return [_spread(node, g) * others]
 
 
