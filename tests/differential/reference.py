@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from dataclasses import dataclass
 
 import mpmath
@@ -87,6 +88,29 @@ def _local_to_sympy(tree, sizes):
         raise TypeError(node)
 
     return E.fold(tree, visit)
+
+
+#: pi and e reach SymPy as symbols valued only when evaluated: exactly for the exact value, at
+#: their float64 values for the 53-bit one. (As sp.pi, SymPy would turn sin(pi) into 0, which no
+#: float64 evaluation can give, and the difference would count as tape's error.)
+CONSTANT_SYMBOLS = {name: f"{name}_const" for name in CONSTANTS}
+_CONSTANT_WORD = re.compile(r"\b(" + "|".join(CONSTANTS) + r")\b")
+
+
+def sympy_of(text, sizes):
+    """SymPy for an expression's text (see ``to_sympy``), its constants as symbols."""
+    renamed = _CONSTANT_WORD.sub(lambda m: CONSTANT_SYMBOLS[m.group(1)], text)
+    return to_sympy(E.parse(renamed), {**sizes, **dict.fromkeys(CONSTANT_SYMBOLS.values())})
+
+
+def _constant_values(bits):
+    """The constants' symbols -> their values: exact (30 digits), or float64's (``bits``)."""
+    out = {}
+    for name, symbol in CONSTANT_SYMBOLS.items():
+        value = CONSTANTS[name][0]
+        exact = mpmath.pi if name == "pi" else mpmath.e
+        out[sp.Symbol(symbol, real=True)] = mpmath.mpf(value) if bits else +exact
+    return out
 
 
 def variable_symbols(sizes):
@@ -181,6 +205,7 @@ class Evaluator:
         ctx = mpmath.workprec(bits) if bits else mpmath.workdps(DIGITS)
         with ctx:
             memo = {s: v for s, v in zip(self.symbols, values)}
+            memo.update(_constant_values(bits))
             out = []
             for e in self.exprs:
                 try:
@@ -192,6 +217,7 @@ class Evaluator:
     def _slow(self, e, values, bits):
         """SymPy's own evalf (for what the walker does not cover)."""
         subs = dict(zip(self.symbols, (sp.Float(v, 40) for v in values)))
+        subs.update({s: sp.Float(v, 40) for s, v in _constant_values(bits).items()})
         try:
             return _real(sp.N(e, DIGITS if bits is None else 16, subs=subs))
         except (TypeError, ValueError, ZeroDivisionError):
@@ -273,7 +299,7 @@ def _kink_checks(gen: Generated, sizes):
     for kind, text in gen.kinks:
         if kind == "atan2":
             a_text, b_text = text.split("|")
-            a, b = (to_sympy(E.parse(t), sizes) for t in (a_text, b_text))
+            a, b = (sympy_of(t, sizes) for t in (a_text, b_text))
             pairs = list(zip(a, b)) if isinstance(a, list) and isinstance(b, list) else \
                 [(ai, b) for ai in a] if isinstance(a, list) else \
                 [(a, bi) for bi in b] if isinstance(b, list) else [(a, b)]
@@ -281,7 +307,7 @@ def _kink_checks(gen: Generated, sizes):
             ev = Evaluator(radius, sizes)
             checks.append(lambda pt, ev=ev: all(r > KINK_MARGIN ** 2 for r in ev(pt)))
             continue
-        value = to_sympy(E.parse(text), sizes)
+        value = sympy_of(text, sizes)
         parts = value if isinstance(value, list) else [value]
         if kind == "norm":
             ev = Evaluator([sum(p * p for p in parts)], sizes)
@@ -436,7 +462,7 @@ def compare(gen: Generated, rng: random.Random, n_points: int = 3, hessian: bool
     points = sample_points(gen, rng, n_points, sizes)
     if not points:
         return cases
-    f = to_sympy(tree, sizes)
+    f = sympy_of(text, sizes)
     if isinstance(f, list):     # a vector-valued expression: tape grad differentiates the sum
         f = sp.Add(*f)
     variables = sorted(sizes)
@@ -511,8 +537,8 @@ def compare_jacobian(gens: list[Generated], rng: random.Random, n_points: int = 
     variables, _, _, jac, engine = tape_jacobian(texts, points)
     comp_syms = component_symbols(variables, sizes)
     outputs = []
-    for t in trees:
-        value = to_sympy(t, sizes)
+    for t in texts:
+        value = sympy_of(t, sizes)
         outputs.extend(value if isinstance(value, list) else [value])
     exprs = [derivative(o, [c]) for o in outputs for c in comp_syms]
     ev = Evaluator(exprs, sizes)
