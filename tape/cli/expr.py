@@ -22,7 +22,6 @@ import ast
 import re
 import sys
 import threading
-import unicodedata
 
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS, allowed_summary
@@ -185,10 +184,18 @@ def _check_limits(text: str) -> None:
                                 f"(the nesting limit)", text, col, col + 1)
         elif ch in ")]}":
             depth -= 1
-        elif unicodedata.category(ch) in ("Cc", "Cs") and not ch.isspace():
+        elif (ch < " " or ch >= "\x7f" and _category(ch) in ("Cc", "Cs")) and not ch.isspace():
             raise ExprError(f"control character {ch!r} is not allowed", text, col, col + 1)
         elif ch == "#":  # Python would read the rest as a comment and silently drop it
             raise ExprError("'#' is not allowed", text, col, col + 1)
+
+
+def _category(ch: str) -> str:
+    """``unicodedata.category``, imported only for non-ASCII text (below DEL every control
+    character is one of the ASCII ones, so a plain expression never loads the module)."""
+    import unicodedata
+
+    return unicodedata.category(ch)
 
 
 def _ast_parse(python: str) -> ast.Expression:
