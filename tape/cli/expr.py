@@ -175,6 +175,8 @@ def _check_limits(text: str) -> None:
                         f"{MAX_LENGTH} characters")
     if not text.strip():
         raise ExprError("empty expression")
+    if not text.isascii():   # unicodedata only for non-ASCII text (not at every start)
+        from unicodedata import category
     depth = 0
     for col, ch in enumerate(text):
         if ch in "([{":
@@ -184,18 +186,11 @@ def _check_limits(text: str) -> None:
                                 f"(the nesting limit)", text, col, col + 1)
         elif ch in ")]}":
             depth -= 1
-        elif (ch < " " or ch >= "\x7f" and _category(ch) in ("Cc", "Cs")) and not ch.isspace():
+        elif ((ch < " " or ch == "\x7f" or ch > "\x7f" and category(ch) in ("Cc", "Cs"))
+              and not ch.isspace()):   # control characters (Cc; in ASCII: below " " and DEL)
             raise ExprError(f"control character {ch!r} is not allowed", text, col, col + 1)
         elif ch == "#":  # Python would read the rest as a comment and silently drop it
             raise ExprError("'#' is not allowed", text, col, col + 1)
-
-
-def _category(ch: str) -> str:
-    """``unicodedata.category``, imported only for non-ASCII text (below DEL every control
-    character is one of the ASCII ones, so a plain expression never loads the module)."""
-    import unicodedata
-
-    return unicodedata.category(ch)
 
 
 def _ast_parse(python: str) -> ast.Expression:
