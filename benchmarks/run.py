@@ -692,7 +692,19 @@ def tape_cli() -> tuple[str | None, str]:
         return None, "no `tape` console script next to this Python or on PATH"
     if importlib.util.find_spec("tape.cli") is None:
         return None, "the `tape` script exists but tape.cli is not in this checkout yet"
+    compile_tape()
     return exe, ""
+
+
+def compile_tape() -> None:
+    """Write tape's bytecode (.pyc files) as ``pip install`` does. With PYTHONDONTWRITEBYTECODE
+    set, an editable checkout never gets any, and every CLI start then compiles tape's ~40
+    modules from source (~40 ms: W7 measured 1.6x instead of 1.1x), while the reference's NumPy
+    and Typer, installed, have theirs. Only missing or stale files are written."""
+    import compileall
+
+    for folder in importlib.util.find_spec("tape").submodule_search_locations or []:
+        compileall.compile_dir(folder, quiet=2)
 
 
 def time_commands(cmds: dict[str, list[str]], reps: int, reps_of: dict[str, int] | None = None) -> dict:

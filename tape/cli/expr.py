@@ -22,7 +22,6 @@ import ast
 import re
 import sys
 import threading
-import unicodedata
 
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS, allowed_summary
@@ -176,6 +175,8 @@ def _check_limits(text: str) -> None:
                         f"{MAX_LENGTH} characters")
     if not text.strip():
         raise ExprError("empty expression")
+    if not text.isascii():   # unicodedata only for non-ASCII text (not at every start)
+        from unicodedata import category
     depth = 0
     for col, ch in enumerate(text):
         if ch in "([{":
@@ -185,7 +186,8 @@ def _check_limits(text: str) -> None:
                                 f"(the nesting limit)", text, col, col + 1)
         elif ch in ")]}":
             depth -= 1
-        elif unicodedata.category(ch) in ("Cc", "Cs") and not ch.isspace():
+        elif ((ch < " " or ch == "\x7f" or ch > "\x7f" and category(ch) in ("Cc", "Cs"))
+              and not ch.isspace()):   # control characters (Cc; in ASCII: below " " and DEL)
             raise ExprError(f"control character {ch!r} is not allowed", text, col, col + 1)
         elif ch == "#":  # Python would read the rest as a comment and silently drop it
             raise ExprError("'#' is not allowed", text, col, col + 1)

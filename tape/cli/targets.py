@@ -18,7 +18,9 @@ from . import expr as E
 from .errors import CLIError
 from .record import Record
 
-_SCRIPT = re.compile(r"^(?P<path>.+\.py)(?::(?P<function>[^\W\d]\w*))?$", re.S)
+#: ``path.py`` or ``path.py:function``; a plain string, compiled (and cached by ``re``) when
+#: first matched: an expression target never needs it
+_SCRIPT = r"^(?P<path>.+\.py)(?::(?P<function>[^\W\d]\w*))?$"
 
 
 class ScriptError(CLIError):
@@ -125,7 +127,7 @@ class Target(Record):
 
 def is_script(text: str) -> bool:
     """Whether a TARGET argument names a script (``path.py`` or ``path.py:function``)."""
-    return bool(_SCRIPT.match(text.strip()))
+    return ".py" in text and bool(re.match(_SCRIPT, text.strip(), re.S))
 
 
 def expression_target(text: str) -> Target:
@@ -162,7 +164,7 @@ def make_target(texts: list[str], vector: bool = False) -> Target:
 
 def script_target(text: str) -> Target:
     """Import ``path.py`` and pick its function (the only public one, or ``:function``)."""
-    match = _SCRIPT.match(text)
+    match = re.match(_SCRIPT, text, re.S)
     path, wanted = match.group("path"), match.group("function")
     if not os.path.isfile(path):
         raise CLIError(f"script not found: {path!r}")

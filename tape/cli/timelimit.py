@@ -16,10 +16,8 @@ import time
 import traceback
 from typing import Any, Callable
 
+from .checkoptions import TIMEOUT as DEFAULT_TIMEOUT   # the default --timeout, in seconds
 from .errors import UNDECIDED, CLIError
-
-#: Default ``--timeout`` in seconds.
-DEFAULT_TIMEOUT = 10.0
 
 
 class SymbolicTimeout(CLIError):
