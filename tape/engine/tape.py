@@ -27,7 +27,17 @@ _ONE_F64 = np.float64(1.0)
 sweep_count = 0
 
 #: Tapes alive, so a Variable about to be assigned can protect the values they recorded.
-_live_tapes: "weakref.WeakSet[GradientTape]" = weakref.WeakSet()
+#: Weak references without callbacks (a WeakSet's callback would run at every tape's death);
+#: dead ones are dropped when the list has doubled since the last clean-up.
+_live_tapes: list = []
+_live_tapes_kept = [64]
+
+
+def _register_live(tape):
+    _live_tapes.append(weakref.ref(tape))
+    if len(_live_tapes) > _live_tapes_kept[0]:
+        _live_tapes[:] = [r for r in _live_tapes if r() is not None]
+        _live_tapes_kept[0] = max(64, 2 * len(_live_tapes))
 
 
 def _snapshot_before_assign(variable):
@@ -38,8 +48,9 @@ def _snapshot_before_assign(variable):
     """
     from .ops.math import identity
     from .registry import Node
-    for t in list(_live_tapes):
-        if variable not in t._tracked or not t._nodes:
+    for ref in list(_live_tapes):
+        t = ref()
+        if t is None or variable not in t._tracked or not t._nodes:
             continue
         snap = None
         for node in t._nodes:
@@ -102,7 +113,7 @@ class GradientTape:
         self._watched_vars: dict = {}
         self._recording = False
         self._used = False
-        _live_tapes.add(self)
+        _register_live(self)
 
     # -- context --------------------------------------------------------------------------
     def __enter__(self):

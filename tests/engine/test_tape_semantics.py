@@ -592,6 +592,20 @@ def test_value_read_before_assign_keeps_its_gradient():
     np.testing.assert_allclose(t.gradient(y, v).numpy(), 4.0)
 
 
+def test_assign_protects_every_live_tape_among_many_dead_ones():
+    # the registry of live tapes drops dead ones now and then; the ones alive must all stay
+    v = tape.Variable(2.0)
+    kept = []
+    for i in range(500):
+        with tape.GradientTape(persistent=True) as t:
+            y = v * v * float(i)
+        if i % 97 == 0:
+            kept.append((t, y, float(i)))
+    v.assign(10.0)
+    for t, y, scale in kept:
+        np.testing.assert_allclose(t.gradient(y, v).numpy(), 4.0 * scale)
+
+
 def test_variable_plus_tensor_is_a_tensor():
     v = tape.Variable(2.0, name="x2")
     r = v + 1.0
