@@ -168,7 +168,8 @@ def _forward_jacobian(tp, y, xs):
 
 
 def hessian(f, argnums=0):
-    """The Hessian function of a scalar ``f``: shape ``x.shape + x.shape``, exactly symmetric.
+    """The Hessian function of a scalar ``f``: shape ``x.shape + x.shape``, exactly symmetric
+    for real ``x`` (for complex ``x``: the Jacobian of the gradient, as computed).
 
     Reverse-over-reverse in one vectorized sweep: the Jacobian of the gradient, with the backward
     pass recorded by an outer tape. With a tuple ``argnums``, a nested tuple of blocks
@@ -199,6 +200,10 @@ def hessian(f, argnums=0):
             x = xs[0]
             n = int(x._value.size)
             square = reshape(blocks[0][0], (n, n))
+            if x._value.dtype.kind == "c":
+                # under TF's convention the complex "Hessian" (Jacobian of the conjugated
+                # gradient) need not be symmetric: returned as computed
+                return reshape(square, tuple(x.shape) * 2)
             # Mixed partials agree to rounding; averaging makes H exactly symmetric.
             return reshape((square + transpose(square)) * 0.5, tuple(x.shape) * 2)
         return tuple(tuple(row) for row in blocks)

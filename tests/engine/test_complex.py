@@ -556,3 +556,20 @@ def test_function_jacobian_agrees_with_the_tape_in_every_mode(mode):
     expected = t.jacobian(y, z).numpy()
     np.testing.assert_allclose(tape.jacobian(f, mode=mode)(z).numpy(), expected, rtol=1e-12)
     np.testing.assert_allclose(expected[:2], np.conj(np.diag(np.exp(z0))), rtol=1e-12)
+
+
+def test_complex_hessian_is_the_jacobian_of_the_gradient_not_symmetrised():
+    # Under TF's convention the Jacobian of the (conjugated) gradient of a real loss of complex z
+    # need not be symmetric; hessian() must return it as computed, not averaged with its transpose.
+    f = lambda z: tape.math.real(z[0] * tape.math.conj(z[1])) * tape.math.imag(z[0])  # noqa: E731
+    z = tape.constant(np.array([1 + 2j, 0.5 - 1j]))
+    with tape.GradientTape() as outer:
+        outer.watch(z)
+        with tape.GradientTape() as inner:
+            inner.watch(z)
+            y = f(z)
+        g = inner.gradient(y, z)
+    want = outer.jacobian(g, z).numpy()
+    got = tape.hessian(f)(z).numpy()
+    assert not np.allclose(want, want.T)          # the case is one where symmetrising would change it
+    np.testing.assert_allclose(got, want, rtol=1e-14)
