@@ -2,8 +2,8 @@
 
 Recording: a tape keeps ``_tracked``, the tensors it watches and the outputs of the ops it
 recorded, and ``_nodes``, the recorded applications in execution order (a topological order).
-The backward sweep walks that list once, in reverse, keeping cotangents in a dict; it never
-recurses. Tensors are their own dict keys: their hash is identity (``object.__hash__``, in C), so
+The backward sweep (sweep.py) walks that list once, in reverse, keeping cotangents in a dict;
+it never recurses. Tensors are their own dict keys: their hash is identity (``object.__hash__``, in C), so
 a lookup never calls ``Tensor.__eq__`` and costs no ``id()`` call.
 """
 from __future__ import annotations
@@ -17,7 +17,8 @@ import numpy as np
 
 from . import nest
 from .quiet import restore, silence
-from .registry import active_accumulators, gradient_rule, recording_tapes
+from .registry import active_accumulators, recording_tapes
+from .sweep import depending_on, sweep_raw, sweep_tensors
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
 
 _FLOAT64 = np.float64
@@ -336,7 +337,7 @@ class GradientTape:
             self._nodes = []
         # which tensors depend on a source (only those need cotangents): everything tracked when
         # every watched tensor is a source (the usual case), else a forward pass over the nodes
-        relevant = tracked if self._roots <= wanted else _depending_on(wanted, nodes)
+        relevant = tracked if self._roots <= wanted else depending_on(wanted, nodes)
         raw = not recording_tapes and not active_accumulators   # accumulators need tensor rules
         grads = {}
         for k, v in seeds.items():
@@ -348,9 +349,9 @@ class GradientTape:
         token = silence()
         try:
             if raw:
-                grads = _sweep_raw(nodes, grads, wanted, relevant, free)
+                grads = sweep_raw(nodes, grads, wanted, relevant, free)
             else:
-                grads = _sweep_tensors(nodes, grads, wanted, relevant, free)
+                grads = sweep_tensors(nodes, grads, wanted, relevant, free)
         finally:
             restore(token)
         result = {}
@@ -381,191 +382,3 @@ class GradientTape:
         from .jacobian import tape_batch_jacobian
         return tape_batch_jacobian(self, target, source, unconnected_gradients,
                                    parallel_iterations, experimental_use_pfor)
-
-
-_ONE_INPUT = (True,)
-
-
-def _depending_on(sources, nodes) -> dict:
-    """The sources and every recorded output computed from one of them (as dict keys)."""
-    relevant = dict.fromkeys(sources)
-    for node in nodes:
-        for i in node.inputs:
-            if i in relevant:
-                for o in node.outputs:
-                    relevant[o] = None
-                break
-    return relevant
-
-
-def _sweep_raw(nodes, grads, wanted, relevant, free):
-    """The first-order sweep on raw NumPy cotangents (``fast`` rules; tensor rules otherwise).
-
-    This loop is most of the time of a small gradient, so it is written flat: one- and two-input
-    nodes with a fast rule take the short way, everything else goes through ``_general_rule``.
-    ``free``: the sweep owns ``nodes`` and ``relevant`` and drops each output as its node is
-    done (no earlier node can use it), so intermediate arrays die during the sweep.
-    """
-    pop, get = grads.pop, grads.get
-    forget = relevant.pop if free else _keep
-    for node in _backwards(nodes, free):
-        outs = node.outputs
-        if len(outs) == 1:
-            out = outs[0]
-            g = pop(out, None)
-            if g is None:
-                if not grads:
-                    break
-                continue
-            if out in wanted:
-                grads[out] = g          # a source keeps its cotangent (and passes it on)
-            else:
-                forget(out, None)
-            rule = node.op.fast
-        else:
-            g = _multi_output_grads(grads, outs, wanted, True)
-            if g is None:
-                continue
-            rule = None
-        inputs = node.inputs
-        if len(inputs) == 2:
-            a, b = inputs
-            need = node.needs_grad = (a in relevant, b in relevant)
-            got = rule(node, g) if rule is not None else _general_rule(node, g, True)
-            if got:
-                ga, gb = got
-                if ga is not None and need[0]:
-                    prev = get(a)
-                    grads[a] = ga if prev is None else prev + ga
-                if gb is not None and need[1]:
-                    prev = get(b)
-                    grads[b] = gb if prev is None else prev + gb
-            continue
-        if len(inputs) == 1:
-            node.needs_grad = _ONE_INPUT
-            if rule is not None:
-                ig = rule(node, g)
-            else:
-                got = _general_rule(node, g, True)
-                ig = got[0] if got else None
-            if ig is not None:
-                a = inputs[0]
-                prev = get(a)
-                grads[a] = ig if prev is None else prev + ig
-            continue
-        need = node.needs_grad = tuple([i in relevant for i in inputs])
-        got = _general_rule(node, g, True)
-        if not got:
-            continue
-        for inp, ig, wanted_here in zip(inputs, got, need):
-            if ig is None or not wanted_here:
-                continue
-            prev = get(inp)
-            grads[inp] = ig if prev is None else prev + ig
-    return grads
-
-
-def _keep(key, default):
-    return default
-
-
-def _backwards(nodes, free):
-    """The recorded nodes, last first; ``free`` pops each off the list as it is handed out, so
-    its arrays can go as soon as the sweep is done with it (the list is the sweep's own)."""
-    if not free:
-        return reversed(nodes)
-    nodes.insert(0, _END)
-    return iter(nodes.pop, _END)
-
-
-_END = object()
-
-
-def _sweep_tensors(nodes, grads, wanted, relevant, free):
-    """The sweep with tensor rules (recorded by the tapes and accumulators that are active)."""
-    get = grads.get
-    for node in _backwards(nodes, free):
-        if not grads:
-            break
-        outs = node.outputs
-        if len(outs) == 1:
-            out = outs[0]
-            g = grads.pop(out, None) if out not in wanted else get(out)
-            if g is None:
-                continue
-        else:
-            g = _multi_output_grads(grads, outs, wanted, False)
-            if g is None:
-                continue
-        inputs = node.inputs
-        if len(inputs) == 1:
-            node.needs_grad = _ONE_INPUT
-        else:
-            node.needs_grad = tuple([i in relevant for i in inputs])
-        got = _general_rule(node, g, False)
-        if not got:
-            continue
-        for inp, ig, wanted_here in zip(inputs, got, node.needs_grad):
-            if ig is None or not wanted_here:
-                continue
-            if not isinstance(ig, Tensor):
-                ig = _wrap(np.asarray(ig)[()])
-            prev = get(inp)
-            grads[inp] = ig if prev is None else prev + ig
-    return grads
-
-
-def _multi_output_grads(grads, outs, wanted, raw):
-    """The cotangents of a multi-output node (zeros for outputs without one), or None if none."""
-    got = [grads.get(o) for o in outs]
-    if all(x is None for x in got):
-        return None
-    for o in outs:
-        if o not in wanted:
-            grads.pop(o, None)
-    return _fill_missing(got, outs, raw)
-
-
-def _general_rule(node, g, raw):
-    """Input cotangents from a node's registered (tensor) rule, as a checked list (or None).
-
-    ``g`` is the output cotangent, or a tuple of them for a multi-output node; ``raw`` says
-    cotangents are NumPy values (the rule still runs on tensors, unrecorded).
-    """
-    rule = gradient_rule(node)
-    if rule is None:
-        return None
-    out_grads = g if type(g) is tuple else (g,)
-    if raw:
-        out_grads = [_wrap(x) for x in out_grads]
-    got = rule(node, *out_grads)
-    if got is None:
-        return None
-    if not isinstance(got, (list, tuple)):
-        got = (got,)
-    if len(got) != len(node.inputs):
-        raise ValueError(f"gradient rule for {node.op.name} returned {len(got)} "
-                         f"gradients for {len(node.inputs)} inputs")
-    if raw:
-        return [None if x is None else (x._value if isinstance(x, Tensor) else np.asarray(x)[()])
-                for x in got]
-    return got
-
-
-def _fill_missing(got, outs, raw):
-    """Zeros for the outputs of a multi-output op that received no cotangent."""
-    bshape = _batch_shape(got, outs)
-    filled = []
-    for x, o in zip(got, outs):
-        if x is None:
-            x = np.zeros(bshape + o._value.shape, o._value.dtype)[()]
-            x = x if raw else _wrap(x)
-        filled.append(x)
-    return tuple(filled)
-
-
-def _batch_shape(got, outs):
-    for g, o in zip(got, outs):
-        if g is not None:
-            return tuple(g.shape[:g.ndim - o.ndim])
-    return ()
