@@ -165,7 +165,7 @@ class BinaryPrimitive(Primitive):
 
 def _binary_operators(op, fn):
     """``op(a, b)`` and ``op`` reflected (``b.__rmul__(a)``), without keyword arguments: the hottest
-    path of the engine (every ``x * y``), so each is one flat function."""
+    path of the engine (every ``x * y``), written flat."""
     def operator(a, b):
         if isinstance(a, Tensor):
             va = a._value
@@ -191,18 +191,7 @@ def _binary_operators(op, fn):
 
     def reflected(b, a):
         # Python calls b.__rxx__(a) only when a is not a Tensor: a Python number or an array-like
-        if type(a) not in _SCALARS:
-            return operator(a, b)
-        vb = b._value
-        a = _scalar_like(a, vb.dtype)
-        out = fn(a._value, vb)
-        if not isinstance(out, _NUMPY_VALUES):
-            out = np.asarray(out)
-        result = _new_tensor(Tensor)
-        result._value = out
-        if recording_tapes or active_accumulators:
-            _record_pair(op, a, b, result)
-        return result
+        return operator(_scalar_like(a, b._value.dtype) if type(a) in _SCALARS else a, b)
     return operator, reflected
 
 
