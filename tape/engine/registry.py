@@ -219,14 +219,13 @@ def _new_scalar(value, ref):
             return t
     npd = ref if exact and type(value) is not complex else np.result_type(ref, value)
     t = _wrap(npd.type(value))
-    if type(value) is complex or value != value or len(_SCALARS_BY_TYPE) > 4096:
+    if type(value) is complex or value != value:
         return t
     if exact:
-        if value != 0:
-            by_value = _SCALARS_BY_VALUE.setdefault(ref, {})
-            if len(by_value) < 4096:
-                by_value[value] = t
-    elif value != 0 or type(value) is not float:
+        by_value = _SCALARS_BY_VALUE.setdefault(ref, {})
+        if value != 0 and len(by_value) < 4096:
+            by_value[value] = t
+    elif (value != 0 or type(value) is not float) and len(_SCALARS_BY_TYPE) < 4096:
         _SCALARS_BY_TYPE[key] = t
     return t
 
