@@ -126,13 +126,8 @@ class GradientTape:
 
     def __exit__(self, *exc):
         if self._recording:
-            recording_tapes.remove(self)
-            self._recording = False
+            self._pop()
         return False
-
-    def _push(self):
-        recording_tapes.append(self)
-        self._recording = True
 
     def _pop(self):
         recording_tapes.remove(self)
