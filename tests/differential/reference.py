@@ -2,9 +2,8 @@
 
 One place per concept:
 
-* ``to_sympy(tree, sizes)`` - the tree -> SymPy lowering. ``tape.cli.symbolic.to_sympy`` when
-  that module exists, else a local walker over the same tree using the function table's SymPy
-  builders (``functions.FUNCTIONS[name].sympy``).
+* ``sympy_of(text, sizes)`` - the expression -> SymPy, through the CLI's own lowering
+  (``tape.cli.symbolic.to_sympy``), with pi and e as symbols valued at evaluation.
 * ``exact(...)`` - SymPy derivatives evaluated at 30 significant digits (mpmath), at the
   float64 point itself (``mpf(float)`` is exact), so only tape's arithmetic is on trial.
 * ``naive(...)`` - the same SymPy derivative evaluated in 53-bit arithmetic. When even that
@@ -30,7 +29,8 @@ import sympy as sp
 import tape
 from tape.cli import compute
 from tape.cli import expr as E
-from tape.cli.functions import CONSTANTS, FUNCTIONS
+from tape.cli.functions import CONSTANTS
+from tape.cli.symbolic import component_symbols, to_sympy
 from tape.cli.targets import expression_target, expressions_target
 
 from exprgen import BOX, SCALARS, VECTORS, Generated
@@ -47,48 +47,8 @@ KINK_MARGIN = 0.05
 
 # --------------------------------------------------------------------------- SymPy lowering
 
-def _local_to_sympy(tree, sizes):
-    symbols = variable_symbols(sizes)
-
-    def elementwise(fn, *args):
-        n = next((len(a) for a in args if isinstance(a, list)), None)
-        if n is None:
-            return fn(*args)
-        return [fn(*[a[i] if isinstance(a, list) else a for a in args]) for i in range(n)]
-
-    def number(value):
-        if float(value).is_integer():
-            return sp.Integer(int(value))
-        return sp.Rational(repr(value))
-
-    def call(function, args):
-        build = function.sympy
-        make = (lambda *a: getattr(sp, build)(*a)) if isinstance(build, str) else \
-            (lambda *a: build(sp, *a))
-        return elementwise(make, *args) if function.kind == "elementwise" else make(*args)
-
-    binary = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-              "/": lambda a, b: a / b, "**": lambda a, b: a ** b}
-
-    def visit(node, kids):
-        if isinstance(node, E.Number):
-            return number(node.value)
-        if isinstance(node, E.Constant):
-            return getattr(sp, CONSTANTS[node.name][1])
-        if isinstance(node, E.Variable):
-            return symbols[node.name]
-        if isinstance(node, E.Unary):
-            return elementwise(lambda a: -a, kids[0]) if node.op == "-" else kids[0]
-        if isinstance(node, E.Binary):
-            return elementwise(binary[node.op], *kids)
-        if isinstance(node, E.Index):
-            return kids[0][node.index]
-        if isinstance(node, E.Call):
-            return call(FUNCTIONS[node.name], kids)
-        raise TypeError(node)
-
-    return E.fold(tree, visit)
-
+#: the lowering under test alongside the engine: the CLI's own (``--check``, ``tape diff``)
+LOWERING = "tape.cli.symbolic"
 
 #: pi and e reach SymPy as symbols valued only when evaluated: exactly for the exact value, at
 #: their float64 values for the 53-bit one. (As sp.pi, SymPy would turn sin(pi) into 0, which no
@@ -110,35 +70,6 @@ def _constant_values(bits):
         value = CONSTANTS[name][0]
         exact = mpmath.pi if name == "pi" else mpmath.e
         out[sp.Symbol(symbol, real=True)] = mpmath.mpf(value) if bits else +exact
-    return out
-
-
-def variable_symbols(sizes):
-    return {name: sp.Symbol(name, real=True) if size is None else
-            [sp.Symbol(f"{name}[{i}]", real=True) for i in range(size)]
-            for name, size in sizes.items()}
-
-
-try:  # the symbolic branch's lowering, once it has landed
-    from tape.cli.symbolic import to_sympy as _cli_to_sympy
-    from tape.cli.symbolic import variable_symbols as variable_symbols  # noqa: F811
-    LOWERING = "tape.cli.symbolic"
-
-    def to_sympy(tree, sizes):
-        return _cli_to_sympy(tree, sizes)
-except ImportError:  # pragma: no cover - depends on the merge state
-    LOWERING = "local walker (tests/differential/reference.py)"
-
-    def to_sympy(tree, sizes):
-        return _local_to_sympy(tree, sizes)
-
-
-def component_symbols(variables, sizes):
-    table = variable_symbols({n: sizes[n] for n in variables})
-    out = []
-    for name in variables:
-        value = table[name]
-        out.extend(value if isinstance(value, list) else [value])
     return out
 
 
