@@ -192,7 +192,8 @@ class TapeGroup(TyperGroup):
         except CLIError as exc:
             if debug:
                 traceback.print_exc()
-            print_error(exc.lines())
+            if exc.message:     # output.abort(code=...) after a result that says it all
+                print_error(exc.lines())
             code = exc.code
         except UsageError as exc:
             print_error(_usage_lines(exc))

@@ -2,8 +2,8 @@
 
 ``compute_series`` evaluates the function and every derivative up to ``order`` in one
 vectorized pass over a ``(points,)`` tensor: with the engine's Taylor-mode
-``tape.derivative(f, x, order=k)`` when it exists, otherwise with ``order`` nested
-``GradientTape``s (each tape records the backward pass of the one inside it). Because f acts on
+``tape.derivative(f, x, order=k)`` when it exists, otherwise with the nested tapes of
+``derivatives.nested_partials``. Because f acts on
 each grid point independently, the gradient of the sum over points is every point's own
 derivative.
 
@@ -19,12 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import CLIError
+from .options import PLOT_MAX_ORDER as MAX_ORDER, PLOT_MAX_POINTS as MAX_POINTS
 from .targets import ScriptError, Target
 
-#: the most derivatives ``tape plot`` draws (nested tapes grow quickly with the order)
-MAX_ORDER = 6
-#: the most grid points
-MAX_POINTS = 100_000
 #: a y-range this many interquartile ranges tall is taken to come from a pole and is cut ...
 POLE_RATIO = 50
 #: ... to the quartiles widened by this many interquartile ranges
@@ -122,24 +119,11 @@ def _taylor(tape, fn, grid, order):
 
 
 def _nested(tape, fn, grid, order):
-    """f and its derivatives with ``order`` nested tapes, innermost differentiated first."""
-    x = tape.constant(grid)
-    tapes = [tape.GradientTape() for _ in range(order)]
-    for t in tapes:
-        t.__enter__()
-        t.watch(x)
-    try:
-        current = fn(x)
-        ys = [current]
-        while tapes:
-            t = tapes.pop()
-            t.__exit__(None, None, None)
-            current = t.gradient(current, x, unconnected_gradients="zero")
-            ys.append(current)
-    finally:
-        while tapes:
-            tapes.pop().__exit__(None, None, None)
-    return [np.asarray(y.numpy() if hasattr(y, "numpy") else y, dtype=np.float64) for y in ys]
+    """f and its derivatives with ``order`` nested tapes (``derivatives.nested_partials``)."""
+    from .derivatives import Component, as_numpy, nested_partials
+
+    levels = nested_partials(fn, [tape.constant(grid)], [Component("x", 0, None)], order)
+    return [as_numpy(level[(0,) * k]) for k, level in enumerate(levels)]
 
 
 def _clean(y, points, target) -> np.ndarray:

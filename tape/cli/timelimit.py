@@ -16,7 +16,7 @@ import time
 import traceback
 from typing import Any, Callable
 
-from .checkoptions import TIMEOUT as DEFAULT_TIMEOUT   # the default --timeout, in seconds
+from .options import TIMEOUT as DEFAULT_TIMEOUT   # the default --timeout, in seconds
 from .errors import UNDECIDED, CLIError
 
 

@@ -14,9 +14,9 @@ import pytest
 from cli_helpers import ROOT, tape_cli
 from tape.cli import app as A
 from tape.cli import tree as T
-from tape.cli.compute import Component
+from tape.cli.derivatives import Component
 from tape.cli.crosscheck import CheckSettings, Layout
-from tape.cli.evaluate import Outcome
+from tape.cli.derivatives import Outcome
 from tape.cli.points import Points
 from tape.cli.record import Frozen, Record
 from tape.cli.targets import Target
