@@ -2,12 +2,13 @@
 the rendered report, and the pieces it is built from (reading targets and points, labels)."""
 from __future__ import annotations
 
+import inspect
 import sys
 from typing import Optional
 
 import numpy as np
 
-from .. import output, points as P
+from .. import options as O, output, points as P
 from ..derivatives import Component, Outcome, components, multisets, run
 from ..options import Format
 from ..record import Record
@@ -53,6 +54,36 @@ class Request(Record):
         self.rtol = rtol
         self.atol = atol
         self.timeout = timeout
+
+
+#: the options grad, jacobian and hessian share, in help order: (name, type, default);
+#: "order" is taken only by the commands that let the user choose it
+SHARED_OPTIONS = [("at", O.AtOption, None), ("points", O.PointsOption, None),
+                  ("wrt", O.WrtOption, None), ("order", O.GradOrderOption, 1),
+                  ("fmt", O.FormatOption, O.Format.auto), ("precision", O.PrecisionOption, 6),
+                  ("check", O.CheckOption, False), ("rtol", O.RtolOption, O.RTOL),
+                  ("atol", O.AtolOption, O.ATOL), ("timeout", O.TimeoutOption, O.TIMEOUT)]
+
+
+def derivative_command(name: str, target, help: str, order: Optional[int] = None):
+    """The command function of ``grad``, ``jacobian`` or ``hessian``: TARGET (of type
+    ``target``; a list for several) and ``SHARED_OPTIONS``, with ``--order`` unless the
+    command's ``order`` is fixed. Typer reads the signature set here."""
+
+    def command(**values) -> None:
+        texts = values.pop("target")
+        values.setdefault("order", order)
+        derive(Request(name, texts if isinstance(texts, list) else [texts], **values))
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter("target", keyword, annotation=target)] + [
+        inspect.Parameter(n, keyword, annotation=t, default=d) for n, t, d in SHARED_OPTIONS
+        if not (n == "order" and order is not None)]
+    command.__signature__ = inspect.Signature(params)
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    command.__name__ = command.__qualname__ = name
+    command.__doc__ = help
+    return command
 
 
 def derive(request: Request) -> None:
