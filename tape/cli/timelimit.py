@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from .options import TIMEOUT as DEFAULT_TIMEOUT   # the default --timeout, in seconds
 from .errors import UNDECIDED, CLIError
+from .output import abort
 
 
 class SymbolicTimeout(CLIError):
@@ -49,7 +50,7 @@ def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIM
     raises ``SymbolicTimeout(timeout, what, consequence)``.
     """
     if timeout is None or timeout <= 0:
-        raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
+        abort(f"--timeout must be a positive number of seconds, got {timeout}")
     import multiprocessing
 
     import sympy  # noqa: F401  (loaded before the fork, so the child starts warm)
@@ -78,7 +79,7 @@ def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIM
         return payload
     if status == "cli":
         message, code = payload
-        raise CLIError(message, code)
+        abort(message, code)
     raise SymbolicFailure(f"{what} failed inside SymPy: {payload}")
 
 
