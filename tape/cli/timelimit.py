@@ -12,6 +12,7 @@ Where ``fork`` is unavailable (Windows) the work runs in-process without a limit
 from __future__ import annotations
 
 import os
+import sys
 import time
 import traceback
 from typing import Any, Callable
@@ -59,7 +60,7 @@ def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIM
         return fn(*args)
     context = multiprocessing.get_context("fork")
     reader, writer = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=(writer, fn, args), daemon=True)
+    child = context.Process(target=_child, args=(writer, os.getpid(), fn, args), daemon=True)
     child.start()
     writer.close()
     try:
@@ -95,7 +96,34 @@ def run_optional(deadline: float, fn: Callable[..., Any], *args: Any) -> Any:
         return None
 
 
-def _child(writer, fn, args) -> None:
+def _tie_to_parent(parent: int) -> None:
+    """Make this worker die with the process that forked it, however that one ends.
+
+    A daemon child is reaped only when its parent exits normally; SIGKILL, SIGTERM or SIGHUP
+    on the parent would leave SymPy running under init. Linux's PR_SET_PDEATHSIG has the kernel
+    send SIGKILL instead; the parent may already be gone by the time it is set, hence the check
+    after it. Ctrl-C reaches the whole process group: the worker ignores it and the parent, which
+    gets KeyboardInterrupt, kills the worker on its way out.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:
+        os._exit(0)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _child(writer, parent, fn, args) -> None:
+    _tie_to_parent(parent)
     try:
         try:
             outcome = ("ok", fn(*args))
