@@ -11,7 +11,7 @@ from .. import points as P
 from ..compute import Component, components
 from ..errors import CLIError
 from ..record import Record
-from ..targets import Target, make_target
+from ..targets import Target, declared_names, make_target
 
 AtOption = Annotated[Optional[list[str]], typer.Option(
     "--at", "-a", metavar="POINT",
@@ -46,8 +46,9 @@ class Problem(Record):
 def prepare(texts: list[str], at: Optional[list[str]], points_file: Optional[str],
             wrt_text: Optional[str], vector: bool = False) -> Problem:
     """Parse TARGET(s), --wrt and the points; check names and shapes (exit 2 on problems)."""
-    target = make_target(texts, vector=vector)
-    wrt = parse_wrt(wrt_text)
+    target = make_target(texts, vector=vector,
+                         declared=declared_names(at, wrt_text, points_file))
+    wrt = parse_wrt(wrt_text) or ([target.wrt_hint] if target.wrt_hint else [])
     variables = target.ordered(wrt)
     if at and points_file:
         raise CLIError("give the points with --at or with --points, not both")

@@ -38,11 +38,11 @@ def diff(
     """Symbolic derivative of EXPR (SymPy), simplified into a readable form."""
     from ..compute import components, multisets
     from ..symbolic import infer_sizes
-    from ..targets import expression_target
+    from ..targets import declared_names, expression_target
 
     fmt = output.resolve_format(fmt)
-    target = expression_target(expression)
-    names = parse_wrt(wrt)
+    target = expression_target(expression, declared=declared_names(wrt=wrt))
+    names = parse_wrt(wrt) or ([target.wrt_hint] if target.wrt_hint else [])
     variables = target.ordered(names)
     wrt_names = names or list(variables)
     if not wrt_names:
