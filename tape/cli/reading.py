@@ -399,13 +399,13 @@ class Translation:
             return
         number = toks[i + 1]
         if i + 2 < hi and _starts_operand(toks[i + 2]) and not toks[i + 2].space:
-            self.note(i - 1, i + 3, f"{toks[i - 1].text}**{number.text}*"
+            self.note(i - 1, i + 3, f"({toks[i - 1].text}**{number.text})*"
                       f"{toks[i + 2].text}", f"write {toks[i - 1].text}^({number.text}"
                       f"{toks[i + 2].text}) for the other reading")
         elif (i + 3 < hi and toks[i + 2].text == "/" and toks[i + 3].kind == NUM
-              and not toks[i + 2].space):
+              and not toks[i + 2].space and _reads_as_exponent(number.text, toks[i + 3].text)):
             base = toks[i - 1].text
-            self.note(i - 1, i + 4, f"{base}**{number.text}/{toks[i + 3].text}",
+            self.note(i - 1, i + 4, f"({base}**{number.text})/{toks[i + 3].text}",
                       f"write {base}^({number.text}/{toks[i + 3].text}) for the power "
                       f"{number.text}/{toks[i + 3].text}")
 
@@ -466,7 +466,13 @@ class Translation:
                     # a bare function name: the walker explains how to call it
                     self.emit(tok.text, tok.start)
                     return i + 1, tok
-                raise self.error(f"{tok.text} needs an argument, like {tok.text}(x)", tok)
+                spelled = tok.value[0]
+                if sup is not None:
+                    err = self.error(f"{spelled}^{sup.strip('()')} needs an argument", tok,
+                                     toks[j - 1])
+                    err.hint = f"did you mean {spelled}(x)^{sup.strip('()')}?"
+                    raise err
+                raise self.error(f"{spelled} needs an argument, like {spelled}(x)", tok)
         start = len(self.parts)
         self.emit(name + "(", tok.start)
         args_start = len(self.parts)
@@ -589,6 +595,16 @@ class Translation:
                 break
             j = end
         return j
+
+
+def _reads_as_exponent(top: str, bottom: str) -> bool:
+    """Whether ``top/bottom`` after ``^`` looks like a fractional power (``x^1/2``,
+    ``x^3/2``: whole numbers, in lowest terms, not a whole ratio), not a quotient (``x^2/4``)."""
+    if not (top.isdigit() and bottom.isdigit()) or int(bottom) < 2:
+        return False
+    from math import gcd
+
+    return gcd(int(top), int(bottom)) == 1
 
 
 def _constant_exponent(toks, lo, hi) -> str:

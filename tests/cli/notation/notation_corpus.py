@@ -161,8 +161,8 @@ READINGS = (PRODUCTS + LETTERS + BARE_FUNCTIONS + FUNCTION_POWERS + NAMES + SYMB
 # Readings with a plausible other meaning: (typed, meaning, a fragment of the note)
 NOTED = [
     ("1/2x", "(1/2)*x", "read 1/2x as (1/2)*x"),
-    ("e^2x", "(e**2)*x", "read e^2x as e**2*x"),
-    ("x^1/2", "(x**1)/2", "read x^1/2 as x**1/2"),
+    ("e^2x", "(e**2)*x", "read e^2x as (e**2)*x"),
+    ("x^1/2", "(x**1)/2", "read x^1/2 as (x**1)/2"),
     ("sin x/2", "sin(x)/2", "read sin x/2 as sin(x)/2"),
     ("log(2, x)", "log(2, x)", "read log(2, x) as log(2, x)"),
     ("log(x, 2)", "log(x, 2)", "WolframAlpha reads log(b, x)"),
@@ -171,17 +171,21 @@ NOTED = [
     ("sin^-1 x", "asin(x)", "read sin^-1 as asin"),
     ("tan⁻¹x", "atan(x)", "read tan⁻¹ as atan"),
     ("3/4x^2", "(3/4)*x**2", "read 3/4x as (3/4)*x"),
-    ("e^3t", "e**3*t", "read e^3t as e**3*t"),
-    ("xsinx", "x*sin(x)", "read xsinx as x*sin*x"),
+    ("e^3t", "e**3*t", "read e^3t as (e**3)*t"),
+    ("xsinx", "x*sin(x)", "read xsinx as x sin x"),
+    ("x^3/2", "(x**3)/2", "read x^3/2 as (x**3)/2"),
 ]
 
 # Readings that are not notes: no note line may be printed for these
-UNNOTED = ["x^2", "sin(x)", "2x", "x^2 + 1", "sin x", "e^(2x)", "x^(1/2)", "1/(2x)", "(1/2)x",
+UNNOTED = ["x^2/4", "x^2", "sin(x)", "2x", "x^2 + 1", "sin x", "e^(2x)", "x^(1/2)", "1/(2x)", "(1/2)x",
            "log_2(x)", "sin(x)/2", "2*x*y", "x y"]
 
 # Errors: (typed, fragment of the message or of a hint)
 ERRORS = [
     ("2 3", "two numbers side by side"),
+    ("sin^2", "did you mean sin(x)^2?"),
+    ("sin² + 1", "did you mean sin(x)^2?"),
+    ("log_2", "log_2 needs an argument"),
     ("sin^-2 x", "write 1/sin(x)^2"),
     ("sin^-3(x)", "write 1/sin(x)^3"),
     ("ln^-1 x", "write 1/ln(x)"),
