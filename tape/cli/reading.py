@@ -53,9 +53,12 @@ _SYMBOLS = {"π": "pi", "ℯ": "e", "−": "-", "–": "-", "×": "*", "·": "*"
 _BRACES = {"{": "(", "}": ")"}
 _SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+"))
 _NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-#: a run of letters (and digits/_ after the first); superscripts, π and ℯ stand apart
-_NAME = re.compile(r"(?:(?![⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺πℯ])[^\W\d])(?:(?![⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺πℯ])\w)*")
-_LOG_BASE = re.compile(r"log_(?:(\d+(?:\.\d+)?)|([^\W\d_][^\W_]*)$)")
+#: a run of letters (and digits/_ after the first); superscripts, π and ℯ, which ``\w``
+#: also matches, are cut off (``_name_end``)
+_NAME = re.compile(r"[^\W\d]\w*")
+_NOT_IN_NAME = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺πℯ")
+#: ``log_2``, ``log_b`` (a plain string: compiled on first use, by ``re``'s cache)
+_LOG_BASE = r"log_(?:(\d+(?:\.\d+)?)|([^\W\d_][^\W_]*)$)"
 
 NUM, NAME, FUNC, CONST, SUP, ROOT, BAR, OP, KEYWORD, OTHER = (
     "num", "name", "func", "const", "sup", "root", "bar", "op", "keyword", "other")
@@ -148,13 +151,13 @@ def tokenize(text: str, declared=()) -> list[Token]:
         elif ch == "π" or ch == "ℯ":
             tokens.append(Token(CONST, _SYMBOLS[ch], i, i + 1, space))
             i += 1
-        elif _NAME.match(text, i):
-            m = _NAME.match(text, i)
+        elif ch not in _NOT_IN_NAME and _NAME.match(text, i):
+            end = _name_end(text, _NAME.match(text, i))
             after_dot = bool(tokens) and tokens[-1].text == "." and not space
-            before_paren = m.end() < n and text[m.end()] == "("
-            tokens.extend(_name_tokens(m.group(), i, space, known, declared, after_dot,
+            before_paren = end < n and text[end] == "("
+            tokens.extend(_name_tokens(text[i:end], i, space, known, declared, after_dot,
                                        before_paren))
-            i = m.end()
+            i = end
         elif ch == "*" and text.startswith("**", i):
             tokens.append(Token(OP, "**", i, i + 2, space))
             i += 2
@@ -171,13 +174,22 @@ def tokenize(text: str, declared=()) -> list[Token]:
     return tokens
 
 
+def _name_end(text: str, match) -> int:
+    word = match.group()
+    if not word.isascii():
+        for k, ch in enumerate(word):
+            if ch in _NOT_IN_NAME:
+                return match.start() + k
+    return match.end()
+
+
 def _name_tokens(name, start, space, known, declared, after_dot, before_paren):
     """One run of letters as tokens: split into known names and single letters unless the
     run is a known name, holds a digit or ``_``, or follows ``.``."""
     end = start + len(name)
     if after_dot or name in KEYWORDS:
         return [Token(KEYWORD if name in KEYWORDS else OTHER, name, start, end, space)]
-    base = _LOG_BASE.match(name)
+    base = re.match(_LOG_BASE, name) if name.startswith("log_") else None
     if base and name not in declared:
         value = base.group(1) or base.group(2)
         log = Token(FUNC, "log", start, base.end(), space, (name[:base.end()], value))
