@@ -16,7 +16,7 @@ Steps (``read``; ``parse`` returns just the tree):
    never passed to ``eval``/``exec`` or to SymPy's string parser.
 
 The result is a tree of ``tree.py`` nodes (re-exported here: ``expr.Number``, ``expr.fold``,
-...); ``read_as(tree)`` writes it back in SymPy syntax, and reading that gives the same tree.
+...); ``read_as(tree)`` writes it back in SymPy syntax; reading that gives the same tree.
 """
 from __future__ import annotations
 
@@ -52,13 +52,17 @@ class Reading(Record):
     the ``notes`` on readings with another plausible meaning, and ``wrt`` when the text
     said ``d/dx`` (or ``dy/dx = ...``)."""
 
-    _fields = ("tree", "read_as", "notes", "wrt")
+    _fields = ("tree", "notes", "wrt")
 
-    def __init__(self, tree, read_as: str, notes: list, wrt: str | None = None) -> None:
+    def __init__(self, tree, notes: list, wrt: str | None = None) -> None:
         self.tree = tree
-        self.read_as = read_as
         self.notes = notes
         self.wrt = wrt
+
+    @property
+    def read_as(self) -> str:
+        """Written when asked for: a long text's reading costs a walk of its tree."""
+        return read_as(self.tree)
 
 
 #: ``d/dx`` before an expression (one letter, or a declared name)
@@ -87,7 +91,6 @@ def read(text: str, label: str | None = None, declared=(), relation: bool = Fals
 def _read(text, declared, relation) -> Reading:
     tokens, fold, typed = _tokens(text, declared)
     wrt = None
-    folded_end = len(fold) - 1
     start = _DERIVATIVE.match(typed.folded)
     if start and (len(start.group(1)) == 1 or start.group(1) in declared):
         wrt = start.group(1)
@@ -126,8 +129,7 @@ def _read(text, declared, relation) -> Reading:
                                 fold[tokens[k].end])
     else:
         tree, notes = _tree(typed, tokens, fold)
-    del folded_end
-    return Reading(tree, read_as(tree), notes, wrt)
+    return Reading(tree, notes, wrt)
 
 
 class _Typed(Record):
@@ -226,14 +228,14 @@ def read_list(text: str, label: str | None = None, declared=()) -> list[tuple[st
         walker = _Walker(source)
         if not isinstance(node.body, ast.List):
             tree = walker.convert(node.body)
-            return [(text.strip(), Reading(tree, read_as(tree), notes))]
+            return [(text.strip(), Reading(tree, notes))]
         if not node.body.elts:
             raise walker.error(node.body, "the list of expressions is empty")
         items = []
         for elt in node.body.elts:
             start, end = walker.span(elt)
             tree = walker.convert(elt)
-            items.append((text[start:end].strip(), Reading(tree, read_as(tree), notes)))
+            items.append((text[start:end].strip(), Reading(tree, notes)))
             notes = []
         return items
     except ExprError as err:

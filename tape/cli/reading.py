@@ -151,7 +151,10 @@ def tokenize(text: str, declared=()) -> list[Token]:
         elif ch == "π" or ch == "ℯ":
             tokens.append(Token(CONST, _SYMBOLS[ch], i, i + 1, space))
             i += 1
-        elif ch not in _NOT_IN_NAME and _NAME.match(text, i):
+        elif ch in "+-/()[],=^{}":
+            tokens.append(Token(OP, _BRACES.get(ch, ch), i, i + 1, space))
+            i += 1
+        elif (ch.isalpha() or ch == "_") and ch not in _NOT_IN_NAME:
             end = _name_end(text, _NAME.match(text, i))
             after_dot = bool(tokens) and tokens[-1].text == "." and not space
             before_paren = end < n and text[end] == "("
@@ -265,7 +268,6 @@ def _classify(name, start, end, space, declared):
 # --------------------------------------------------------------------------- translation
 
 _OPERAND_START = (NUM, NAME, FUNC, CONST, ROOT)
-_BINARY = ("+", "-", "*", "/", "**", "^", ",", "=")
 
 
 class Translation:
@@ -321,13 +323,13 @@ class Translation:
             if tok.space and self.parts and (tok.kind in (KEYWORD, OTHER) or (
                     last is not None and last.kind in (KEYWORD, OTHER))):
                 self.emit(" ", tok.start)
-            if _starts_operand(tok) and _ends_operand(last, toks, self) and not (
+            if _starts_operand(tok) and _ends_operand(last) and not (
                     tok.text == "(" and last.value and last.value[0] == "call"):
                 if last.kind == NUM and tok.kind == NUM and not exponent:
                     raise self.error("two numbers side by side; put an operator (or a "
                                      "decimal point) between them", last, tok)
                 self.emit("*", tok.start)
-            elif tok.kind == BAR and tok.value == "open" and _ends_operand(last, toks, self):
+            elif tok.kind == BAR and tok.value == "open" and _ends_operand(last):
                 self.emit("*", tok.start)
             exponent = last is not None and last.kind == OP and last.text in ("^", "**")
             i, last = self.item(i, hi)
@@ -444,20 +446,12 @@ class Translation:
             sup = toks[j].text
             j += 1
         elif j < hi and toks[j].text in ("^", "**") and base is None:
-            k = j + 1
-            lo = k
-            if k < hi and toks[k].text == "(" and self.match.get(k) is not None:
-                k = self.match[k] + 1
-            else:
-                while k < hi and toks[k].text in ("-", "+"):
-                    k += 1
-                if k < hi and toks[k].kind == NUM:
-                    k += 1
-                else:
-                    raise self.error(f"after {tok.text}^ put a number, like {tok.text}^2 x",
-                                     toks[j])
+            lo, k = j + 1, self.name_exponent_end(j, hi)
+            if k is None:
+                raise self.error(f"after {tok.text}^ put a number, like {tok.text}^2 x",
+                                 toks[j])
             power = (lo, k)
-            sup = _constant_exponent(toks, lo, k)
+            sup = "".join(t.text for t in toks[lo:k])   # 2, -1, (-1)
             j = k
         if sup is not None and sup.strip("()+").startswith("-"):
             name = self.inverse_name(i, j, sup)
@@ -490,7 +484,7 @@ class Translation:
         args_start = len(self.parts)
         self.sequence(arg_lo, arg_hi)
         if base is not None:
-            self.emit(", " + _base_text(base), tok.start)
+            self.emit(", " + base, tok.start)
         self.emit(")", toks[end - 1].end - 1)
         if sup is not None or power is not None:
             self.emit("**", toks[i + 1].start)
@@ -572,6 +566,17 @@ class Translation:
                 break
         return j
 
+    def name_exponent_end(self, j: int, hi: int) -> int | None:
+        """The end of the exponent after the ``^`` at j on a function name (a bracketed
+        group or a signed number: ``sin^2``, ``sin^-1``, ``sin^(-1)``), or None."""
+        toks = self.tokens
+        k = j + 1
+        if k < hi and toks[k].text == "(" and self.match.get(k) is not None:
+            return self.match[k] + 1
+        while k < hi and toks[k].text in ("-", "+"):
+            k += 1
+        return k + 1 if k < hi and toks[k].kind == NUM else None
+
     def application_end(self, i: int, hi: int) -> int:
         """The end of a function application starting at token i (a FUNC)."""
         toks = self.tokens
@@ -579,15 +584,7 @@ class Translation:
         if j < hi and toks[j].kind == SUP:
             j += 1
         elif j < hi and toks[j].text in ("^", "**"):
-            k = j + 1
-            if k < hi and toks[k].text == "(" and self.match.get(k) is not None:
-                k = self.match[k] + 1
-            else:
-                while k < hi and toks[k].text in ("-", "+"):
-                    k += 1
-                if k < hi and toks[k].kind == NUM:
-                    k += 1
-            j = k
+            j = self.name_exponent_end(j, hi) or j + 1
         if j < hi and toks[j].text == "(" and self.match.get(j) is not None:
             return self.powers_end(self.match[j] + 1, hi)
         end = self.product_end(j, hi)
@@ -619,15 +616,6 @@ def _reads_as_exponent(top: str, bottom: str) -> bool:
     return gcd(int(top), int(bottom)) == 1
 
 
-def _constant_exponent(toks, lo, hi) -> str:
-    """The exponent on a function name as text (``2``, ``-1``, ``(-1)``)."""
-    return "".join(t.text for t in toks[lo:hi])
-
-
-def _base_text(base: str) -> str:
-    return base
-
-
 def _count_factors(tr: Translation, lo: int, hi: int) -> int:
     count, j = 0, lo
     while j < hi:
@@ -643,7 +631,7 @@ def _starts_operand(tok: Token) -> bool:
     return tok.kind in _OPERAND_START or (tok.kind == OP and tok.text == "(")
 
 
-def _ends_operand(last: Token | None, toks, tr) -> bool:
+def _ends_operand(last: Token | None) -> bool:
     if last is None:
         return False
     if last.kind in (NUM, NAME, CONST, SUP):

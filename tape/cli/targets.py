@@ -39,14 +39,14 @@ class Target(Record):
     """
 
     _fields = ("source", "kind", "names", "trees", "texts", "function", "path",
-               "keyword_only", "read_as", "notes", "wrt_hint", "_shapes")
+               "keyword_only", "notes", "wrt_hint", "_shapes")
     _unshown = ("_shapes",)
 
     def __init__(self, source: Any, kind: str, names: list[str], trees: list | None = None,
                  texts: list | None = None, function: Callable | None = None,
                  path: str | None = None, keyword_only: frozenset = frozenset(),
-                 read_as: Any = None, notes: list | None = None,
-                 wrt_hint: str | None = None, _shapes: dict | None = None) -> None:
+                 notes: list | None = None, wrt_hint: str | None = None,
+                 _shapes: dict | None = None) -> None:
         self.source = source
         self.kind = kind                    # "expression" or "script"
         self.names = names                  # variables in natural order
@@ -55,10 +55,18 @@ class Target(Record):
         self.function = function
         self.path = path
         self.keyword_only = keyword_only    # script parameters after a bare *
-        self.read_as = read_as
         self.notes = [] if notes is None else notes
         self.wrt_hint = wrt_hint
         self._shapes = {} if _shapes is None else _shapes
+
+    @property
+    def read_as(self) -> str | list | None:
+        """How the expression(s) were read, in SymPy syntax: a string, a list of strings for
+        several expressions (``jacobian``), None for a script. Written when asked for."""
+        if self.is_script:
+            return None
+        spelled = [E.read_as(tree) for tree in self.trees]
+        return spelled if isinstance(self.source, list) else spelled[0]
 
     @property
     def is_script(self) -> bool:
@@ -144,7 +152,7 @@ def expression_target(text: str, label: str | None = None, declared=()) -> Targe
     reading = E.read(text, label=label, declared=declared)
     show_notes(reading.notes, label)
     return Target(text, "expression", E.free_variables(reading.tree), [reading.tree], [text],
-                  read_as=reading.read_as, notes=reading.notes, wrt_hint=reading.wrt)
+                  notes=reading.notes, wrt_hint=reading.wrt)
 
 
 def expressions_target(texts: list[str], declared=()) -> Target:
@@ -160,8 +168,7 @@ def expressions_target(texts: list[str], declared=()) -> Target:
     names = sorted({n for _, r in items for n in E.free_variables(r.tree)})
     hints = {r.wrt for _, r in items if r.wrt}
     return Target(source, "expression", names, [r.tree for _, r in items],
-                  [t for t, _ in items], read_as=[r.read_as for _, r in items],
-                  notes=notes, wrt_hint=hints.pop() if len(hints) == 1 else None)
+                  [t for t, _ in items], notes=notes, wrt_hint=hints.pop() if len(hints) == 1 else None)
 
 
 def make_target(texts: list[str], vector: bool = False, declared=()) -> Target:
