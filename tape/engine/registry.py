@@ -33,6 +33,8 @@ _FLOAT64 = np.float64
 _NO_ATTRS: dict = {}
 #: Every primitive by name, so a later RegisterGradient / NotDifferentiable reaches them.
 _PRIMITIVES: dict = {}
+#: The names of the engine's own ops (``defop``), as opposed to users' ``primitive``s.
+_BUILT_IN: set = set()
 
 
 class Node:
@@ -69,15 +71,27 @@ class Primitive:
     was overridden); ``nondiff`` says the tape need not record it. Both are kept in step with the
     registries by ``_refresh``, so recording and the sweep read one attribute instead of looking
     the op's name up.
+
+    The other modes read their rules from the op object: ``jvp(node, *input_tangents)`` (forward
+    mode) and ``taylor(node, input_series, K)`` (Taylor mode; it may return ``NotImplemented`` to
+    ask for the nested-tape fallback). Two declarations stand for rules not written out:
+    ``linear`` (the op is linear in its inputs: its JVP is the op applied to the tangents, its
+    Taylor rule the op applied to each coefficient) and ``symmetric`` (its Jacobian is symmetric,
+    as an elementwise op's diagonal one: its JVP is its VJP applied to the tangent).
     """
 
-    __slots__ = ("name", "fn", "n_outputs", "fast", "nondiff", "_custom_grad", "__dict__",
-                 "__weakref__")
+    __slots__ = ("name", "fn", "n_outputs", "fast", "nondiff", "_custom_grad", "jvp", "taylor",
+                 "linear", "symmetric", "__dict__", "__weakref__")
 
-    def __init__(self, fn, name, n_outputs=1, doc=None):
+    def __init__(self, fn, name, n_outputs=1, doc=None, *, jvp=None, taylor=None, linear=False,
+                 symmetric=False):
         self.name = name
         self.fn = fn
         self.n_outputs = n_outputs          # 1, or "many" for a tuple of outputs
+        self.jvp = jvp
+        self.taylor = taylor
+        self.linear = linear
+        self.symmetric = symmetric
         self._custom_grad = None
         self.__doc__ = doc or getattr(fn, "__doc__", None)
         self.__wrapped__ = fn
@@ -148,8 +162,8 @@ class BinaryPrimitive(Primitive):
 
     __slots__ = ()
 
-    def __init__(self, fn, name, n_outputs=1, doc=None):
-        super().__init__(fn, name, n_outputs, doc)
+    def __init__(self, fn, name, n_outputs=1, doc=None, **rules):
+        super().__init__(fn, name, n_outputs, doc, **rules)
         self.operator, self.reflected = _binary_operators(self, fn)
 
     def __call__(self, a, b, **attrs):
@@ -328,42 +342,65 @@ def convert_inputs(args):
     return tuple(out)
 
 
-def defop(name, fn, grad=None, *, fast=None, differentiable=True, many=False, arity=None, doc=None):
-    """Define a built-in primitive: its NumPy forward and its gradient rule in one place.
+def defop(name, fn, grad=None, *, fast=None, jvp=None, taylor=None, linear=False, symmetric=False,
+          differentiable=True, many=False, arity=None, doc=None):
+    """Define a built-in primitive: its NumPy forward and all of its rules in one place.
 
     ``grad`` uses tape ops (differentiable again); ``fast``, if given, computes the same first-order
     gradient on raw arrays and is used when no tape records the backward sweep (the fast rule of a
     one-input op returns that input's cotangent itself; of other ops, a list like ``grad``).
+    ``jvp``, ``taylor``, ``linear`` and ``symmetric`` are as on ``Primitive``.
     """
     kind = {1: UnaryPrimitive, 2: BinaryPrimitive}.get(arity, Primitive) if not many else Primitive
+    _BUILT_IN.add(name)
     if not differentiable:
         NotDifferentiable(name)
     elif grad is not None:
         _GRADIENTS[name] = grad
         if fast is not None:
             _FAST_GRADIENTS[name] = fast
-    return kind(fn, name, "many" if many else 1, doc)
+    return kind(fn, name, "many" if many else 1, doc, jvp=jvp, taylor=taylor, linear=linear,
+                symmetric=symmetric)
 
 
-def primitive(fn=None, name=None, *, multiple_outputs=False):
+def primitive(fn=None, name=None, *, grad=None, jvp=None, taylor=None, multiple_outputs=False):
     """Turn a NumPy function ``fn(*arrays, **attrs) -> array`` into an op the tape records.
 
-    Its gradient comes from ``@RegisterGradient(name)`` or ``NotDifferentiable(name)``; with
-    neither, the backward pass raises ``LookupError`` when it reaches the op.
+    Its rules, all optional:
+
+    - ``grad(op, *output_grads) -> list of input grads`` (the same as ``@RegisterGradient(name)``,
+      or ``NotDifferentiable(name)``); with neither, the backward pass raises ``LookupError``
+      when it reaches the op;
+    - ``jvp(op, *input_tangents) -> output tangent`` (None stands for an input without a tangent);
+      without it forward mode applies the gradient rule twice (exact, slower);
+    - ``taylor(op, input_series, K) -> output series`` for ``tape.derivative``: each series is an
+      array of shape ``(K,) + value shape`` holding f^(k)/k! (None for an input that does not
+      depend on x); without it Taylor mode differentiates the op by nested tapes through its
+      gradient rule, and fails naming the op when it has none.
+
+    Rules use tape ops on ``op.inputs``, ``op.outputs`` and ``op.attrs`` so that nested tapes can
+    differentiate them again (a Taylor rule works on NumPy arrays).
 
     Examples
     --------
-    >>> cube = tape.primitive(lambda a: a ** 3, name="Cube")
-    >>> @tape.RegisterGradient("Cube")
-    ... def _cube_grad(op, g):
-    ...     return [g * 3 * op.inputs[0] ** 2]
+    >>> cube = tape.primitive(lambda a: a ** 3, name="Cube",
+    ...                       grad=lambda op, g: [g * 3 * op.inputs[0] ** 2],
+    ...                       jvp=lambda op, t: 3 * op.inputs[0] ** 2 * t)
+    >>> float(tape.derivative(cube, 2.0, order=1))
+    12.0
     """
     if fn is None:
-        return lambda f: primitive(f, name, multiple_outputs=multiple_outputs)
+        return lambda f: primitive(f, name, grad=grad, jvp=jvp, taylor=taylor,
+                                   multiple_outputs=multiple_outputs)
     if not callable(fn):
         raise TypeError(f"primitive: fn must be callable, got {type(fn).__name__}")
-    return Primitive(fn, name or getattr(fn, "__name__", "Primitive"),
-                     "many" if multiple_outputs else 1)
+    for what, rule in (("grad", grad), ("jvp", jvp), ("taylor", taylor)):
+        if rule is not None and not callable(rule):
+            raise TypeError(f"primitive: {what} must be callable, got {type(rule).__name__}")
+    name = name or getattr(fn, "__name__", "Primitive")
+    if grad is not None:
+        RegisterGradient(name)(grad)
+    return Primitive(fn, name, "many" if multiple_outputs else 1, jvp=jvp, taylor=taylor)
 
 
 class RegisterGradient:
@@ -392,6 +429,17 @@ def NotDifferentiable(op_type: str):
     _GRADIENTS[op_type] = _NOT_DIFFERENTIABLE
     _FAST_GRADIENTS.pop(op_type, None)
     _refresh(op_type)
+
+
+def primitives(built_in_only=False):
+    """Every primitive alive (each name once: the latest definition), sorted by name."""
+    out = {}
+    for name, ops in _PRIMITIVES.items():
+        if built_in_only and name not in _BUILT_IN:
+            continue
+        for op in ops:
+            out[name] = op
+    return [out[k] for k in sorted(out)]
 
 
 def _refresh(name):

@@ -377,3 +377,39 @@ class GradientTape:
         from .jacobian import tape_batch_jacobian
         return tape_batch_jacobian(self, target, source, unconnected_gradients,
                                    parallel_iterations, experimental_use_pfor)
+
+
+@contextlib.contextmanager
+def nested_tapes(sources, depth, persistent=False):
+    """``depth`` GradientTapes entered one inside the other, each watching ``sources``.
+
+    Yields an iterator over the tapes, innermost first: each is stopped just before it is handed
+    out, so its ``gradient``/``jacobian`` is recorded by the tapes still outside it -- the k-th
+    one differentiates what the one before it produced, giving derivatives of order 1..depth.
+    Every tape is stopped on leaving the block.
+
+    >>> x = tape.constant(0.5)
+    >>> with nested_tapes(x, 2) as levels:
+    ...     d = x ** 3
+    ...     for t in levels:
+    ...         d = t.gradient(d, x)
+    >>> float(d)
+    3.0
+    """
+    entered = []
+
+    def innermost_first():
+        while entered:
+            t = entered.pop()
+            t.__exit__(None, None, None)
+            yield t
+    try:
+        for _ in range(depth):
+            t = GradientTape(persistent=persistent)
+            t.__enter__()
+            entered.append(t)
+            t.watch(sources)
+        yield innermost_first()
+    finally:
+        while entered:
+            entered.pop().__exit__(None, None, None)

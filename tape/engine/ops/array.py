@@ -6,6 +6,7 @@ import numpy as np
 from ..broadcast import batch_ndim, unbroadcast
 from ..registry import defop
 from ..tensor import Tensor, _wrap, convert_to_tensor
+from .rules import or_zero, select_series
 
 
 def _shape_tuple(shape, what):
@@ -29,7 +30,7 @@ def _reshape_np(x, shape):
 
 
 _reshape = defop("Reshape", _reshape_np, lambda n, g: [
-    _reshape(g, shape=tuple(g.shape[:batch_ndim(n, g)]) + tuple(n.inputs[0].shape))])
+    _reshape(g, shape=tuple(g.shape[:batch_ndim(n, g)]) + tuple(n.inputs[0].shape))], linear=True)
 
 
 def reshape(tensor, shape, name=None):
@@ -47,7 +48,7 @@ def _transpose_grad(node, g):
     return [_transpose(g, axes=tuple(range(nb)) + tuple(nb + int(p) for p in inverse))]
 
 
-_transpose = defop("Transpose", lambda x, axes: np.transpose(x, axes), _transpose_grad)
+_transpose = defop("Transpose", lambda x, axes: np.transpose(x, axes), _transpose_grad, linear=True)
 
 
 def transpose(a, perm=None, conjugate=False, name=None):
@@ -74,7 +75,7 @@ def _broadcast_to_np(x, shape):
 
 
 _broadcast_to = defop("BroadcastTo", _broadcast_to_np,
-                      lambda n, g: [unbroadcast(g, n.inputs[0].shape, batch_ndim(n, g))])
+                      lambda n, g: [unbroadcast(g, n.inputs[0].shape, batch_ndim(n, g))], linear=True)
 
 
 def broadcast_to(input, shape, name=None):
@@ -147,9 +148,9 @@ def _batched_key(key, nb):
 
 _getitem = defop("StridedSlice", _getitem_np, lambda n, g: [_scatter(
     g, shape=tuple(g.shape[:batch_ndim(n, g)]) + tuple(n.inputs[0].shape),
-    key=_batched_key(n.attrs["key"], batch_ndim(n, g)))])
+    key=_batched_key(n.attrs["key"], batch_ndim(n, g)))], linear=True)
 _scatter = defop("ScatterKey", _scatter_np, lambda n, g: [_getitem(
-    g, key=_batched_key(n.attrs["key"], g.ndim - len(n.attrs["shape"])))])
+    g, key=_batched_key(n.attrs["key"], g.ndim - len(n.attrs["shape"])))], linear=True)
 
 
 def getitem(tensor, key):
@@ -199,7 +200,7 @@ def _concat_grad(node, g):
     return grads
 
 
-_concat = defop("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis), _concat_grad)
+_concat = defop("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis), _concat_grad, linear=True)
 
 
 def concat(values, axis, name=None):
@@ -275,7 +276,7 @@ def _tile_grad(node, g):
     return [summed]
 
 
-_tile = defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_grad)
+_tile = defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_grad, linear=True)
 
 
 def tile(input, multiples, name=None):
@@ -293,8 +294,11 @@ def _pad_grad(node, g):
     return [_getitem(g, key=key)]
 
 
+# affine, not linear (constant_values): tangents and higher coefficients are padded with zeros
 _pad = defop("Pad", lambda x, paddings, constant_values: np.pad(x, paddings, constant_values=constant_values),
-             _pad_grad)
+             _pad_grad,
+             jvp=lambda n, t: None if t is None else n.op(t, paddings=n.attrs["paddings"], constant_values=0),
+             taylor=lambda n, ins, K: np.pad(ins[0], ((0, 0),) + tuple(n.attrs["paddings"])))
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
@@ -325,7 +329,15 @@ def _where_grad(node, g):
     return [None, ga, gb]
 
 
-_where = defop("SelectV2", np.where, _where_grad)
+def _where_jvp(node, tc, ta, tb):
+    cond, a, b = node.inputs
+    if ta is None and tb is None:
+        return None
+    return _where(cond, or_zero(ta, a), or_zero(tb, b))
+
+
+_where = defop("SelectV2", np.where, _where_grad, jvp=_where_jvp,
+               taylor=select_series(lambda n: n.inputs[0]._value))
 
 
 def where(condition, x=None, y=None, name=None):

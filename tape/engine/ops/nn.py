@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import series as S
 from ..registry import defop
 from ..tensor import convert_to_tensor
 from .math import sigmoid, softplus, tanh  # noqa: F401  (re-exported as tape.nn.*)
@@ -15,7 +16,8 @@ def _relu_grad(node, g):
     return [g * cast(greater(x, 0), x.dtype)]
 
 
-relu = defop("Relu", lambda x: np.maximum(x, 0), _relu_grad)
+relu = defop("Relu", lambda x: np.maximum(x, 0), _relu_grad, symmetric=True,
+             taylor=lambda n, ins, K: (ins[0][0] > 0) * ins[0])
 
 
 def _softmax_np(x, axis):
@@ -42,8 +44,24 @@ def _log_softmax_grad(node, g):
     return [g - exp(node.outputs[0]) * reduce_sum(g, axis=axis, keepdims=True)]
 
 
-_softmax = defop("Softmax", _softmax_np, _softmax_grad)
-_log_softmax = defop("LogSoftmax", _log_softmax_np, _log_softmax_grad)
+def _log_softmax_jvp(node, t):
+    from .math import exp
+    from .reduce import reduce_sum
+    if t is None:
+        return None
+    return t - reduce_sum(exp(node.outputs[0]) * t, axis=node.attrs["axis"], keepdims=True)
+
+
+def _log_softmax_series(node, ins, K):
+    nd = node.inputs[0].ndim
+    return ins[0] - S.logsumexp(ins[0], (node.attrs["axis"] % nd,), nd, True)
+
+
+# softmax's Jacobian is symmetric: its JVP is its VJP applied to the tangent
+_softmax = defop("Softmax", _softmax_np, _softmax_grad, symmetric=True,
+                 taylor=lambda n, ins, K: S.exp(_log_softmax_series(n, ins, K)))
+_log_softmax = defop("LogSoftmax", _log_softmax_np, _log_softmax_grad, jvp=_log_softmax_jvp,
+                     taylor=_log_softmax_series)
 
 
 def _negative_axis(x, axis, what):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import series as S
 from ..broadcast import batch_ndim
 from ..registry import defop
 from ..tensor import Tensor, _wrap, convert_to_tensor
@@ -124,17 +125,73 @@ def _sum_fast(node, g):
     return np.broadcast_to(np.reshape(g, kept), g.shape[:nb] + x.shape)     # a view: no copy
 
 
+def _reduce_like(node, t):
+    """``t`` reduced as the node's input was: the JVP of a sum of ``t``-weighted terms."""
+    return _reduce_sum(t, axis=node.attrs["axis"], keepdims=node.attrs["keepdims"])
+
+
+def _extreme_jvp(node, t):
+    if t is None:
+        return None
+    from .compare import equal
+    from .math import cast
+    x = node.inputs[0]
+    mask = cast(equal(x, _kept_output(node, t)), x.dtype)       # ties share, as in the gradient
+    ties = _reduce_sum(mask, axis=node.attrs["axis"], keepdims=True)
+    return _reduce_like(node, t * mask / ties)
+
+
+def _extreme_series(node, ins, K):
+    x, y = node.inputs[0]._value, node.outputs[0]._value
+    axes = node.attrs["axis"]
+    kept = np.reshape(y, [1 if axes is None or i in axes else d for i, d in enumerate(x.shape)])
+    mask = (x == kept).astype(x.dtype)
+    mask = mask / np.sum(mask, axis=axes, keepdims=True)          # ties share, as the gradient
+    return np.sum(ins[0] * mask, axis=S.value_axes(axes, x.ndim), keepdims=node.attrs["keepdims"])
+
+
+def _prod_jvp(node, t):
+    if t is None:
+        return None
+    from .math import conj
+    # the gradient rule at a cotangent of ones gives d prod / d x_i, exact at zeros too
+    # (for complex x it gives conj(d prod / d x_i): conjugated back)
+    y = node.outputs[0]._value
+    d = _prod_grad(node, _wrap(np.ones(y.shape, y.dtype)[()]))[0]
+    return _reduce_like(node, t * (conj(d) if d._value.dtype.kind == "c" else d))
+
+
+def _prod_series(node, ins, K):
+    a, x = ins[0], node.inputs[0]._value
+    axes = tuple(range(x.ndim)) if node.attrs["axis"] is None else node.attrs["axis"]
+    moved = np.moveaxis(a, [k + 1 for k in axes], list(range(1, len(axes) + 1)))
+    factors = moved.reshape((K, -1) + moved.shape[len(axes) + 1:])
+    out = factors[:, 0]
+    for m in range(1, factors.shape[1]):
+        out = S.mul(out, factors[:, m])
+    if node.attrs["keepdims"]:
+        out = out.reshape((K,) + node.outputs[0]._value.shape)
+    return out
+
+
+def _logsumexp_jvp(node, t):
+    from .math import exp
+    return None if t is None else _reduce_like(node, t * exp(node.inputs[0] - _kept_output(node, t)))
+
+
 _reduce_sum = defop("Sum", lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims), _sum_grad,
-                    fast=_sum_fast)
+                    fast=_sum_fast, linear=True)
 _reduce_mean = defop("Mean", lambda x, axis, keepdims: np.mean(x, axis=axis, keepdims=keepdims),
-                     _mean_grad)
+                     _mean_grad, linear=True)
 _reduce_max = defop("Max", lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
-                    _extreme_grad)
+                    _extreme_grad, jvp=_extreme_jvp, taylor=_extreme_series)
 _reduce_min = defop("Min", lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
-                    _extreme_grad)
+                    _extreme_grad, jvp=_extreme_jvp, taylor=_extreme_series)
 _reduce_prod = defop("Prod", lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims),
-                     _prod_grad)
-_reduce_logsumexp = defop("LogSumExp", _logsumexp_np, _logsumexp_grad)
+                     _prod_grad, jvp=_prod_jvp, taylor=_prod_series)
+_reduce_logsumexp = defop("LogSumExp", _logsumexp_np, _logsumexp_grad, jvp=_logsumexp_jvp,
+                          taylor=lambda n, ins, K: S.logsumexp(ins[0], n.attrs["axis"], n.inputs[0].ndim,
+                                                               n.attrs["keepdims"]))
 _reduce_any = defop("Any", lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims),
                     differentiable=False)
 _reduce_all = defop("All", lambda x, axis, keepdims: np.all(x, axis=axis, keepdims=keepdims),
@@ -184,7 +241,7 @@ def _cumsum_grad(node, g):
     return [_cumsum(g, axis=node.attrs["axis"] + nb, reverse=not node.attrs["reverse"])]
 
 
-_cumsum = defop("Cumsum", _cumsum_np, _cumsum_grad)
+_cumsum = defop("Cumsum", _cumsum_np, _cumsum_grad, linear=True)
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
