@@ -26,7 +26,7 @@ from .ops.array import broadcast_to
 from .ops.creation import zeros_like
 from .ops.math import cast, conj, real
 from .ops.reduce import reduce_sum
-from .registry import active_accumulators, gradient_rule
+from .registry import Node, active_accumulators, gradient_rule
 from .tape import GradientTape, UnconnectedGradients, _unconnected_mode
 from .tensor import Tensor, _wrap, convert_to_tensor
 
@@ -104,15 +104,22 @@ class ForwardAccumulator:
             return _wrap(np.zeros(t._value.shape, t._value.dtype)[()]) if zero else None
         return nest.map_structure(one, primals)
 
-    # -- the registry's protocol (see registry.record) ------------------------------------
-    def _accepts(self, inputs) -> bool:
+    # -- the recorder protocol (see registry.record) ---------------------------------------
+    def _offer(self, op, inputs, outputs, attrs, node):
+        """The recorder protocol (see ``registry.record``): tangents for the outputs of an op
+        application one of whose inputs carries a tangent."""
         tangents = self._tangents
         for t in inputs:
             if id(t) in tangents:
-                return True
-        return False
+                break
+        else:
+            return node
+        if node is None:
+            node = Node(op, inputs, outputs, attrs)
+        self._push_forward(node)
+        return node
 
-    def _add(self, node):
+    def _push_forward(self, node):
         tangents = self._tangents
         ins = [tangents[id(i)][1] if id(i) in tangents else None for i in node.inputs]
         # Leave the list while computing: our own tangent ops must not get tangents of their own,

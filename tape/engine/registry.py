@@ -12,10 +12,11 @@ import numpy as np
 
 from .tensor import Tensor, Variable, _to_array, _wrap
 
-#: Tapes currently recording, innermost last. Owned by tape.py; read here on every op.
+#: The active recorders (see ``record`` for their protocol), read on every op. Tapes and other
+#: graph recorders, innermost last:
 recording_tapes: list = []
-#: Active ForwardAccumulators, outermost first. Owned by forward.py; they see an op after every
-#: tape has, so tapes also record the tangent computation (reverse-over-forward).
+#: ForwardAccumulators, outermost first: they see an op after every tape has, so tapes also
+#: record the tangent computation (reverse-over-forward).
 active_accumulators: list = []
 
 _GRADIENTS: dict = {}
@@ -27,8 +28,7 @@ _SCALARS = (float, int, bool, complex)
 _SCALARS_BY_VALUE: dict = {}    # float/complex dtype -> {number: tensor}
 _SCALARS_BY_TYPE: dict = {}     # (type, number, int/bool dtype) -> tensor
 _NUMPY_VALUES = (np.ndarray, np.generic)
-_new_tensor = _new_node = object.__new__
-_FLOAT64 = np.float64
+_new_tensor = object.__new__
 #: The attrs of an op called without keyword arguments (shared: rules only read attrs).
 _NO_ATTRS: dict = {}
 #: Every primitive by name, so a later RegisterGradient / NotDifferentiable reaches them.
@@ -245,79 +245,49 @@ def _new_scalar(value, ref):
 
 
 def record(op, inputs, outputs, attrs):
-    """Offer an op application to every recording tape (each keeps it if it watches an input),
-    then to every active forward accumulator (each computes tangents if an input has one)."""
+    """Offer an op application to every active recorder: first the tapes (and any other graph
+    recorder) in ``recording_tapes``, then the forward accumulators in ``active_accumulators``.
+
+    The recorder protocol is one method, ``recorder._offer(op, inputs, outputs, attrs, node)``:
+    the recorder keeps the application if it wants it (an input it tracks), building the
+    ``Node`` when ``node`` is None, and returns the node it kept or the one it was given, so
+    that all recorders of one application share one Node.
+    """
     if op.nondiff:
         return
-    if active_accumulators or len(recording_tapes) != 1:
-        return _record_many(op, inputs, outputs, attrs)
-    # one tape and no accumulator (nearly every program): the tape's _accepts/_add inlined
-    tape = recording_tapes[0]
-    tracked = tape._tracked
-    hit = False
-    for t in inputs:
-        if t in tracked:
-            hit = True
-        elif type(t) is Variable:       # maybe a variable to watch on first read: the long way
-            hit = tape._accepts(inputs)
-            break
-    if not hit:
-        return
-    node = _new_node(Node)
-    node.op = op
-    node.inputs = inputs
-    node.outputs = outputs
-    node.attrs = attrs
-    node.needs_grad = None
-    tape._nodes.append(node)
-    for o in outputs:
-        v = o._value
-        if type(v) is _FLOAT64 or v.dtype.kind in "fc":
-            tracked[o] = None
+    node = None
+    for recorder in recording_tapes:
+        node = recorder._offer(op, inputs, outputs, attrs, node)
+    for recorder in active_accumulators:   # an accumulator leaves and re-enters this list in place
+        node = recorder._offer(op, inputs, outputs, attrs, node)
 
 
 def _record_pair(op, a, b, result):
-    """``record`` for a two-input, one-output op: the same decisions without the loops."""
+    """``record`` for a two-input op called without keyword arguments (every ``x * y``)."""
     if op.nondiff:
         return
-    if active_accumulators or len(recording_tapes) != 1:
-        return _record_many(op, (a, b), (result,), _NO_ATTRS)
-    tape = recording_tapes[0]
-    tracked = tape._tracked
-    if a in tracked:
-        if b not in tracked and type(b) is Variable:
-            return record(op, (a, b), (result,), _NO_ATTRS)
-    elif b in tracked:
-        if type(a) is Variable:
-            return record(op, (a, b), (result,), _NO_ATTRS)
-    else:
-        if type(a) is Variable or type(b) is Variable:
-            return record(op, (a, b), (result,), _NO_ATTRS)
-        return
-    node = _new_node(Node)
-    node.op = op
-    node.inputs = (a, b)
-    node.outputs = (result,)
-    node.attrs = _NO_ATTRS
-    node.needs_grad = None
-    tape._nodes.append(node)
-    v = result._value
-    if type(v) is _FLOAT64 or v.dtype.kind in "fc":
-        tracked[result] = None
-
-
-def _record_many(op, inputs, outputs, attrs):
     node = None
-    for tape in recording_tapes:
-        if tape._accepts(inputs):
-            if node is None:
-                node = Node(op, inputs, outputs, attrs)
-            tape._add(node)
-    for acc in active_accumulators:       # an accumulator leaves and re-enters this list in place
-        if acc._accepts(inputs):
-            if node is None:
-                node = Node(op, inputs, outputs, attrs)
-            acc._add(node)
+    for recorder in recording_tapes:
+        node = recorder._offer(op, (a, b), (result,), _NO_ATTRS, node)
+    for recorder in active_accumulators:
+        node = recorder._offer(op, (a, b), (result,), _NO_ATTRS, node)
+
+
+def start_recording(recorder, after_all=False):
+    """Make ``recorder`` (any object with ``_offer``, see ``record``) see every op application
+    from now on: after the recorders already active, or with ``after_all`` after every one of
+    them, as forward accumulators do (so the others also record what it computes)."""
+    (active_accumulators if after_all else recording_tapes).append(recorder)
+
+
+def stop_recording(recorder):
+    """Stop offering op applications to ``recorder``; it must be active."""
+    for group in (recording_tapes, active_accumulators):
+        for i, r in enumerate(group):
+            if r is recorder:
+                del group[i]
+                return
+    raise ValueError("stop_recording: this recorder is not active")
 
 
 def convert_inputs(args):

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import nest
 from .quiet import restore, silence
-from .registry import active_accumulators, recording_tapes
+from .registry import Node, active_accumulators, recording_tapes
 from .sweep import depending_on, sweep_raw, sweep_tensors
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
 
@@ -48,7 +48,6 @@ def _snapshot_before_assign(variable):
     variable through an identity node placed first on the tape (a leaf comes before its uses).
     """
     from .ops.math import identity
-    from .registry import Node
     for ref in list(_live_tapes):
         t = ref()
         if t is None or variable not in t._tracked or not t._nodes:
@@ -177,24 +176,28 @@ class GradientTape:
         """The variables this tape watches, in order of first watch."""
         return tuple(self._watched_vars)
 
-    def _accepts(self, inputs) -> bool:
+    def _offer(self, op, inputs, outputs, attrs, node):
+        """The recorder protocol (see ``registry.record``): keep an op application that reads a
+        watched tensor (or a trainable variable, watched on first read), with its outputs."""
         tracked = self._tracked
         hit = False
         for t in inputs:
             if t in tracked:
                 hit = True
-            elif self._watch_accessed and type(t) is Variable and t._trainable \
+            elif type(t) is Variable and self._watch_accessed and t._trainable \
                     and t._value.dtype.kind in "fc":
                 self._track(t)
                 hit = True
-        return hit
-
-    def _add(self, node):
+        if not hit:
+            return node
+        if node is None:
+            node = Node(op, inputs, outputs, attrs)
         self._nodes.append(node)
-        tracked = self._tracked
-        for o in node.outputs:
-            if o._value.dtype.kind in "fc":
+        for o in outputs:
+            v = o._value
+            if type(v) is _FLOAT64 or v.dtype.kind in "fc":
                 tracked[o] = None
+        return node
 
     # -- read-only view for tools (tape trace) -------------------------------------------
     def recorded_operations(self):
