@@ -255,6 +255,9 @@ def record(op, inputs, outputs, attrs):
     """
     if op.nondiff:
         return
+    if not active_accumulators and len(recording_tapes) == 1:     # nearly every program
+        recording_tapes[0]._offer(op, inputs, outputs, attrs, None)
+        return
     node = None
     for recorder in recording_tapes:
         node = recorder._offer(op, inputs, outputs, attrs, node)
@@ -265,6 +268,9 @@ def record(op, inputs, outputs, attrs):
 def _record_pair(op, a, b, result):
     """``record`` for a two-input op called without keyword arguments (every ``x * y``)."""
     if op.nondiff:
+        return
+    if not active_accumulators and len(recording_tapes) == 1:
+        recording_tapes[0]._offer(op, (a, b), (result,), _NO_ATTRS, None)
         return
     node = None
     for recorder in recording_tapes:

@@ -22,6 +22,7 @@ from .sweep import depending_on, sweep_raw, sweep_tensors
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
 
 _FLOAT64 = np.float64
+_new_node = object.__new__
 _ONE_F64 = np.float64(1.0)
 
 #: Number of backward sweeps run so far (tests use it to prove Jacobians are vectorized).
@@ -191,7 +192,12 @@ class GradientTape:
         if not hit:
             return node
         if node is None:
-            node = Node(op, inputs, outputs, attrs)
+            node = _new_node(Node)          # Node(...) without the __init__ call: the hot path
+            node.op = op
+            node.inputs = inputs
+            node.outputs = outputs
+            node.attrs = attrs
+            node.needs_grad = None
         self._nodes.append(node)
         for o in outputs:
             v = o._value
