@@ -13,14 +13,15 @@ from .engine.dtypes import (DType, as_dtype, bool_ as bool, complex64, complex12
                             float16, float32, float64, half, int8, int16, int32, int64, uint8)
 from .engine.ops.array import (broadcast_to, concat, expand_dims, gather, gather_nd, identity,
                                pad, rank, reshape, reverse, shape, size, split, squeeze, stack,
-                               tile, transpose, unstack, where, clip_by_value)
+                               tile, transpose, unstack, where)
 from .engine.ops.compare import (equal, greater, greater_equal, is_finite, is_inf, is_nan, less,
                                  less_equal, logical_and, logical_not, logical_or, logical_xor,
                                  not_equal)
 from .engine.ops.control import cond, custom_gradient, function, recompute_grad, stop_gradient, while_loop
 from .engine.ops.creation import eye, fill, linspace, ones, ones_like, one_hot, range, zeros, zeros_like
 from .engine.ops.linalg import einsum, matmul, tensordot
-from .engine.ops.math import (abs, acos, acosh, add, add_n, asin, asinh, atan, atan2, atanh, cast,
+from .engine.ops.cast import cast
+from .engine.ops.math import (abs, acos, acosh, add, add_n, asin, asinh, atan, atan2, atanh, clip_by_value,
                               cbrt, ceil, cos, cosh, divide, erf, exp, expm1, floor, floordiv,
                               floormod, log, log1p, maximum, minimum, mod, multiply, negative, pow,
                               reciprocal, round, rsqrt, sigmoid, sign, sin, sinh, softplus, sqrt,

@@ -22,10 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import nest
-from .ops.array import broadcast_to
+from .ops.array import broadcast_to, reduce_sum
+from .ops.cast import cast, conj, real
 from .ops.creation import zeros_like
-from .ops.math import cast, conj, real
-from .ops.reduce import reduce_sum
 from .registry import Node, active_accumulators, gradient_rule
 from .tape import GradientTape, UnconnectedGradients, _unconnected_mode
 from .tensor import Tensor, _wrap, convert_to_tensor

@@ -140,7 +140,7 @@ FUNCTIONS = {
     np.logaddexp: lambda a, b: R.reduce_logsumexp(A.stack([a, b]), axis=0),
     np.ravel: lambda a, order="C": A.reshape(a, (-1,)),
     np.diag: lambda v, k=0: L.diag_part(v) if np.ndim(v) == 2 and k == 0 else _plain(np.diag, (v, k), {}),
-    np.copy: lambda a, **kw: M.identity(a),
+    np.copy: lambda a, **kw: A.identity(a),
     np.atleast_1d: lambda a: A.reshape(a, (1,)) if np.ndim(a) == 0 else a,
     np.split: lambda ary, indices_or_sections, axis=0: A.split(ary, indices_or_sections, axis)
     if isinstance(indices_or_sections, int) else _plain(np.split, (ary, indices_or_sections, axis), {}),

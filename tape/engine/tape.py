@@ -17,6 +17,10 @@ import numpy as np
 
 from . import nest
 from .quiet import restore, silence
+from .inspect import recorded_operations
+from .jacobian import BatchIdentityRows, IdentityRows, chunks
+from .ops.array import concat, identity, reshape, transpose, unbroadcast
+from .ops.cast import cast
 from .registry import Node, active_accumulators, recording_tapes
 from .sweep import depending_on, sweep_raw, sweep_tensors
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
@@ -48,7 +52,6 @@ def _snapshot_before_assign(variable):
     Recorded nodes then see the value they were computed with, and gradients still reach the
     variable through an identity node placed first on the tape (a leaf comes before its uses).
     """
-    from .ops.math import identity
     for ref in list(_live_tapes):
         t = ref()
         if t is None or variable not in t._tracked or not t._nodes:
@@ -208,8 +211,7 @@ class GradientTape:
     # -- read-only view for tools (tape trace) -------------------------------------------
     def recorded_operations(self):
         """What this tape recorded, in execution order, as read-only ``RecordedOp`` records."""
-        from .inspect import recorded_operations
-        return recorded_operations(self)
+        return recorded_operations(self._nodes)
 
     # -- gradients ------------------------------------------------------------------------
     def _begin_use(self, what):
@@ -288,8 +290,7 @@ class GradientTape:
             else:
                 seed = w if isinstance(w, Tensor) else _wrap(np.asarray(w, v.dtype)[()])
                 if v.dtype.kind == "c" and seed._value.dtype.kind != "c":
-                    from .ops.math import cast      # a complex value's cotangent is complex
-                    seed = cast(seed, v.dtype)
+                    seed = cast(seed, v.dtype)      # a complex value's cotangent is complex
                 if seed.shape != t.shape:
                     raise ValueError(f"GradientTape.gradient: output_gradients shape "
                                      f"{tuple(seed.shape)} does not match target shape {tuple(t.shape)}")
@@ -307,10 +308,8 @@ class GradientTape:
             return g                    # the scalar case: nothing to reshape or cast
         want = tuple(batch_shape) + source._value.shape
         if g._value.shape != want:
-            from .broadcast import unbroadcast
             g = unbroadcast(g, source._value.shape, len(batch_shape))
         if g._value.dtype != source._value.dtype:
-            from .ops.math import cast
             g = cast(g, source.dtype)
         return g
 
@@ -320,8 +319,9 @@ class GradientTape:
             self._tracked = {}
             self._roots = set()
 
-    def _sweep(self, seeds: dict, sources, nb: int) -> dict:
+    def _sweep(self, seeds: dict, sources, nb: int, keep: bool = False) -> dict:
         """Reverse sweep from ``seeds`` (tensor -> cotangent) to ``sources``; returns source -> gradient.
+        ``keep``: leave the nodes on a non-persistent tape for another sweep (Jacobian chunks).
 
         When no tape records the sweep itself, cotangents stay raw NumPy values and rules with a
         ``fast`` variant run on them directly; otherwise every rule runs on tensors, recorded.
@@ -333,7 +333,7 @@ class GradientTape:
         for s in sources:
             if s in tracked:
                 wanted.add(s)
-        free = not self._persistent
+        free = not (self._persistent or keep)
         # A persistent tape may record this very sweep, so it walks a copy; a non-persistent one
         # stopped recording in _begin_use and lets go of each node once it is processed.
         nodes = self._nodes if free else self._nodes[:]
@@ -373,9 +373,17 @@ class GradientTape:
         Computed in one backward sweep that carries a batch of cotangents (an identity), or in
         chunks of ``parallel_iterations`` rows.
         """
-        from .jacobian import tape_jacobian
-        return tape_jacobian(self, target, sources, unconnected_gradients, parallel_iterations,
-                             experimental_use_pfor)
+        mode = _unconnected_mode(unconnected_gradients)
+        _check_target(target, "jacobian")
+        flat = _flat_sources(sources, "jacobian")
+        rows = IdentityRows(target)
+        grads = self._batched_gradients(target, flat, rows, parallel_iterations,
+                                        experimental_use_pfor, "jacobian")
+        results = []
+        for s, g in zip(flat, grads):
+            shape = rows.shape + tuple(s._value.shape)
+            results.append(_zeros_or_none(shape, s._value.dtype, mode) if g is None else reshape(g, shape))
+        return nest.pack_sequence_as(sources, results)
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
@@ -383,9 +391,79 @@ class GradientTape:
 
         Assumes example i of the target depends only on example i of the source.
         """
-        from .jacobian import tape_batch_jacobian
-        return tape_batch_jacobian(self, target, source, unconnected_gradients,
-                                   parallel_iterations, experimental_use_pfor)
+        mode = _unconnected_mode(unconnected_gradients)
+        _check_target(target, "batch_jacobian")
+        if not isinstance(source, Tensor):
+            raise ValueError(f"batch_jacobian: source must be a single Tensor, got {type(source).__name__}")
+        if target.ndim < 1 or source.ndim < 1 or target.shape[0] != source.shape[0]:
+            raise ValueError(f"batch_jacobian: target shape {tuple(target.shape)} and source shape "
+                             f"{tuple(source.shape)} must share the first (batch) dimension")
+        rows = BatchIdentityRows(target)
+        (g,) = self._batched_gradients(target, [source], rows, parallel_iterations,
+                                       experimental_use_pfor, "batch_jacobian")
+        shape = (rows.b,) + rows.inner + tuple(source._value.shape[1:])
+        if g is None:
+            return _zeros_or_none(shape, source._value.dtype, mode)
+        # g: (n_inner, b, x...) -> (b, n_inner, x...) -> (b, y..., x...)
+        perm = (1, 0) + tuple(range(2, g.ndim))
+        return reshape(transpose(g, perm), shape)
+
+    def _batched_gradients(self, target, flat_sources, seed_rows, parallel_iterations, use_pfor,
+                           what):
+        """Rows of cotangents ``seed_rows(start, stop)`` pushed back to each source; None if
+        unconnected. The nodes stay alive between chunks and are released after the last."""
+        n = seed_rows.n
+        self._begin_use(what)
+        if not use_pfor:
+            if not self._persistent:
+                raise RuntimeError(f"GradientTape.{what} with experimental_use_pfor=False runs one "
+                                   "sweep per output element and needs GradientTape(persistent=True)")
+            parts_of = [(i, i + 1) for i in range(n)]
+        else:
+            parts_of = chunks(n, parallel_iterations)
+        valid = [s for s in flat_sources if s.dtype.is_differentiable]
+        keep = len(parts_of) > 1
+        parts = [[] for _ in flat_sources]
+        for start, stop in parts_of:
+            seed = seed_rows(start, stop)
+            grads = self._sweep({target: seed}, valid, 1, keep) if target.dtype.is_differentiable else {}
+            for k, s in enumerate(flat_sources):
+                g = grads.get(s)
+                parts[k].append(None if g is None else
+                                self._finish(s, g, UnconnectedGradients.NONE, (stop - start,)))
+        self._release()
+        out = []
+        for k, s in enumerate(flat_sources):
+            if all(p is None for p in parts[k]):
+                out.append(None)
+                continue
+            rows = [p._value if p is not None else
+                    np.zeros((stop - start,) + s._value.shape, s._value.dtype)
+                    for p, (start, stop) in zip(parts[k], parts_of)]
+            if len(rows) == 1:
+                out.append(parts[k][0] if parts[k][0] is not None else _wrap(rows[0]))
+            else:
+                out.append(concat([p if p is not None else _wrap(r) for p, r in zip(parts[k], rows)], 0))
+        return out
+
+
+def _check_target(target, what):
+    if not isinstance(target, Tensor):
+        raise ValueError(f"{what}: target must be a single Tensor, got {type(target).__name__}")
+
+
+def _flat_sources(sources, what):
+    flat = nest.flatten(sources)
+    for s in flat:
+        if not isinstance(s, Tensor):
+            raise ValueError(f"{what}: sources must be Tensors or Variables, got {type(s).__name__}")
+    return flat
+
+
+def _zeros_or_none(shape, dtype, mode):
+    if mode is UnconnectedGradients.ZERO:
+        return _wrap(np.zeros(shape, dtype)[()])
+    return None
 
 
 @contextlib.contextmanager

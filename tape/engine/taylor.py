@@ -20,7 +20,8 @@ import numpy as np
 
 from . import series as S
 from .ops.array import stack
-from .ops.math import complex_, imag, real
+from .ops.cast import imag, real
+from .ops.math import complex_
 from .tape import GradientTape, nested_tapes
 from .tensor import Tensor, _wrap, convert_to_tensor
 

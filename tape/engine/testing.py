@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .forward import ForwardAccumulator
-from .ops.reduce import reduce_sum
+from .ops.array import reduce_sum
 from .tape import GradientTape
 from .taylor import taylor_coefficients
 from .tensor import Tensor, _wrap

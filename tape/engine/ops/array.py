@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..broadcast import batch_ndim, unbroadcast
+from ..broadcast import batch_ndim, unbroadcast_plan
 from ..registry import defop
 from ..tensor import Tensor, _wrap, convert_to_tensor
+from .cast import conj
 from .rules import or_zero, select_series
 
 
@@ -62,7 +63,6 @@ def transpose(a, perm=None, conjugate=False, name=None):
     perm = tuple(p % nd for p in perm)
     out = _transpose(x, axes=perm) if perm != tuple(range(nd)) else x
     if conjugate and out._value.dtype.kind == "c":
-        from .math import conj
         out = conj(out)
     return out
 
@@ -265,7 +265,6 @@ def split(value, num_or_size_splits, axis=0, name=None):
 
 
 def _tile_grad(node, g):
-    from .reduce import reduce_sum
     nb = batch_ndim(node, g)
     x = node.inputs[0]
     reps = node.attrs["multiples"]
@@ -358,12 +357,6 @@ def where(condition, x=None, y=None, name=None):
     return _where(cond, x, y)
 
 
-def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    """``t`` limited to ``[clip_value_min, clip_value_max]`` (gradient 1 inside, 0 outside)."""
-    from .math import maximum, minimum
-    return minimum(maximum(t, clip_value_min), clip_value_max)
-
-
 def shape(input, out_type=None, name=None):
     return _wrap(np.asarray(np.shape(convert_to_tensor(input)._value), dtype=np.int64))
 
@@ -376,6 +369,84 @@ def rank(input, name=None):
     return _wrap(np.int64(np.ndim(convert_to_tensor(input)._value)))
 
 
-def identity(input, name=None):
-    from .math import identity as _identity
-    return _identity(input)
+# (name: TensorFlow's argument; accepted and ignored)
+identity = defop("Identity", lambda x, name=None: x, lambda n, g: [g], fast=lambda n, g: g, arity=1,
+                 linear=True, symmetric=True)
+
+
+# -- sums: the one reduction the shape ops' rules need (undoing broadcasting) --------------
+def reduction_axes(axis, ndim, what):
+    """Normalised tuple of non-negative axes, or None for all axes."""
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        axis = axis._value.tolist()
+    if isinstance(axis, (list, tuple, np.ndarray)):
+        items = [int(a) for a in np.asarray(axis).ravel()]
+    else:
+        items = [int(axis)]
+    out = []
+    for a in items:
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ValueError(f"{what}: axis {a} is out of range for a tensor of rank {ndim}")
+        out.append(a % max(ndim, 1) if ndim else 0)
+    return tuple(sorted(set(out))) if ndim else ()
+
+
+def kept_shape(shape, axes):
+    if axes is None:
+        return (1,) * len(shape)
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def spread(node, g):
+    """Cotangent of a reduction's output, reshaped and broadcast back to the input's shape."""
+    x = node.inputs[0]
+    nb = batch_ndim(node, g)
+    bshape = tuple(g.shape[:nb])
+    kept = kept_shape(x.shape, node.attrs["axis"])
+    return broadcast_to(reshape(g, bshape + kept), bshape + tuple(x.shape))
+
+
+def kept_output(node, g):
+    x = node.inputs[0]
+    return reshape(node.outputs[0], kept_shape(x.shape, node.attrs["axis"]))
+
+
+def _sum_fast(node, g):
+    x = node.inputs[0]._value
+    nb = g.ndim - node.outputs[0]._value.ndim
+    kept = g.shape[:nb] + kept_shape(x.shape, node.attrs["axis"])
+    return np.broadcast_to(np.reshape(g, kept), g.shape[:nb] + x.shape)     # a view: no copy
+
+
+_reduce_sum = defop("Sum", lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims),
+                    lambda n, g: [spread(n, g)], fast=_sum_fast, linear=True)
+
+
+def reducer(op, what, empty_ok=True):
+    def reduce(input_tensor, axis=None, keepdims=False, name=None):
+        x = convert_to_tensor(input_tensor)
+        axes = reduction_axes(axis, x.ndim, what)
+        if not empty_ok and x._value.size == 0:
+            raise ValueError(f"{what}: cannot reduce an empty tensor of shape {tuple(x.shape)}")
+        return op(x, axis=axes, keepdims=bool(keepdims))
+    reduce.__name__ = what
+    reduce.__doc__ = f"``{what}`` of the elements over ``axis`` (all axes when None)."
+    return reduce
+
+
+reduce_sum = reducer(_reduce_sum, "reduce_sum")
+
+
+def unbroadcast(g, shape, nb: int = 0):
+    """Sum a cotangent ``g`` (batch axes + broadcast shape) back to ``batch + shape``, with
+    tape ops (differentiable again). ``nb`` leading batch axes of ``g`` are kept. Every
+    broadcasting rule goes through here (``unbroadcast_array`` is its raw-NumPy twin)."""
+    shape = tuple(shape)
+    if g._value.shape[nb:] == shape:
+        return g
+    axes, target = unbroadcast_plan(g._value.shape, shape, nb)
+    if axes:
+        g = reduce_sum(g, axis=axes)
+    return reshape(g, target) if g._value.shape != target else g

@@ -5,6 +5,7 @@ import numpy as np
 
 from ..dtypes import as_dtype, numpy_dtype
 from ..tensor import Tensor, _wrap, convert_to_tensor
+from .array import broadcast_to
 
 
 def _shape(shape, what):
@@ -45,7 +46,6 @@ def ones_like(input, dtype=None, name=None):
 
 def fill(dims, value, name=None):
     """A tensor of shape ``dims`` filled with ``value`` (differentiable with respect to ``value``)."""
-    from .array import broadcast_to
     v = convert_to_tensor(value)
     if v.ndim:
         raise ValueError(f"fill: value must be a scalar, got shape {tuple(v.shape)}")

@@ -7,10 +7,15 @@ import numpy as np
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 from .. import series as S
-from ..broadcast import batch_ndim, unbroadcast
+from ..broadcast import batch_ndim
 from ..registry import defop
 from ..tensor import Tensor, _wrap, convert_to_tensor
-from .array import _getitem, reshape, transpose
+from .array import (_getitem, _scatter, broadcast_to, kept_output, reduction_axes, reduce_sum,
+                    reshape, spread, transpose, unbroadcast, where)
+from .cast import conj, real, real_cotangent
+from .compare import equal
+from .math import abs as _abs
+from .reduce import reduce_max
 from .rules import full, out_ndim, plus
 
 
@@ -27,7 +32,6 @@ def _adjoint(x):
     """
     t = _swap(x)
     if t._value.dtype.kind == "c":
-        from .math import conj
         t = conj(t)
     return t
 
@@ -173,12 +177,10 @@ def _einsum_grad(node, g):
                      spec=",".join(subs) + "->" + batch + target)
         sizes = {c: x.shape[sub.index(c)] for c in unique}
         if target != unique:       # indices summed inside this operand alone: broadcast back
-            from .array import broadcast_to
             bshape = tuple(gk.shape[:nb])
             gk = broadcast_to(reshape(gk, bshape + tuple(sizes[c] if c in target else 1 for c in unique)),
                               bshape + tuple(sizes[c] for c in unique))
         if unique != sub:          # scatter onto the diagonal positions of x
-            from .array import _scatter
             grid = np.indices(tuple(sizes[c] for c in unique), sparse=True)
             key = (slice(None),) * nb + tuple(grid[unique.index(c)] for c in sub)
             gk = _scatter(gk, shape=tuple(gk.shape[:nb]) + tuple(x.shape), key=key)
@@ -188,7 +190,6 @@ def _einsum_grad(node, g):
 
 def _conj_if_complex(t):
     if t._value.dtype.kind == "c":
-        from .math import conj
         return conj(t)
     return t
 
@@ -302,7 +303,6 @@ def _det_grad(node, g):
 
 
 def _det_jvp(node, t):
-    from .reduce import reduce_sum
     if t is None:
         return None
     return node.outputs[0] * reduce_sum(_swap(inv(node.inputs[0])) * t, axis=(-2, -1))
@@ -389,7 +389,6 @@ def solve(matrix, rhs, adjoint=False, name=None):
 
 def trace(x, name=None):
     """Sum of the main diagonal over the last two axes."""
-    from .reduce import reduce_sum
     x = convert_to_tensor(x)
     if x.ndim < 2:
         raise ValueError(f"linalg.trace: needs rank >= 2, got shape {tuple(x.shape)}")
@@ -407,20 +406,12 @@ def diag_part(x):
 
 def _norm_grad(node, g):
     # The Euclidean norm's gradient x / |x| is taken as 0 at x = 0 (a subgradient), not NaN.
-    from .array import where
-    from .compare import equal
-    from .reduce import _kept_output, _spread
-    from .math import _real_cotangent
     x = node.inputs[0]
-    n = _kept_output(node, g)
-    return [_spread(node, _real_cotangent(g)) * x / where(equal(n, 0), 1, n)]
+    n = kept_output(node, g)
+    return [spread(node, real_cotangent(g)) * x / where(equal(n, 0), 1, n)]
 
 
 def _norm_jvp(node, t):
-    from .array import where
-    from .compare import equal
-    from .math import conj, real
-    from .reduce import reduce_sum
     if t is None:
         return None
     n, x = node.outputs[0], node.inputs[0]
@@ -439,11 +430,9 @@ _norm2 = defop("EuclideanNorm", lambda x, axis, keepdims: np.sqrt(np.sum(
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     """Vector or Frobenius norm (``ord`` 'euclidean'/'fro'/2, 1 or inf) over ``axis``."""
-    from .math import abs as _abs
-    from .reduce import _axes, reduce_max, reduce_sum
     x = convert_to_tensor(tensor)
     keep = bool(keepdims)
-    axes = _axes(axis, x.ndim, "linalg.norm")
+    axes = reduction_axes(axis, x.ndim, "linalg.norm")
     if ord in ("euclidean", "fro", 2, 2.0, None):
         return _norm2(x, axis=axes, keepdims=keep)
     if ord in (1, 1.0):

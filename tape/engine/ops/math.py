@@ -12,10 +12,12 @@ import operator
 import numpy as np
 
 from .. import series as S
-from ..broadcast import batch_ndim, unbroadcast, unbroadcast_array
-from ..dtypes import as_dtype
+from ..broadcast import batch_ndim, unbroadcast_array
 from ..registry import defop
-from ..tensor import Tensor, _wrap
+from ..tensor import _wrap
+from .array import unbroadcast, where
+from .cast import cast, conj, imag, real, real_cotangent
+from .compare import equal, greater, greater_equal, less_equal, not_equal
 from .rules import full, is_complex, or_zero, out_ndim, plus, select_series
 
 
@@ -148,13 +150,6 @@ def _cout(node):
 def _c(t):
     """A tensor, conjugated (a recorded Conj) only if complex."""
     return conj(t) if t._value.dtype.kind == "c" else t
-
-
-def _real_cotangent(g):
-    """The cotangent of a real value: its real part. (A real tensor may receive a complex one where
-    NumPy's promotion mixed it with complex values, as ``abs(z) * w``: the imaginary part is no
-    derivative of anything, and ops from complex to real values drop it.)"""
-    return real(g) if g._value.dtype.kind == "c" else g
 
 
 def _is_complex_node(node):
@@ -397,7 +392,7 @@ negative = _unary("Neg", operator.neg, lambda n, g: -g, lambda n, g: -g, linear=
 def _abs_grad(node, g):
     x = node.inputs[0]
     if x._value.dtype.kind == "c":       # z / |z| (0 at z = 0), as TensorFlow's ComplexAbs
-        g = cast(_real_cotangent(g), x.dtype)
+        g = cast(real_cotangent(g), x.dtype)
         return div_no_nan(g * x, cast(node.outputs[0], x.dtype))
     return g * sign(x)
 
@@ -567,44 +562,6 @@ sign = defop("Sign", np.sign, differentiable=False)
 floor = defop("Floor", np.floor, differentiable=False)
 ceil = defop("Ceil", np.ceil, differentiable=False)
 round = defop("Round", np.round, differentiable=False)     # half to even, as TensorFlow
-identity = _unary("Identity", lambda x: x, lambda n, g: g, lambda n, g: g, linear=True)
-
-
-def _cast_grad(node, g):
-    src = node.inputs[0]
-    if not src.dtype.is_differentiable or not g.dtype.is_differentiable:
-        return [None]
-    return [cast(g, src.dtype)]
-
-
-_cast = defop("Cast", lambda x, dtype: x.astype(dtype), _cast_grad, linear=True, symmetric=True)
-
-
-def cast(x, dtype, name=None) -> Tensor:
-    """``x`` converted to ``dtype`` (differentiable between floating types)."""
-    npd = as_dtype(dtype)._np
-    if isinstance(x, Tensor) and x._value.dtype == npd:
-        return x
-    if not isinstance(x, Tensor):
-        from ..tensor import convert_to_tensor
-        x = convert_to_tensor(x)
-    if x._value.dtype.kind == "c" and npd.kind != "c":
-        return _cast(real(x), dtype=npd)
-    return _cast(x, dtype=npd)
-
-
-def _real_grad(node, g):
-    # TensorFlow: complex(g, 0); the cotangent of a complex number is complex
-    x = node.inputs[0]
-    return [cast(_real_cotangent(g), x.dtype) if x._value.dtype.kind == "c" else g]
-
-
-def _imag_grad(node, g):
-    # TensorFlow: complex(0, g); a real input's imaginary part is the constant 0
-    x = node.inputs[0]
-    if x._value.dtype.kind != "c":
-        return [None]
-    return [cast(_real_cotangent(g), x.dtype) * _wrap(np.asarray(1j, x._value.dtype)[()])]
 
 
 def _angle_np(x):
@@ -618,7 +575,7 @@ def _angle_grad(node, g):
     if x._value.dtype.kind != "c":
         return [None]                 # piecewise constant (0 or pi) on the reals
     swapped = complex_(imag(x), real(x))
-    return [-cast(_real_cotangent(g), x.dtype) * reciprocal(swapped)]
+    return [-cast(real_cotangent(g), x.dtype) * reciprocal(swapped)]
 
 
 def _complex_grad(node, g):
@@ -643,10 +600,6 @@ def _angle_jvp(node, t):
     return imag(conj(x) * t) / real(conj(x) * x)
 
 
-# (as linear maps of the real and imaginary parts, real, imag and conj are elementwise)
-real = defop("Real", np.real, _real_grad, linear=True, symmetric=True)
-imag = defop("Imag", np.imag, _imag_grad, linear=True, symmetric=True)
-conj = defop("Conj", np.conj, lambda n, g: [conj(g)], linear=True, symmetric=True)
 angle = defop("Angle", _angle_np, _angle_grad, jvp=_angle_jvp)
 # real + 1j * imag from two real tensors (TensorFlow's tf.complex; used by Angle's rule)
 complex_ = defop("Complex", _complex_np, _complex_grad, arity=2,
@@ -698,5 +651,6 @@ def scalar_mul(scalar, x):
     return multiply(scalar, x)
 
 
-from .compare import equal, greater, greater_equal, less_equal, not_equal  # noqa: E402  (cycle: compare uses nothing here)
-from .array import where  # noqa: E402
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """``t`` limited to ``[clip_value_min, clip_value_max]`` (gradient 1 inside, 0 outside)."""
+    return minimum(maximum(t, clip_value_min), clip_value_max)
