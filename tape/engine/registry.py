@@ -319,13 +319,14 @@ def convert_inputs(args):
 
 
 def defop(name, fn, grad=None, *, fast=None, jvp=None, taylor=None, linear=False, symmetric=False,
-          differentiable=True, many=False, arity=None, doc=None):
+          numpy=(), differentiable=True, many=False, arity=None, doc=None):
     """Define a built-in primitive: its NumPy forward and all of its rules in one place.
 
     ``grad`` uses tape ops (differentiable again); ``fast``, if given, computes the same first-order
     gradient on raw arrays and is used when no tape records the backward sweep (the fast rule of a
     one-input op returns that input's cotangent itself; of other ops, a list like ``grad``).
-    ``jvp``, ``taylor``, ``linear`` and ``symmetric`` are as on ``Primitive``.
+    ``jvp``, ``taylor``, ``linear`` and ``symmetric`` are as on ``Primitive``. ``numpy``: the NumPy
+    ufuncs that run this op on tensors (``np.sin(t)``), besides ``fn`` itself when it is a ufunc.
     """
     kind = {1: UnaryPrimitive, 2: BinaryPrimitive}.get(arity, Primitive) if not many else Primitive
     _BUILT_IN.add(name)
@@ -335,8 +336,10 @@ def defop(name, fn, grad=None, *, fast=None, jvp=None, taylor=None, linear=False
         _GRADIENTS[name] = grad
         if fast is not None:
             _FAST_GRADIENTS[name] = fast
-    return kind(fn, name, "many" if many else 1, doc, jvp=jvp, taylor=taylor, linear=linear,
-                symmetric=symmetric)
+    op = kind(fn, name, "many" if many else 1, doc, jvp=jvp, taylor=taylor, linear=linear,
+              symmetric=symmetric)
+    op.numpy_ufuncs = ((fn,) if isinstance(fn, np.ufunc) else ()) + tuple(numpy)
+    return op
 
 
 def primitive(fn=None, name=None, *, grad=None, jvp=None, taylor=None, multiple_outputs=False):

@@ -9,6 +9,10 @@ from ..tensor import Tensor, _wrap, convert_to_tensor
 from .cast import conj
 from .rules import or_zero, select_series
 
+__all__ = ["broadcast_to", "concat", "expand_dims", "gather", "gather_nd", "identity", "pad",
+           "rank", "reshape", "reverse", "shape", "size", "split", "squeeze", "stack", "tile",
+           "transpose", "unstack", "where"]
+
 
 def _shape_tuple(shape, what):
     if isinstance(shape, Tensor):

@@ -7,6 +7,9 @@ from ..dtypes import as_dtype, numpy_dtype
 from ..tensor import Tensor, _wrap, convert_to_tensor
 from .array import broadcast_to
 
+__all__ = ["eye", "fill", "linspace", "one_hot", "ones", "ones_like", "range", "zeros",
+           "zeros_like"]
+
 
 def _shape(shape, what):
     if isinstance(shape, Tensor):

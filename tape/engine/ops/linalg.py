@@ -1,10 +1,8 @@
 """Linear algebra: matmul, einsum, tensordot, inv, det, solve, trace, norm."""
 from __future__ import annotations
 
-
 import numpy as np
 
-_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 from .. import series as S
 from ..broadcast import batch_ndim
@@ -17,6 +15,10 @@ from .compare import equal
 from .math import abs as _abs
 from .reduce import reduce_max
 from .rules import full, out_ndim, plus
+
+__all__ = ["det", "diag_part", "einsum", "inv", "matmul", "norm", "solve", "tensordot", "trace"]
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def _swap(x):

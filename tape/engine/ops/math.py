@@ -20,6 +20,13 @@ from .cast import cast, conj, imag, real, real_cotangent
 from .compare import equal, greater, greater_equal, less_equal, not_equal
 from .rules import full, is_complex, or_zero, out_ndim, plus, select_series
 
+__all__ = ["abs", "acos", "acosh", "add", "add_n", "angle", "asin", "asinh", "atan", "atan2",
+           "atanh", "cbrt", "ceil", "clip_by_value", "cos", "cosh", "div_no_nan", "divide", "erf",
+           "exp", "expm1", "floor", "floordiv", "floormod", "log", "log1p", "log2", "log10",
+           "maximum", "minimum", "mod", "multiply", "negative", "pow", "reciprocal", "round",
+           "rsqrt", "scalar_mul", "sigmoid", "sign", "sin", "sinh", "softplus", "sqrt", "square",
+           "squared_difference", "subtract", "tan", "tanh", "truediv", "xlogy"]
+
 
 def _binary(name, fn, da, db, fast_da=None, fast_db=None, fast=None, **rules):
     """A broadcasting binary op; ``da``/``db`` give the unreduced cotangents (tape ops), and
@@ -200,20 +207,22 @@ def _div_series(node, ins, K):
     return S.div(S.align(full(a, node.inputs[0], K), nd), S.align(b, nd))
 
 
-add = _binary("AddV2", operator.add, lambda n, g: g, lambda n, g: g, fast=_add_fast, linear=True)
-subtract = _binary("Sub", operator.sub, lambda n, g: g, lambda n, g: -g, fast=_sub_fast, linear=True)
+add = _binary("AddV2", operator.add, lambda n, g: g, lambda n, g: g, fast=_add_fast, linear=True,
+              numpy=(np.add,))
+subtract = _binary("Sub", operator.sub, lambda n, g: g, lambda n, g: -g, fast=_sub_fast, linear=True,
+                   numpy=(np.subtract,))
 multiply = _binary("Mul", operator.mul, lambda n, g: g * _c(n.inputs[1]), lambda n, g: g * _c(n.inputs[0]),
                    fast=_mul_fast,
                    jvp=lambda n, ta, tb: plus(None if ta is None else ta * n.inputs[1],
                                               None if tb is None else n.inputs[0] * tb),
-                   taylor=_mul_series)
+                   taylor=_mul_series, numpy=(np.multiply,))
 divide = _binary("RealDiv", operator.truediv, lambda n, g: mul_no_nan(g, reciprocal(_c(n.inputs[1]))),
                  lambda n, g: mul_no_nan(-g, _c(n.outputs[0] / n.inputs[1])),
                  lambda n, g: _mul_no_nan_np(g, 1 / _cv(n, 1)),
                  lambda n, g: _mul_no_nan_np(-g, _cout(n) / _cv(n, 1)),
                  jvp=lambda n, ta, tb: plus(None if ta is None else ta / n.inputs[1],
                                             None if tb is None else -tb * n.outputs[0] / n.inputs[1]),
-                 taylor=_div_series)
+                 taylor=_div_series, numpy=(np.true_divide,))
 truediv = divide
 
 
@@ -321,17 +330,19 @@ def _atan2_series(node, ins, K):
 
 pow = _binary("Pow", operator.pow, _pow_da, _pow_db, fast=_pow_fast,
               jvp=lambda n, ta, tb: plus(_holomorphic(_pow_da, n, ta), _holomorphic(_pow_db, n, tb)),
-              taylor=_pow_series)
+              taylor=_pow_series, numpy=(np.power, np.float_power))
 maximum = _binary("Maximum", np.maximum,
                   lambda n, g: where(greater_equal(n.inputs[0], n.inputs[1]), g, 0),
                   lambda n, g: where(greater_equal(n.inputs[0], n.inputs[1]), 0, g),
                   jvp=lambda n, ta, tb: _select_jvp(n, greater_equal(*n.inputs), ta, tb),
-                  taylor=select_series(lambda n: n.inputs[0]._value >= n.inputs[1]._value))
+                  taylor=select_series(lambda n: n.inputs[0]._value >= n.inputs[1]._value),
+                  numpy=(np.fmax,))
 minimum = _binary("Minimum", np.minimum,
                   lambda n, g: where(less_equal(n.inputs[0], n.inputs[1]), g, 0),
                   lambda n, g: where(less_equal(n.inputs[0], n.inputs[1]), 0, g),
                   jvp=lambda n, ta, tb: _select_jvp(n, less_equal(*n.inputs), ta, tb),
-                  taylor=select_series(lambda n: n.inputs[0]._value <= n.inputs[1]._value))
+                  taylor=select_series(lambda n: n.inputs[0]._value <= n.inputs[1]._value),
+                  numpy=(np.fmin,))
 floormod = _binary("FloorMod", np.mod, lambda n, g: g,
                    lambda n, g: -g * floor(n.inputs[0] / n.inputs[1]),
                    jvp=lambda n, ta, tb: plus(ta, None if tb is None else -tb * floor(n.inputs[0] / n.inputs[1])),
@@ -386,7 +397,8 @@ def _tanh_fast(node, g):
     return _scaled(t, g)
 
 
-negative = _unary("Neg", operator.neg, lambda n, g: -g, lambda n, g: -g, linear=True)
+negative = _unary("Neg", operator.neg, lambda n, g: -g, lambda n, g: -g, linear=True,
+                  numpy=(np.negative,))
 
 
 def _abs_grad(node, g):
@@ -429,7 +441,7 @@ def _one_plus(sign_sq, a, K, c=1.0):
     return s
 
 
-abs = _unary("Abs", np.abs, _abs_grad, jvp=_abs_jvp, taylor=_abs_series)
+abs = _unary("Abs", np.abs, _abs_grad, jvp=_abs_jvp, taylor=_abs_series, numpy=(np.fabs,))
 square = _unary("Square", np.square, lambda n, g: g * (2 * _cx(n)), lambda n, g: g * (2 * _cv(n)),
                 taylor=lambda n, ins, K: S.mul(ins[0], ins[0]))
 sqrt = _unary("Sqrt", np.sqrt, lambda n, g: mul_no_nan(g, 0.5 / _cy(n)),
@@ -561,7 +573,7 @@ erf = _unary("Erf", _erf, lambda n, g: g * _TWO_OVER_SQRT_PI * exp(-square(_x(n)
 sign = defop("Sign", np.sign, differentiable=False)
 floor = defop("Floor", np.floor, differentiable=False)
 ceil = defop("Ceil", np.ceil, differentiable=False)
-round = defop("Round", np.round, differentiable=False)     # half to even, as TensorFlow
+round = defop("Round", np.round, differentiable=False, numpy=(np.rint,))     # half to even, as TensorFlow
 
 
 def _angle_np(x):

@@ -11,6 +11,10 @@ from .cast import cast
 from .compare import greater
 from .math import abs as _abs, exp, expm1, log1p, maximum, sigmoid, softplus, tanh
 
+__all__ = ["elu", "l2_loss", "leaky_relu", "log_softmax", "relu", "sigmoid",
+           "sigmoid_cross_entropy_with_logits", "softmax", "softmax_cross_entropy_with_logits",
+           "softplus", "tanh"]
+
 
 def _relu_grad(node, g):
     x = node.inputs[0]

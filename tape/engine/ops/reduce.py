@@ -13,6 +13,9 @@ from .cast import cast, conj
 from .compare import equal
 from .math import exp
 
+__all__ = ["argmax", "argmin", "cumsum", "reduce_all", "reduce_any", "reduce_logsumexp",
+           "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum"]
+
 
 def _count(shape, axes):
     return int(np.prod([shape[i] for i in axes] if axes is not None else shape, dtype=np.int64))
