@@ -25,7 +25,8 @@ from . import nest
 from .ops.array import broadcast_to, reduce_sum
 from .ops.cast import cast, conj, real
 from .ops.creation import zeros_like
-from .registry import Node, active_accumulators, gradient_rule
+from .registry import (Node, gradient_rule, pause_recorder, resume_recorder, start_recording,
+                       stop_recording)
 from .tape import GradientTape, UnconnectedGradients, _unconnected_mode
 from .tensor import Tensor, _wrap, convert_to_tensor
 
@@ -77,13 +78,13 @@ class ForwardAccumulator:
     def __enter__(self):
         if self._active:
             raise RuntimeError("this ForwardAccumulator is already active; it cannot be entered twice")
-        active_accumulators.append(self)
+        start_recording(self, after_all=True)
         self._active = True
         return self
 
     def __exit__(self, *exc):
         if self._active:
-            active_accumulators.remove(self)
+            stop_recording(self)
             self._active = False
         return False
 
@@ -123,12 +124,11 @@ class ForwardAccumulator:
         ins = [tangents[id(i)][1] if id(i) in tangents else None for i in node.inputs]
         # Leave the list while computing: our own tangent ops must not get tangents of their own,
         # but other (outer) tapes and accumulators must see them to differentiate again.
-        index = active_accumulators.index(self)
-        del active_accumulators[index]
+        index = pause_recorder(self)
         try:
             outs = jvp_of(node, ins)
         finally:
-            active_accumulators.insert(index, self)
+            resume_recorder(self, index)
         for o, t in zip(node.outputs, outs):
             if t is None or o._value.dtype.kind not in "fc":
                 continue

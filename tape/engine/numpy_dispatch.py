@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from .ops import array as A, compare as C, linalg as L, math as M, nn as N, reduce as R
-from .registry import active_accumulators, primitives, recording_tapes
+from .registry import is_recording, primitives
 from .tensor import Tensor, convert_to_tensor
 
 #: NumPy ufunc -> tape op: every op's own ufuncs (declared where it is defined), and the ufuncs
@@ -150,7 +150,7 @@ def _unwrap(obj):
 
 def _plain(func, args, kwargs):
     """Run ``func`` on plain arrays; warn once per function if a tape is recording."""
-    if recording_tapes or active_accumulators:
+    if is_recording():
         name = getattr(func, "__name__", repr(func))
         if name not in _warned:
             _warned.add(name)

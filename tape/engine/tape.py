@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import threading
 import warnings
 import weakref
 
@@ -21,7 +22,7 @@ from .inspect import recorded_operations
 from .jacobian import BatchIdentityRows, IdentityRows, chunks
 from .ops.array import concat, identity, reshape, transpose, unbroadcast
 from .ops.cast import cast
-from .registry import Node, active_accumulators, recording_tapes
+from .registry import Node, is_recording, start_recording, stop_recording
 from .sweep import depending_on, sweep_raw, sweep_tensors
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
 
@@ -37,13 +38,15 @@ sweep_count = 0
 #: dead ones are dropped when the list has doubled since the last clean-up.
 _live_tapes: list = []
 _live_tapes_kept = [64]
+_live_tapes_lock = threading.Lock()
 
 
 def _register_live(tape):
-    _live_tapes.append(weakref.ref(tape))
-    if len(_live_tapes) > _live_tapes_kept[0]:
-        _live_tapes[:] = [r for r in _live_tapes if r() is not None]
-        _live_tapes_kept[0] = max(64, 2 * len(_live_tapes))
+    with _live_tapes_lock:      # another thread's append must not be lost in the clean-up
+        _live_tapes.append(weakref.ref(tape))
+        if len(_live_tapes) > _live_tapes_kept[0]:
+            _live_tapes[:] = [r for r in _live_tapes if r() is not None]
+            _live_tapes_kept[0] = max(64, 2 * len(_live_tapes))
 
 
 def _snapshot_before_assign(variable):
@@ -123,7 +126,7 @@ class GradientTape:
     def __enter__(self):
         if self._recording:
             raise RuntimeError("this GradientTape is already recording; tapes cannot be entered twice")
-        recording_tapes.append(self)
+        start_recording(self)
         self._recording = True
         return self
 
@@ -133,7 +136,7 @@ class GradientTape:
         return False
 
     def _pop(self):
-        recording_tapes.remove(self)
+        stop_recording(self)
         self._recording = False
 
     @contextlib.contextmanager
@@ -142,12 +145,12 @@ class GradientTape:
         if not self._recording:
             raise RuntimeError("GradientTape.stop_recording() needs the tape to be recording; "
                                "call it inside the tape's `with` block")
-        index = recording_tapes.index(self)
-        self._pop()
+        index = stop_recording(self)
+        self._recording = False
         try:
             yield
         finally:
-            recording_tapes.insert(index, self)
+            start_recording(self, index=index)
             self._recording = True
 
     def reset(self):
@@ -342,7 +345,7 @@ class GradientTape:
         # which tensors depend on a source (only those need cotangents): everything tracked when
         # every watched tensor is a source (the usual case), else a forward pass over the nodes
         relevant = tracked if self._roots <= wanted else depending_on(wanted, nodes)
-        raw = not recording_tapes and not active_accumulators   # accumulators need tensor rules
+        raw = not is_recording()   # accumulators need tensor rules too
         grads = {}
         for k, v in seeds.items():
             if k in relevant:
