@@ -27,7 +27,7 @@ from .ops.cast import cast, conj, real
 from .ops.creation import zeros_like
 from .registry import (Node, gradient_rule, pause_recorder, resume_recorder, start_recording,
                        stop_recording)
-from .tape import GradientTape, UnconnectedGradients, _unconnected_mode
+from .tape import GradientTape, UnconnectedGradients, unconnected_mode
 from .tensor import Tensor, _wrap, convert_to_tensor
 
 
@@ -93,7 +93,7 @@ class ForwardAccumulator:
 
         Unconnected tensors give None, or zeros with ``unconnected_gradients="zero"``.
         """
-        zero = _unconnected_mode(unconnected_gradients) is UnconnectedGradients.ZERO
+        zero = unconnected_mode(unconnected_gradients) is UnconnectedGradients.ZERO
 
         def one(t):
             if not isinstance(t, Tensor):

@@ -80,7 +80,7 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
-def _unconnected_mode(value) -> UnconnectedGradients:
+def unconnected_mode(value) -> UnconnectedGradients:
     if isinstance(value, UnconnectedGradients):
         return value
     try:
@@ -234,7 +234,7 @@ class GradientTape:
         ``output_gradients`` weights each target (a vector-Jacobian product).
         """
         mode = unconnected_gradients if type(unconnected_gradients) is UnconnectedGradients \
-            else _unconnected_mode(unconnected_gradients)
+            else unconnected_mode(unconnected_gradients)
         if self._used or (self._recording and not self._persistent):
             self._begin_use("gradient")
         self._used = True
@@ -376,7 +376,7 @@ class GradientTape:
         Computed in one backward sweep that carries a batch of cotangents (an identity), or in
         chunks of ``parallel_iterations`` rows.
         """
-        mode = _unconnected_mode(unconnected_gradients)
+        mode = unconnected_mode(unconnected_gradients)
         _check_target(target, "jacobian")
         flat = _flat_sources(sources, "jacobian")
         rows = IdentityRows(target)
@@ -394,7 +394,7 @@ class GradientTape:
 
         Assumes example i of the target depends only on example i of the source.
         """
-        mode = _unconnected_mode(unconnected_gradients)
+        mode = unconnected_mode(unconnected_gradients)
         _check_target(target, "batch_jacobian")
         if not isinstance(source, Tensor):
             raise ValueError(f"batch_jacobian: source must be a single Tensor, got {type(source).__name__}")

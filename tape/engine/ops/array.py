@@ -150,10 +150,10 @@ def _batched_key(key, nb):
     return (slice(None),) * nb + key
 
 
-_getitem = defop("StridedSlice", _getitem_np, lambda n, g: [_scatter(
+_getitem = defop("StridedSlice", _getitem_np, lambda n, g: [scatter_into(
     g, shape=tuple(g.shape[:batch_ndim(n, g)]) + tuple(n.inputs[0].shape),
     key=_batched_key(n.attrs["key"], batch_ndim(n, g)))], linear=True)
-_scatter = defop("ScatterKey", _scatter_np, lambda n, g: [_getitem(
+scatter_into = defop("ScatterKey", _scatter_np, lambda n, g: [_getitem(
     g, key=_batched_key(n.attrs["key"], g.ndim - len(n.attrs["shape"])))], linear=True)
 
 

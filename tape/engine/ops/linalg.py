@@ -8,8 +8,8 @@ from .. import series as S
 from ..broadcast import batch_ndim
 from ..registry import defop
 from ..tensor import Tensor, _wrap, convert_to_tensor
-from .array import (_getitem, _scatter, broadcast_to, kept_output, reduction_axes, reduce_sum,
-                    reshape, spread, transpose, unbroadcast, where)
+from .array import (broadcast_to, getitem, kept_output, reduction_axes, reduce_sum,
+                    reshape, scatter_into, spread, transpose, unbroadcast, where)
 from .cast import conj, real, real_cotangent
 from .compare import equal
 from .math import abs as _abs
@@ -185,7 +185,7 @@ def _einsum_grad(node, g):
         if unique != sub:          # scatter onto the diagonal positions of x
             grid = np.indices(tuple(sizes[c] for c in unique), sparse=True)
             key = (slice(None),) * nb + tuple(grid[unique.index(c)] for c in sub)
-            gk = _scatter(gk, shape=tuple(gk.shape[:nb]) + tuple(x.shape), key=key)
+            gk = scatter_into(gk, shape=tuple(gk.shape[:nb]) + tuple(x.shape), key=key)
         grads.append(gk)
     return grads
 
@@ -396,14 +396,14 @@ def trace(x, name=None):
         raise ValueError(f"linalg.trace: needs rank >= 2, got shape {tuple(x.shape)}")
     k = min(x.shape[-1], x.shape[-2])
     idx = np.arange(k)
-    return reduce_sum(_getitem(x, key=(Ellipsis, idx, idx)), axis=-1)
+    return reduce_sum(getitem(x, (Ellipsis, idx, idx)), axis=-1)
 
 
 def diag_part(x):
     x = convert_to_tensor(x)
     k = min(x.shape[-1], x.shape[-2])
     idx = np.arange(k)
-    return _getitem(x, key=(Ellipsis, idx, idx))
+    return getitem(x, (Ellipsis, idx, idx))
 
 
 def _norm_grad(node, g):

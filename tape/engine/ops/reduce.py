@@ -8,7 +8,7 @@ from ..broadcast import batch_ndim
 from ..registry import defop
 from ..tensor import _wrap, convert_to_tensor
 from .array import (broadcast_to, kept_output, reducer, reduce_sum, reduction_axes, reshape, spread,
-                    transpose, where, _reduce_sum)
+                    transpose, where)
 from .cast import cast, conj
 from .compare import equal
 from .math import exp
@@ -29,7 +29,7 @@ def _mean_grad(node, g):
 def _extreme_grad(node, g):
     x = node.inputs[0]
     mask = cast(equal(x, kept_output(node, g)), x.dtype)
-    ties = _reduce_sum(mask, axis=node.attrs["axis"], keepdims=True)
+    ties = reduce_sum(mask, axis=node.attrs["axis"], keepdims=True)
     return [spread(node, g) * mask / ties]
 
 
@@ -79,7 +79,7 @@ def _logsumexp_grad(node, g):
 
 def _reduce_like(node, t):
     """``t`` reduced as the node's input was: the JVP of a sum of ``t``-weighted terms."""
-    return _reduce_sum(t, axis=node.attrs["axis"], keepdims=node.attrs["keepdims"])
+    return reduce_sum(t, axis=node.attrs["axis"], keepdims=node.attrs["keepdims"])
 
 
 def _extreme_jvp(node, t):
@@ -87,7 +87,7 @@ def _extreme_jvp(node, t):
         return None
     x = node.inputs[0]
     mask = cast(equal(x, kept_output(node, t)), x.dtype)       # ties share, as in the gradient
-    ties = _reduce_sum(mask, axis=node.attrs["axis"], keepdims=True)
+    ties = reduce_sum(mask, axis=node.attrs["axis"], keepdims=True)
     return _reduce_like(node, t * mask / ties)
 
 
