@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from .ops import array as A, compare as C, linalg as L, math as M, nn as N, reduce as R
+from .ops import array as A, linalg as L, math as M, reduce as R
 from .registry import is_recording, primitives
 from .tensor import Tensor, convert_to_tensor
 

@@ -10,7 +10,7 @@ import weakref
 
 import numpy as np
 
-from .tensor import Tensor, Variable, _to_array, _wrap
+from .tensor import Tensor, _to_array, _wrap
 
 #: The active recorders (see ``record`` for their protocol), read on every op. Tapes and other
 #: graph recorders, innermost last:
@@ -20,7 +20,7 @@ recording_tapes: list = []
 active_accumulators: list = []
 # The recorders are shared by all threads (a per-thread state cost 10-15% on the scalar
 # workloads W1/W2, one threading.local lookup per recorded op): a tape keeps only the ops on the
-# tensors it tracks, so threads with tensors of their own get their own gradients.
+# tensors it tracks, and watches variables read in its own thread only.
 
 _GRADIENTS: dict = {}
 #: Optional first-order rules on raw NumPy values, used only when no tape records the backward
@@ -268,9 +268,11 @@ def record(op, inputs, outputs, attrs):
         recorder._offer(op, inputs, outputs, attrs, None)
         return
     node = None
-    for recorder in recording_tapes:
+    # copies: another thread's tape may leave the list while this loop runs (an iterator over
+    # the list itself would then skip the next recorder)
+    for recorder in tuple(recording_tapes):
         node = recorder._offer(op, inputs, outputs, attrs, node)
-    for recorder in active_accumulators:   # an accumulator leaves and re-enters this list in place
+    for recorder in tuple(active_accumulators):   # an accumulator leaves and re-enters the list
         node = recorder._offer(op, inputs, outputs, attrs, node)
 
 
@@ -286,9 +288,9 @@ def _record_pair(op, a, b, result):
         recorder._offer(op, (a, b), (result,), _NO_ATTRS, None)
         return
     node = None
-    for recorder in recording_tapes:
+    for recorder in tuple(recording_tapes):
         node = recorder._offer(op, (a, b), (result,), _NO_ATTRS, node)
-    for recorder in active_accumulators:
+    for recorder in tuple(active_accumulators):
         node = recorder._offer(op, (a, b), (result,), _NO_ATTRS, node)
 
 

@@ -120,6 +120,7 @@ class GradientTape:
         self._watched_vars: dict = {}
         self._recording = False
         self._used = False
+        self._thread = None
         _register_live(self)
 
     # -- context --------------------------------------------------------------------------
@@ -128,6 +129,7 @@ class GradientTape:
             raise RuntimeError("this GradientTape is already recording; tapes cannot be entered twice")
         start_recording(self)
         self._recording = True
+        self._thread = threading.get_ident()
         return self
 
     def __exit__(self, *exc):
@@ -192,8 +194,8 @@ class GradientTape:
             if t in tracked:
                 hit = True
             elif type(t) is Variable and self._watch_accessed and t._trainable \
-                    and t._value.dtype.kind in "fc":
-                self._track(t)
+                    and t._value.dtype.kind in "fc" and self._thread == threading.get_ident():
+                self._track(t)      # (a variable read by another thread is not this tape's)
                 hit = True
         if not hit:
             return node

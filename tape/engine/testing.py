@@ -24,12 +24,6 @@ def _as_arrays(args):
     return [np.array(a._value if isinstance(a, Tensor) else a, dtype=np.float64) for a in args]
 
 
-def _scalar_along(f, arrays, direction_out):
-    """sum(f(*args) * direction_out) as a float, the scalar whose gradient we check."""
-    y = f(*[_wrap(a[()] if a.ndim == 0 else a) for a in arrays])
-    return float(np.sum(np.asarray(y._value if isinstance(y, Tensor) else y) * direction_out))
-
-
 def numerical_directional_derivative(f, arrays, directions, eps=1e-6):
     """Central difference of f along ``directions`` (4th-order Richardson-style stencil)."""
     def at(t):

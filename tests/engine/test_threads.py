@@ -2,6 +2,7 @@
 gradients: nested, persistent and non-persistent tapes, variables and forward accumulators
 entered and left by several threads at once, thousands of times."""
 import threading
+import traceback
 
 import numpy as np
 
@@ -36,8 +37,8 @@ def _work(k, errors):
             with tf.ForwardAccumulator(x, 1.0) as acc:
                 w = tf.exp(x) * x
             assert np.isclose(float(acc.jvp(w)), np.exp(a) * (1 + a), rtol=1e-12), (k, i, "jvp")
-    except Exception as exc:     # reported by the main thread
-        errors.append(exc)
+    except Exception as exc:     # reported by the main thread, with where it happened
+        errors.append(f"{exc!r}\n{traceback.format_exc()}")
 
 
 def test_threads_keep_their_own_tapes():
@@ -47,4 +48,16 @@ def test_threads_keep_their_own_tapes():
         t.start()
     for t in threads:
         t.join()
-    assert not errors, errors[:3]
+    assert not errors, errors[0]
+
+
+def test_a_tape_does_not_watch_variables_read_by_other_threads():
+    v = tf.Variable(2.0)
+    with tf.GradientTape() as t:
+        seen = []
+        worker = threading.Thread(target=lambda: seen.append(v * v))
+        worker.start()
+        worker.join()
+        y = tf.constant(3.0) * 2.0
+    assert t.watched_variables() == ()
+    assert t.gradient(seen[0], v) is None

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import as_dtype, numpy_dtype
+from ..dtypes import numpy_dtype
 from ..tensor import Tensor, _wrap, convert_to_tensor
 from .array import broadcast_to
 

@@ -7,7 +7,7 @@ import numpy as np
 from .. import series as S
 from ..broadcast import batch_ndim
 from ..registry import defop
-from ..tensor import Tensor, _wrap, convert_to_tensor
+from ..tensor import convert_to_tensor
 from .array import (broadcast_to, getitem, kept_output, reduction_axes, reduce_sum,
                     reshape, scatter_into, spread, transpose, unbroadcast, where)
 from .cast import conj, real, real_cotangent

@@ -367,10 +367,6 @@ def _x(node):
     return node.inputs[0]
 
 
-def _y(node):
-    return node.outputs[0]
-
-
 def _cx(node):
     """The input, conjugated if complex (a holomorphic op's rule takes f'(conj x) = conj f'(x))."""
     return _c(node.inputs[0])

@@ -7,7 +7,7 @@ from .. import series as S
 from ..broadcast import batch_ndim
 from ..registry import defop
 from ..tensor import _wrap, convert_to_tensor
-from .array import (broadcast_to, kept_output, reducer, reduce_sum, reduction_axes, reshape, spread,
+from .array import (kept_output, reducer, reduce_sum, reduction_axes, reshape, spread,
                     transpose, where)
 from .cast import cast, conj
 from .compare import equal
