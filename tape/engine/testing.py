@@ -31,20 +31,19 @@ def numerical_directional_derivative(f, arrays, directions, eps=1e-6):
     return (-at(2 * eps) + 8 * at(eps) - 8 * at(-eps) + at(-2 * eps)) / (12 * eps)
 
 
-def check_grads(f, args, order=1, rtol=1e-5, atol=1e-6, eps=1e-5, seed=0, modes=("rev",)):
+def check_grads(f, args, order=1, rtol=1e-5, atol=1e-6, eps=1e-5, seed=0, modes=MODES):
     """Assert that the derivatives of ``f`` up to ``order`` match central differences.
 
     ``f`` takes tensors and returns a tensor of any shape; it is reduced with a random output
-    weighting to a scalar. ``modes``: any of "rev" (reverse mode, nested tapes), "fwd" (forward
-    mode; orders above 1 differentiate the JVP in reverse mode) and "taylor" (Taylor mode along
-    a random line through ``args``). Raises AssertionError naming the mode, the order and both
+    weighting to a scalar. ``modes`` (all three by default): "rev" (reverse mode, nested tapes),
+    "fwd" (forward mode; orders above 1 differentiate the JVP in reverse mode) and "taylor"
+    (Taylor mode along a random line through ``args``). Raises AssertionError naming the mode, the order and both
     numbers.
 
     Examples
     --------
     >>> from tape.engine.testing import check_grads
-    >>> check_grads(lambda x: tape.sin(x) * x, [np.array([0.3, 1.2])], order=2,
-    ...             modes=("rev", "fwd", "taylor"))
+    >>> check_grads(lambda x: tape.sin(x) * x, [np.array([0.3, 1.2])], order=2)
     """
     unknown = [m for m in modes if m not in MODES]
     if unknown:
