@@ -9,8 +9,8 @@ a lookup never calls ``Tensor.__eq__`` and costs no ``id()`` call.
 from __future__ import annotations
 
 import contextlib
+import _thread         # (not threading: its import would cost every start of the command line)
 import enum
-import threading
 import warnings
 import weakref
 
@@ -38,7 +38,7 @@ sweep_count = 0
 #: dead ones are dropped when the list has doubled since the last clean-up.
 _live_tapes: list = []
 _live_tapes_kept = [64]
-_live_tapes_lock = threading.Lock()
+_live_tapes_lock = _thread.allocate_lock()
 
 
 def _register_live(tape):
@@ -120,7 +120,7 @@ class GradientTape:
         self._watched_vars: dict = {}
         self._recording = False
         self._used = False
-        self._thread = None
+        self._owner_thread = None
         _register_live(self)
 
     # -- context --------------------------------------------------------------------------
@@ -129,7 +129,7 @@ class GradientTape:
             raise RuntimeError("this GradientTape is already recording; tapes cannot be entered twice")
         start_recording(self)
         self._recording = True
-        self._thread = threading.get_ident()
+        self._owner_thread = _thread.get_ident()
         return self
 
     def __exit__(self, *exc):
@@ -194,7 +194,7 @@ class GradientTape:
             if t in tracked:
                 hit = True
             elif type(t) is Variable and self._watch_accessed and t._trainable \
-                    and t._value.dtype.kind in "fc" and self._thread == threading.get_ident():
+                    and t._value.dtype.kind in "fc" and self._owner_thread == _thread.get_ident():
                 self._track(t)      # (a variable read by another thread is not this tape's)
                 hit = True
         if not hit:
