@@ -235,3 +235,32 @@ def test_bad_input_is_refused_clearly():
         tape.partials(lambda x, y: tape.stack([x, y]), [1.0, 2.0], 2)
     with pytest.raises(ValueError, match=f"the limit is {MAX_PARTIALS}"):
         tape.partials(f, np.ones(20), 10)
+
+
+# -- one variable: tape.derivative up to order 30, and a clear limit ------------------------------
+ONE_VARIABLE = {
+    "sin*exp": (lambda x: tape.sin(x) * tape.exp(x), lambda x: mpmath.sin(x) * mpmath.exp(x)),
+    "1/(1+x^2)": (lambda x: 1 / (1 + x * x), lambda x: 1 / (1 + x * x)),
+    "log(2+x)*cos(x)": (lambda x: tape.log(2 + x) * tape.cos(x), lambda x: mpmath.log(2 + x) * mpmath.cos(x)),
+    "exp(sin(x))": (lambda x: tape.exp(tape.sin(x)), lambda x: mpmath.exp(mpmath.sin(x))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_VARIABLE))
+def test_derivative_orders_up_to_30_match_mpmath(name):
+    f, reference = ONE_VARIABLE[name]
+    with mpmath.workdps(30):
+        coefficients = mpmath.taylor(reference, mpmath.mpf(3) / 10, 30)
+    for order in range(2, 31):
+        want = float(coefficients[order] * mpmath.factorial(order))
+        got = float(tape.derivative(f, 0.3, order=order))
+        assert got == pytest.approx(want, rel=1e-9), (name, order)
+    at_points = tape.derivative(f, np.array([0.3, -0.4, 0.8]), order=30).numpy()
+    assert at_points[0] == pytest.approx(got, rel=1e-13)
+
+
+@pytest.mark.parametrize("order", [171, 1000])
+def test_derivative_beyond_order_170_is_refused_clearly(order):
+    with pytest.raises(ValueError, match="beyond Taylor mode's limit of 170"):
+        tape.derivative(tape.sin, 0.3, order=order)
+    assert float(tape.derivative(tape.sin, 0.3, order=170)) == pytest.approx(-np.sin(0.3), rel=1e-12)
