@@ -75,9 +75,9 @@ def _codes(exponents: np.ndarray, d: int) -> np.ndarray:
     return exponents @ radix
 
 
-def _exact_row(i: tuple[int, ...], J: np.ndarray, d: int) -> np.ndarray:
+def _exact_row(i: tuple[int, ...], J: np.ndarray, denominator: np.ndarray, d: int) -> np.ndarray:
     """gamma_ij for one composition i (all parts >= 1) over the exponent vectors J, as float64
-    (each the correctly rounded value of an exact rational)."""
+    (each the correctly rounded value of an exact rational); ``denominator``: d^d j! per j."""
     # |partial sums| <= prod_l j_l! i_l! <= (d!)^2: int64 holds them up to d = 12
     dtype = np.int64 if math.factorial(d) ** 2 < 2 ** 63 else object
     stirling = np.array(_stirling1(d), dtype=dtype)
@@ -92,8 +92,6 @@ def _exact_row(i: tuple[int, ...], J: np.ndarray, d: int) -> np.ndarray:
             nxt[p:degree + p + 1] += acc[:degree + 1] * weight
         acc, degree = nxt, degree + il
     numerator = sum(acc[r].astype(object) * (d ** r * math.factorial(d - r)) for r in range(d + 1))
-    denominator = np.array([d ** d * math.prod(math.factorial(int(e)) for e in row) for row in J],
-                           dtype=object)
     return (numerator / denominator).astype(np.float64)       # int / int: correctly rounded
 
 
@@ -104,13 +102,16 @@ def _block(s: int, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     codes = _codes(J, d)
     order = np.argsort(codes)
     compositions = J[(J > 0).all(axis=1)]
+    factorials = [math.factorial(k) for k in range(d + 1)]
+    denominator = np.array([d ** d * math.prod(factorials[e] for e in row) for row in J.tolist()],
+                           dtype=object)
     rows = {}
     gamma = np.empty((len(compositions), len(J)))
     for r, c in enumerate(compositions):
         perm = np.argsort(-c, kind="stable")      # c[perm] is the partition, non-increasing
         partition = tuple(int(v) for v in c[perm])
         if partition not in rows:
-            rows[partition] = _exact_row(partition, J, d)
+            rows[partition] = _exact_row(partition, J, denominator, d)
         # gamma_{c, j} = gamma_{partition, j[perm]}
         where = order[np.searchsorted(codes, _codes(J[:, perm], d), sorter=order)]
         gamma[r] = rows[partition][where]
