@@ -162,26 +162,44 @@ def partials(f, x, order):
     >>> tape.partials(lambda x, y: x ** 2 * y, [3.0, 2.0], order=2)      # xx, xy, yy
     array([4., 6., 0.])
     """
+    return _evaluate(f, x, order, [order], "partials")[0]
+
+
+def partials_up_to(f, x, order):
+    """Every distinct partial of every order from 0 to ``order``: a list whose entry k is what
+    ``partials(f, x, k)`` returns (entry 0 the value, 1 the gradient, 2 the Hessian's upper
+    triangle, ...), all from ONE Taylor-mode pass over the directions of every order.
+
+    Examples
+    --------
+    >>> value, gradient, second = tape.partials_up_to(lambda x, y: x ** 2 * y, [3.0, 2.0], 2)
+    >>> gradient, second
+    (array([12.,  9.]), array([4., 6., 0.]))
+    """
+    orders = list(range(order + 1)) if isinstance(order, (int, np.integer)) and order > 0 else [0]
+    return _evaluate(f, x, order, orders, "partials_up_to")
+
+
+def _evaluate(f, x, order, orders, what):
+    """The partials of each order in ``orders`` (each <= ``order``), from one Taylor pass."""
     if isinstance(order, bool) or not isinstance(order, (int, np.integer)):
-        raise TypeError(f"partials: order must be a non-negative integer, got {order!r}")
+        raise TypeError(f"{what}: order must be a non-negative integer, got {order!r}")
     if order < 0:
-        raise ValueError(f"partials: order must be a non-negative integer, got {order}")
+        raise ValueError(f"{what}: order must be a non-negative integer, got {order}")
     order = int(order)
     points = np.asarray(x, dtype=np.float64)
     single = points.ndim == 1
     if points.ndim not in (1, 2) or points.shape[-1] == 0:
-        raise ValueError(f"partials: x must have shape (n,) for one point or (P, n) for P points "
+        raise ValueError(f"{what}: x must have shape (n,) for one point or (P, n) for P points "
                          f"with n >= 1 variables, got shape {points.shape}")
     points = np.atleast_2d(points)
     n_points, n = points.shape
-    count = partial_count(n, order)
+    count = sum(partial_count(n, e) for e in orders)
     if count > MAX_PARTIALS:
-        raise ValueError(f"partials: {n} variables at order {order} have {count} distinct partials; "
+        raise ValueError(f"{what}: {n} variables at order {order} have {count} distinct partials; "
                          f"the limit is {MAX_PARTIALS}")
-    if order == 0:
-        directions, steps = np.zeros((1, n)), []
-    else:
-        directions, steps = _plan(n, order)
+    plans = [(np.zeros((1, n)), []) if e == 0 else _plan(n, e) for e in orders]
+    directions = np.concatenate([d for d, _ in plans])
     n_dir = len(directions)
     base = np.repeat(points, n_dir, axis=0)                        # (P*D, n)
     along = np.tile(directions, (n_points, 1))                     # (P*D, n)
@@ -190,15 +208,21 @@ def partials(f, x, order):
         y = f(*[t * along[:, l] + base[:, l] for l in range(n)])
         shape = tuple(y.shape) if hasattr(y, "shape") else ()
         if shape not in ((), (len(base),)):
-            raise ValueError(f"partials: f must return one value per point (shape ({len(base)},) "
+            raise ValueError(f"{what}: f must return one value per point (shape ({len(base)},) "
                              f"for {len(base)} points, or a scalar), got shape {shape}")
         return y
-    top = taylor_coefficients(restricted, np.zeros(len(base)), order)[order]
-    top = np.broadcast_to(np.real(top), (len(base),)).reshape(n_points, n_dir)
-    if order == 0:
-        out = top.copy()
-    else:
-        out = np.empty((n_points, n_dir))
-        for columns, rows, gamma in steps:           # one dense product per support size
-            out[:, rows] = top[:, columns] @ gamma
-    return out[0] if single else out
+    series = taylor_coefficients(restricted, np.zeros(len(base)), order)
+    series = np.real(series).reshape(order + 1, -1)                # (K, 1) for a constant f
+    series = np.broadcast_to(series, (order + 1, len(base))).reshape(order + 1, n_points, n_dir)
+    results, start = [], 0
+    for e, (dirs, steps) in zip(orders, plans):
+        top = series[e][:, start:start + len(dirs)]                # [t^e] along this order's directions
+        start += len(dirs)
+        if e == 0:
+            out = top.copy()
+        else:
+            out = np.empty((n_points, len(dirs)))
+            for columns, rows, gamma in steps:       # one dense product per support size
+                out[:, rows] = top[:, columns] @ gamma
+        results.append(out[0] if single else out)
+    return results

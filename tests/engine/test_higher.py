@@ -248,3 +248,29 @@ def test_derivative_beyond_order_170_is_refused_clearly(order):
     with pytest.raises(ValueError, match="beyond Taylor mode's limit of 170"):
         tape.derivative(tape.sin, 0.3, order=order)
     assert float(tape.derivative(tape.sin, 0.3, order=170)) == pytest.approx(-np.sin(0.3), rel=1e-12)
+
+
+# -- every order at once ----------------------------------------------------------------------------
+@pytest.mark.parametrize("n,order", [(1, 6), (3, 5), (6, 4)])
+def test_partials_up_to_gives_each_order_as_partials_does(n, order):
+    f = FUNCTIONS["exp*sin"]
+    points = np.random.default_rng(n).uniform(-0.5, 0.5, (2, n))
+    every = tape.partials_up_to(f, points, order)
+    assert len(every) == order + 1
+    for k in range(order + 1):
+        np.testing.assert_allclose(every[k], tape.partials(f, points, k), rtol=1e-14, atol=0)
+    np.testing.assert_allclose(every[2], nested(f, points, 2), rtol=1e-12)
+
+
+def test_partials_up_to_refuses_bad_orders():
+    with pytest.raises(TypeError, match="partials_up_to: order must be a non-negative integer"):
+        tape.partials_up_to(lambda x: x, [1.0], 1.5)
+    with pytest.raises(ValueError, match="partials_up_to: order must be a non-negative integer"):
+        tape.partials_up_to(lambda x: x, [1.0], -2)
+
+
+def test_a_constant_is_a_constant_at_every_order():
+    # K = order + 1 equal to the number of directions must not confuse the series and batch axes
+    value, gradient, *higher = tape.partials_up_to(lambda x, y: 3.0, [1.0, 2.0], 3)
+    assert value.tolist() == [3.0] and gradient.tolist() == [0.0, 0.0]
+    assert all(np.all(h == 0) for h in higher)
