@@ -8,7 +8,8 @@ Griewank and Walther, "Evaluating Derivatives", 2nd ed., ch. 13):
 
     d^i f(x) = sum_{|j|=N} gamma_ij * y_j,      y_j = [t^N] f(x + t j).
 
-All directions form one batch, so the engine's Taylor mode runs them in one vectorized pass.
+All directions form one batch, so the engine's Taylor mode runs them in one vectorized pass
+(``partials_up_to`` puts the directions of every order 0..N into that one batch).
 
 The coefficients are exact rationals, rounded once to float64. Expanding the binomials of the
 paper's formula into Stirling numbers of the first kind ``s(a, b)`` and summing its alternating
