@@ -2,6 +2,7 @@
 
     python benchmarks/higher_accuracy.py            # the table of docs/higher.md (a few minutes)
     python benchmarks/higher_accuracy.py --quick    # fewer cases and partials
+    python benchmarks/higher_accuracy.py --issue-expression   # issue 17's expression vs sympy.diff
 
 Two test functions of n variables, with random coefficients and point (fixed seeds):
 
@@ -117,11 +118,50 @@ def check_closed_form_against_sympy():
             assert abs(mpmath.mpf(str(exact)) - ours) <= 1e-14 * abs(ours), (expr, multiset)
 
 
+#: issue 17's expression, and the order-10 partials (exponents of a, b, c, d, e1, f) compared
+#: with sympy.diff: the pure ones, and mixed ones SymPy differentiates within a minute
+ISSUE_EXPRESSION = "sin(a*b+c*d+e1*f)*exp(a+b+c+d+e1+f)/(1+a^2) at 0.1..0.6"
+ISSUE_PARTIALS = [(10, 0, 0, 0, 0, 0), (0, 10, 0, 0, 0, 0), (0, 0, 0, 0, 0, 10), (1, 1, 1, 1, 1, 5),
+                  (0, 2, 2, 2, 2, 2), (5, 5, 0, 0, 0, 0), (3, 3, 1, 1, 1, 1), (2, 2, 2, 2, 1, 1)]
+
+
+def issue_expression():
+    """Worst relative error of the order-10 partials ISSUE_PARTIALS against sympy.diff at 30
+    digits (each SymPy partial takes seconds to a minute)."""
+    import sympy as sp
+    names = sp.symbols("a b c d e1 f")
+    a, b, c, d, e1, f = names
+    expr = sp.sin(a * b + c * d + e1 * f) * sp.exp(a + b + c + d + e1 + f) / (1 + a ** 2)
+    at = {v: sp.Rational(k + 1, 10) for k, v in enumerate(names)}
+    got = tape.partials(lambda a, b, c, d, e1, f: tape.sin(a * b + c * d + e1 * f)
+                        * tape.exp(a + b + c + d + e1 + f) / (1 + a ** 2),
+                        [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], 10)
+    position = {tuple(m.count(v) for v in range(6)): k for k, m in enumerate(multi_indices(6, 10))}
+    worst = 0.0
+    for e in ISSUE_PARTIALS:
+        d_expr = expr
+        for v, k in zip(names, e):
+            if k:
+                d_expr = sp.diff(d_expr, v, k)
+        want = d_expr.evalf(30, subs=at)
+        rel = abs(got[position[e]] - float(want)) / abs(float(want))
+        worst = max(worst, rel)
+        print(f"| {e} | {want} | {float(got[position[e]])!r} | {rel:.1e} |", flush=True)
+    print(f"worst relative error: {worst:.1e}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--sample", type=int, default=400, help="partials compared per case")
+    parser.add_argument("--issue-expression", action="store_true",
+                        help=f"only {ISSUE_EXPRESSION}: 8 partials against sympy.diff")
     args = parser.parse_args(argv)
+    if args.issue_expression:
+        print(f"{ISSUE_EXPRESSION}, order 10\n| exponents | SymPy (30 digits) | tape.partials | relative error |")
+        print("|---|---:|---:|---:|")
+        issue_expression()
+        return
     check_closed_form_against_sympy()
     print("| order | variables | partials | compared | positive: worst relative error "
           "| oscillating: worst error / largest partial |")
