@@ -1,0 +1,323 @@
+"""The define-by-run graph: backward nodes, leaf accumulators, grad mode and the backward pass.
+
+An op with an input that requires grad gives its output a ``grad_fn``: a ``BackwardNode``
+holding the engine primitive that ran, the values it saw (inputs and output, as immutable engine
+tensors) and ``_edges``, the node of each input (its ``grad_fn``, or the ``AccumulateGrad`` of a
+leaf, or None). Nodes point only towards inputs, so the graph is a DAG owned by the tensors that
+reach it: it lives exactly as long as they do and holds no reference cycle.
+
+Each node carries ``_seq``, a counter taken when it is made. A node is made after the nodes of
+its inputs, so handling nodes by decreasing ``_seq`` (a heap) visits every node after all of its
+consumers: the backward pass needs no recursion and no prior walk of the graph.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import weakref
+
+import numpy as np
+
+from . import _engine as E
+
+_next_seq = itertools.count().__next__
+
+#: Grad mode: ops record nodes only while ``_grad_mode[0]`` is true (``no_grad`` clears it).
+_grad_mode = [True]
+
+FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
+         "after they have already been freed). Saved intermediate values of the graph are freed "
+         "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+         "backward through the graph a second time or if you need to access saved tensors after "
+         "calling backward.")
+
+
+class BackwardNode(E.Node):
+    """One recorded op application (``y.grad_fn``), named as PyTorch names it (``MulBackward0``).
+
+    The engine's gradient rule for ``op`` reads ``inputs``, ``outputs``, ``attrs`` and
+    ``needs_grad``; after a backward pass without ``retain_graph`` they are freed (None).
+    """
+
+    __slots__ = ("_edges", "_seq", "_retained", "__weakref__")
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple((e, 0) for e in self._edges)
+
+    @property
+    def metadata(self) -> dict:
+        return {}
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    def __call__(self, *grads):
+        raise RuntimeError(f"{type(self).__name__} is called by backward(), not directly")
+
+
+_CLASSES: dict = {}
+
+
+def node_class(name: str) -> type:
+    """The node class named ``name`` (``AddBackward0`` ...), made once."""
+    cls = _CLASSES.get(name)
+    if cls is None:
+        cls = _CLASSES[name] = type(name, (BackwardNode,), {"__slots__": ()})
+    return cls
+
+
+class AccumulateGrad:
+    """The graph node of a leaf that requires grad: it adds what reaches it to ``leaf.grad``.
+
+    The leaf holds it; it holds the leaf weakly (so no cycle forms).
+    """
+
+    __slots__ = ("_leaf", "_seq", "__weakref__")
+    _edges = ()
+    next_functions = ()
+
+    def __init__(self, leaf):
+        self._leaf = weakref.ref(leaf)
+        self._seq = _next_seq()
+
+    @property
+    def variable(self):
+        return self._leaf()
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self):
+        return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+def edge(t):
+    """The graph node gradients of tensor ``t`` flow to (None if it does not require grad)."""
+    if not getattr(t, "_requires_grad", False):
+        return None
+    node = t._grad_fn
+    if node is None:
+        node = t._acc
+        if node is None:
+            node = t._acc = AccumulateGrad(t)
+    return node
+
+
+# -- the backward pass ---------------------------------------------------------------------
+def run_backward(roots, cotangents, retain_graph, create_graph, capture=None):
+    """Push ``cotangents`` from the nodes ``roots`` back through the graph.
+
+    Without ``capture``: what reaches a leaf's ``AccumulateGrad`` is added to its ``.grad``.
+    With ``capture`` (a dict node -> None, from ``autograd.grad``): the total cotangent reaching
+    each of those nodes is stored there instead and no ``.grad`` changes. Cotangents are raw NumPy
+    values, or (``create_graph``) engine tensors recorded into new graph nodes.
+    """
+    heap = []
+    buffers = {}
+    for node, g in zip(roots, cotangents):
+        prev = buffers.get(node)
+        if prev is None:
+            buffers[node] = g
+            heap.append((-node._seq, node))
+        else:
+            buffers[node] = prev + g
+    heapq.heapify(heap)
+    stop = None
+    if capture is not None:
+        stop = min(n._seq for n in capture) if capture else 0
+    if create_graph:
+        recorder = _Recorder()
+        with E.recording(recorder):
+            buffers = {n: recorder.connect(g) for n, g in buffers.items()}
+            _sweep(heap, buffers, retain_graph, capture, stop, recorder)
+        return recorder
+    token = E.silence()
+    try:
+        _sweep(heap, buffers, retain_graph, capture, stop, None)
+    finally:
+        E.restore(token)
+    return None
+
+
+def _sweep(heap, buffers, retain, capture, stop, recorder):
+    pop, push = heapq.heappop, heapq.heappush
+    get = buffers.get
+    while heap:
+        seq, node = pop(heap)
+        if stop is not None and -seq < stop:
+            break
+        g = buffers.pop(node)
+        if capture is not None and node in capture:
+            capture[node] = g
+            if type(node) is AccumulateGrad:
+                continue
+        elif type(node) is AccumulateGrad:
+            _accumulate(node, g, recorder)
+            continue
+        retained = node._retained
+        if retained is not None:
+            _retain(retained, g, recorder)
+        inputs = node.inputs
+        if inputs is None:
+            raise RuntimeError(FREED)
+        edges = node._edges
+        if recorder is not None:
+            got = recorder.rule(node, g)
+        elif len(edges) == 1:
+            node.needs_grad = (True,)
+            rule = node.op.fast
+            if rule is not None:
+                got = (rule(node, g),)
+            else:
+                got = E.general_rule(node, g, True)
+        else:
+            node.needs_grad = tuple([e is not None for e in edges])
+            rule = node.op.fast
+            got = rule(node, g) if rule is not None else E.general_rule(node, g, True)
+        if not retain:
+            node.inputs = node.outputs = None
+        if not got:
+            continue
+        for e, ig in zip(edges, got):
+            if e is None or ig is None:
+                continue
+            prev = get(e)
+            if prev is None:
+                buffers[e] = ig
+                push(heap, (-e._seq, e))
+            else:
+                buffers[e] = prev + ig
+
+
+def _accumulate(acc, g, recorder):
+    leaf = acc._leaf()
+    if leaf is None:            # the leaf is gone: nobody can read its .grad
+        return
+    value = leaf._value
+    if recorder is not None:
+        new = recorder.as_torch(g)
+        if new._value.dtype != value.dtype or new._value.shape != np.shape(value):
+            new = _fit(new, value)
+    else:
+        new = _fresh(g, value)
+    old = leaf._grad
+    if old is None:
+        leaf._grad = new if recorder is not None else _leaf_tensor(new)
+    elif recorder is not None:
+        leaf._grad = old + new
+    else:
+        leaf._grad = _leaf_tensor(old._value + new)
+
+
+def _retain(ref, g, recorder):
+    t = ref()
+    if t is None:
+        return
+    new = recorder.as_torch(g) if recorder is not None else _leaf_tensor(_fresh(g, t._value))
+    t._grad = new if t._grad is None else t._grad + new
+
+
+def _fresh(g, like):
+    """A gradient array of ``like``'s shape and dtype that the caller may keep (not a view)."""
+    g = np.asarray(g)
+    if g.shape != np.shape(like):
+        g = np.broadcast_to(g, np.shape(like))
+    return np.array(g, dtype=like.dtype)[()] if g.ndim == 0 else np.array(g, dtype=like.dtype)
+
+
+def _fit(t, like):
+    from ._tensor import _apply
+    if t._value.dtype != like.dtype:
+        t = _apply(E.PRIMITIVES["Cast"], (t,), {"dtype": like.dtype}, "ToCopyBackward0")
+    if t._value.shape != np.shape(like):
+        t = _apply(E.PRIMITIVES["BroadcastTo"], (t,), {"shape": np.shape(like)}, "ExpandBackward0")
+    return t
+
+
+def _leaf_tensor(value):
+    from ._tensor import _new
+    return _new(value)
+
+
+class _Recorder:
+    """Builds graph nodes for the ops the gradient rules run (``create_graph=True``).
+
+    The rules run on engine tensors; ``_nodes_of`` maps each one that depends on something that
+    requires grad to its graph node, for the duration of the backward pass only.
+    """
+
+    def __init__(self):
+        self._nodes_of = {}
+
+    def connect(self, g):
+        """An engine tensor for a cotangent, its graph node noted if it has one."""
+        e = edge(g)
+        t = E.wrap(g._value)
+        if e is not None:
+            self._nodes_of[t] = e
+        return t
+
+    def _accepts(self, inputs):
+        nodes_of = self._nodes_of
+        for t in inputs:
+            if t in nodes_of:
+                return True
+        return False
+
+    def _add(self, enode):
+        outputs = enode.outputs
+        if len(outputs) != 1:
+            raise NotImplementedError(f"create_graph=True through the multi-output op "
+                                      f"{enode.op.name} is not supported")
+        out = outputs[0]
+        if out._value.dtype.kind not in "fc":
+            return
+        nodes_of = self._nodes_of
+        from ._tensor import backward_name
+        node = E.Node.__new__(node_class(backward_name(enode.op, enode.inputs, enode.attrs)))
+        node.op = enode.op
+        node.inputs = tuple(E.wrap(t._value) for t in enode.inputs)
+        node.outputs = (E.wrap(out._value),)
+        node.attrs = enode.attrs
+        node.needs_grad = None
+        node._edges = tuple(nodes_of.get(t) for t in enode.inputs)
+        node._retained = None
+        node._seq = _next_seq()
+        nodes_of[out] = node
+
+    def rule(self, node, g):
+        """Input cotangents of ``node`` by its tensor rule, recorded (inputs connected to the graph)."""
+        nodes_of = self._nodes_of
+        edges = node._edges
+        inputs = []
+        for t, e in zip(node.inputs, edges):
+            c = E.wrap(t._value)
+            if e is not None:
+                nodes_of[c] = e
+            inputs.append(c)
+        out = E.wrap(node.outputs[0]._value)
+        nodes_of[out] = node
+        view = E.Node(node.op, tuple(inputs), (out,), node.attrs)
+        view.needs_grad = tuple([e is not None for e in edges])
+        got = E.general_rule(view, g, False)
+        if not got:
+            return got
+        return [None if x is None else (x if isinstance(x, E.EngineTensor) else
+                                        E.wrap(np.asarray(x)[()])) for x in got]
+
+    def as_torch(self, t):
+        """A torch tensor for an engine tensor of the backward pass (with its grad_fn)."""
+        from ._tensor import _new
+        e = self._nodes_of.get(t)
+        out = _new(t._value)
+        if e is not None:
+            out._requires_grad = True
+            if type(e) is AccumulateGrad:
+                out._acc = e
+            else:
+                out._grad_fn = e
+        return out
