@@ -17,6 +17,8 @@ from ._graph import AccumulateGrad, _grad_mode, _next_seq, edge, node_class
 _NUMPY = (np.ndarray, np.generic)
 _SCALARS = (float, int, bool)
 _NO_ATTRS: dict = {}
+_ONE = (True,)
+_ET = E.EngineTensor
 _obj_new = object.__new__
 _wrap = E.wrap
 _scalar_like = E.scalar_like
@@ -371,7 +373,7 @@ def _apply(op, inputs, attrs, name):
                 node.inputs = tuple([_wrap(t._value) if type(t) is Tensor else t for t in inputs])
                 node.outputs = (_wrap(out),)
                 node.attrs = attrs
-                node.needs_grad = None
+                node.needs_grad = tuple([e is not None for e in edges])
                 node._edges = edges
                 node._retained = None
                 node._seq = _next_seq()
@@ -407,12 +409,32 @@ def _binary(op, name, rname=None):
         if (ra or rb) and _grad_mode[0]:
             node = _obj_new(cls)
             node.op = op
-            node.inputs = (_wrap(va) if type(a) is Tensor else a, _wrap(vb) if type(b) is Tensor else b)
-            node.outputs = (_wrap(out),)
+            if ra:
+                sa = _obj_new(_ET)
+                sa._value = va
+                ea = a._grad_fn or a._acc or _new_acc(a)
+            else:
+                sa, ea = a, None
+            if rb:
+                sb = _obj_new(_ET)
+                sb._value = vb
+                eb = b._grad_fn or b._acc or _new_acc(b)
+            elif type(b) is Tensor:
+                sb = _obj_new(_ET)
+                sb._value = vb
+                eb = None
+            else:
+                sb, eb = b, None
+            if type(a) is Tensor and not ra:
+                sa = _obj_new(_ET)
+                sa._value = va
+            so = _obj_new(_ET)
+            so._value = out
+            node.inputs = (sa, sb)
+            node.outputs = (so,)
             node.attrs = _NO_ATTRS
-            node.needs_grad = None
-            node._edges = ((a._grad_fn or a._acc or _new_acc(a)) if ra else None,
-                           (b._grad_fn or b._acc or _new_acc(b)) if rb else None)
+            node.needs_grad = (ra, rb)
+            node._edges = (ea, eb)
             node._retained = None
             node._seq = _next_seq()
             r._grad_fn = node
@@ -468,10 +490,14 @@ def _unary(op, name):
         if x._requires_grad and _grad_mode[0]:
             node = _obj_new(cls)
             node.op = op
-            node.inputs = (_wrap(v),)
-            node.outputs = (_wrap(out),)
+            si = _obj_new(_ET)
+            si._value = v
+            so = _obj_new(_ET)
+            so._value = out
+            node.inputs = (si,)
+            node.outputs = (so,)
             node.attrs = _NO_ATTRS
-            node.needs_grad = None
+            node.needs_grad = _ONE
             node._edges = (x._grad_fn or x._acc or _new_acc(x),)
             node._retained = None
             node._seq = _next_seq()

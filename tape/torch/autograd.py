@@ -9,6 +9,9 @@ from ._tensor import Tensor, _new
 
 __all__ = ["backward", "grad"]
 
+_F64 = np.float64
+_ONE = np.float64(1.0)
+
 
 def _as_list(x):
     if x is None:
@@ -36,9 +39,12 @@ def _seeds(outputs, grad_outputs, create_graph):
         g = grads[i] if grads else None
         value = y._value
         if g is None:
-            if np.size(value) != 1:
+            if type(value) is _F64:
+                g = _ONE
+            elif value.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = np.ones_like(value)[()]
+            else:
+                g = np.ones_like(value)[()]
             if create_graph:
                 g = _new(g)
         else:
@@ -69,8 +75,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                 x._grad = g if x._grad is None else x._grad + g
         return
     nodes, cotangents = _seeds(outputs, grad_tensors, create_graph)
-    with _GradMode(create_graph):
+    mode = _grad_mode[0]
+    _grad_mode[0] = bool(create_graph)
+    try:
         run_backward(nodes, cotangents, retain_graph, create_graph)
+    finally:
+        _grad_mode[0] = mode
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -78,20 +88,24 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """The gradients of ``outputs`` with respect to ``inputs``, as a tuple (``.grad`` untouched)."""
     if is_grads_batched:
         raise NotImplementedError("tape.torch.autograd.grad: is_grads_batched is not supported")
-    outs = _as_list(outputs)
-    ins = _as_list(inputs)
+    outs = [outputs] if type(outputs) is Tensor else _as_list(outputs)
+    ins = [inputs] if type(inputs) is Tensor else _as_list(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads
     if retain_graph is None:
         retain_graph = create_graph
-    for i, x in enumerate(ins):
+    for x in ins:
         if not isinstance(x, Tensor) or not x._requires_grad:
-            raise RuntimeError(f"One of the differentiated Tensors does not require grad")
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
     nodes, cotangents = _seeds(outs, grad_outputs, create_graph)
     targets = [edge(x) for x in ins]
     capture = dict.fromkeys(targets)
-    with _GradMode(create_graph):
+    mode = _grad_mode[0]
+    _grad_mode[0] = bool(create_graph)
+    try:
         recorder = run_backward(nodes, cotangents, retain_graph, create_graph, capture)
+    finally:
+        _grad_mode[0] = mode
     result = []
     for x, node in zip(ins, targets):
         g = capture[node]
@@ -112,6 +126,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 def _fit(g, like):
+    if type(g) is _F64 and type(like) is _F64:
+        return g
     g = np.asarray(g)
     if g.shape != np.shape(like):
         g = np.broadcast_to(g, np.shape(like))
@@ -125,19 +141,6 @@ def _shaped(t, like):
     if t._value.dtype != like._value.dtype or np.shape(t._value) != np.shape(like._value):
         return fit_tensor(t, like._value)
     return t
-
-
-class _GradMode:
-    def __init__(self, enabled):
-        self.enabled = bool(enabled)
-
-    def __enter__(self):
-        self.prev = _grad_mode[0]
-        _grad_mode[0] = self.enabled
-
-    def __exit__(self, *exc):
-        _grad_mode[0] = self.prev
-        return False
 
 
 __all__ += ["AccumulateGrad"]
