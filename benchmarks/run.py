@@ -263,6 +263,23 @@ def rows_w1(peers, quick):
             return t.gradient(y, xv)
         return g
     add_peers(row, peers, {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf})
+    return [row, *rows_w1_torch_style(peers, grad)]
+
+
+def rows_w1_torch_style(peers, tape_grad):
+    """W1 written for PyTorch, run by tape.torch; its reference is the GradientTape row's code."""
+    torch = importlib.import_module("tape.torch")
+    x = torch.tensor(W1_AT, requires_grad=True)
+    row = Row("W1", "  same, PyTorch style (tape.torch autograd.grad)",
+              lambda: torch.autograd.grad(poly(x), x)[0],
+              lambda v: close(v, W1_EXPECTED, 0, 1e-12, "W1 torch style"),
+              ref=tape_grad, ref_what="the GradientTape code above", goal=max_ratio(1.5))
+
+    def b_torch():
+        pt = load_peer("torch")
+        xt = pt.tensor(W1_AT, dtype=pt.float64, requires_grad=True)
+        return lambda: pt.autograd.grad(poly(xt), xt)[0]
+    add_peers(row, peers, {"torch": b_torch})
     return [row]
 
 
@@ -335,7 +352,24 @@ def rows_w2(peers, quick):
             return t.gradient(y, xv)
         return g
     add_peers(row, peers, {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf})
-    return [row, fwd]
+    return [row, fwd, *rows_w2_torch_style(peers, grad)]
+
+
+def rows_w2_torch_style(peers, tape_grad):
+    """W2 written for PyTorch, run by tape.torch; its reference is the GradientTape row's code."""
+    torch = importlib.import_module("tape.torch")
+    x = torch.tensor(W2_X0, requires_grad=True)
+    row = Row("W2", "  same, PyTorch style (tape.torch autograd.grad), per op",
+              lambda: torch.autograd.grad(chain(x, torch.sin), x)[0],
+              lambda v: close(v, W2_GRAD, 1e-10, 0, "W2 torch style"),
+              ref=tape_grad, ref_what="the GradientTape code above", goal=max_ratio(1.5), per=N_OPS)
+
+    def b_torch():
+        pt = load_peer("torch")
+        xt = pt.tensor(W2_X0, dtype=pt.float64, requires_grad=True)
+        return lambda: pt.autograd.grad(chain(xt, pt.sin), xt)[0]
+    add_peers(row, peers, {"torch": b_torch})
+    return [row]
 
 
 # ============================================================================ W3 big elementwise
@@ -539,6 +573,23 @@ def rows_w4(peers, quick):
             return t.gradient(y, [A, B])
         return g
     add_peers(row, peers, {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf})
+    return [row, *rows_w1_torch_style(peers, grad)]
+
+
+def rows_w1_torch_style(peers, tape_grad):
+    """W1 written for PyTorch, run by tape.torch; its reference is the GradientTape row's code."""
+    torch = importlib.import_module("tape.torch")
+    x = torch.tensor(W1_AT, requires_grad=True)
+    row = Row("W1", "  same, PyTorch style (tape.torch autograd.grad)",
+              lambda: torch.autograd.grad(poly(x), x)[0],
+              lambda v: close(v, W1_EXPECTED, 0, 1e-12, "W1 torch style"),
+              ref=tape_grad, ref_what="the GradientTape code above", goal=max_ratio(1.5))
+
+    def b_torch():
+        pt = load_peer("torch")
+        xt = pt.tensor(W1_AT, dtype=pt.float64, requires_grad=True)
+        return lambda: pt.autograd.grad(poly(xt), xt)[0]
+    add_peers(row, peers, {"torch": b_torch})
     return [row]
 
 
