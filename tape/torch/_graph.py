@@ -177,7 +177,10 @@ def _sweep(heap, buffers, retain, capture, stop, recorder):
             else:
                 got = rule(node, g) if rule is not None else general(node, g, True)
         if not retain:
-            node.inputs = node.outputs = None
+            if node.op in _SAVES_NOTHING:
+                _keep_shapes(node)
+            else:
+                node.inputs = node.outputs = None
         if not got:
             continue
         for e, ig in zip(edges, got):
@@ -189,6 +192,26 @@ def _sweep(heap, buffers, retain, capture, stop, recorder):
                 push(heap, (-e._seq, e))
             else:
                 buffers[e] = prev + ig
+
+
+#: Ops whose rules read only the shapes and dtypes of their values (PyTorch saves no tensor for
+#: them, so a second backward pass through them works): after a pass their values give way to
+#: placeholders of the same shape and dtype instead of being dropped.
+_SAVES_NOTHING = frozenset(E.PRIMITIVES[name] for name in (
+    "AddV2", "Sub", "Neg", "Sum", "Mean", "Reshape", "Transpose", "BroadcastTo", "StridedSlice",
+    "Identity", "ConcatV2", "Cast"))
+
+
+def _keep_shapes(node):
+    node.inputs = tuple([_placeholder(t) for t in node.inputs])
+    node.outputs = tuple([_placeholder(t) for t in node.outputs])
+
+
+def _placeholder(t):
+    v = t._value
+    if type(v) is not np.ndarray or v.ndim == 0:
+        return t
+    return E.wrap(np.broadcast_to(np.zeros((), v.dtype), v.shape))
 
 
 def _accumulate(acc, g, recorder):
