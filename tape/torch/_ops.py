@@ -302,7 +302,21 @@ def matmul(input, other):
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{np.ndim(a._value)}D and {np.ndim(b._value)}D")
     op = P["MatMul"]
-    return _apply(op, (a, b), _NO_ATTRS, backward_name(op, (a, b), _NO_ATTRS))
+    name = backward_name(op, (a, b), _NO_ATTRS)
+    sa, sb = np.shape(a._value), np.shape(b._value)
+    if sa[-1] != sb[0 if len(sb) == 1 else -2]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                           f"({'x'.join(map(str, sa))} and {'x'.join(map(str, sb))})")
+    if len(sa) > 1 and len(sb) > 1:
+        return _apply(op, (a, b), _NO_ATTRS, name)
+    # the engine's MatMul rule works on matrices: 1-D operands become a row / a column, and the
+    # result's reshape carries PyTorch's name for the product (DotBackward0, MvBackward0 ...)
+    a2 = _apply(P["Reshape"], (a,), {"shape": (1,) + sa}, "UnsqueezeBackward0") if len(sa) == 1 else a
+    b2 = _apply(P["Reshape"], (b,), {"shape": sb + (1,)}, "UnsqueezeBackward0") if len(sb) == 1 else b
+    out = _apply(op, (a2, b2), _NO_ATTRS, "MmBackward0")
+    shape = np.shape(out._value)
+    shape = shape[:-2] + (() if len(sa) == 1 else shape[-2:-1]) + (() if len(sb) == 1 else shape[-1:])
+    return _apply(P["Reshape"], (out,), {"shape": shape}, name)
 
 
 def mm(input, mat2):
