@@ -1,11 +1,18 @@
 """Tensor creation: ``tensor``, ``arange``, ``zeros`` ... and the seeded random generator."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import _dtypes
 from . import _engine as E
-from ._tensor import Tensor, _new
+from ._tensor import _NO_ATTRS, P, Tensor, _apply, _new
+
+
+def _view(t):
+    """A torch tensor for an engine tensor, recorded (Identity) by any tape that watches it."""
+    return _apply(P["Identity"], (t,), _NO_ATTRS, "AliasBackward0")
 
 
 def _finish(value, dtype=None, requires_grad=False):
@@ -19,13 +26,24 @@ def _finish(value, dtype=None, requires_grad=False):
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """A new leaf tensor holding a copy of ``data`` (Python floats become float64)."""
+    """A new leaf tensor holding a copy of ``data`` (Python floats become float64).
+
+    A copy of a tensor is cut from every graph and tape, as in PyTorch (which warns the same).
+    """
+    if isinstance(data, E.EngineTensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.clone().detach() or sourceTensor.clone().detach()."
+                      "requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
     return Tensor(data, dtype=dtype, requires_grad=requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
-    if isinstance(data, Tensor) and dtype is None:
-        return data
+    """``data`` as a tensor without copying; a tensor stays in its graph (and on any engine
+    tape recording it, so a CLI script may start with ``x = torch.as_tensor(x)``)."""
+    if isinstance(data, E.EngineTensor):
+        t = data if isinstance(data, Tensor) else _view(data)
+        return t if dtype is None else t.type(dtype)
     return _finish(np.asarray(E.to_array(data)), dtype)
 
 

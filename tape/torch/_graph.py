@@ -150,6 +150,7 @@ def _sweep(heap, buffers, retain, capture, stop, recorder):
     get = buffers.get
     acc_type = AccumulateGrad
     general = E.general_rule
+    saves_nothing = _SAVES_NOTHING
     while heap:
         seq, node = pop(heap)
         g = buffers.pop(node)
@@ -165,19 +166,35 @@ def _sweep(heap, buffers, retain, capture, stop, recorder):
             continue
         if node._retained is not None and capture is None:
             _retain(node._retained, g, recorder)
-        edges = node._edges
         if node.inputs is None:
             raise RuntimeError(FREED)
+        edges = node._edges
+        op = node.op
         if recorder is not None:
             got = recorder.rule(node, g)
-        else:
-            rule = node.op.fast
-            if len(edges) == 1:
-                got = (rule(node, g),) if rule is not None else general(node, g, True)
+        elif len(edges) == 1:
+            rule = op.fast
+            ig = rule(node, g) if rule is not None else _first(general(node, g, True))
+            if not retain:
+                if op in saves_nothing:
+                    _keep_shapes(node)
+                else:
+                    node.inputs = node.outputs = None
+            e = edges[0]
+            if ig is None or e is None:
+                continue
+            prev = get(e)
+            if prev is None:
+                buffers[e] = ig
+                push(heap, (-e._seq, e))
             else:
-                got = rule(node, g) if rule is not None else general(node, g, True)
+                buffers[e] = prev + ig
+            continue
+        else:
+            rule = op.fast
+            got = rule(node, g) if rule is not None else general(node, g, True)
         if not retain:
-            if node.op in _SAVES_NOTHING:
+            if op in saves_nothing:
                 _keep_shapes(node)
             else:
                 node.inputs = node.outputs = None
@@ -194,6 +211,10 @@ def _sweep(heap, buffers, retain, capture, stop, recorder):
                 buffers[e] = prev + ig
 
 
+def _first(got):
+    return got[0] if got else None
+
+
 #: Ops whose rules read only the shapes and dtypes of their values (PyTorch saves no tensor for
 #: them, so a second backward pass through them works): after a pass their values give way to
 #: placeholders of the same shape and dtype instead of being dropped.
@@ -203,6 +224,12 @@ _SAVES_NOTHING = frozenset(E.PRIMITIVES[name] for name in (
 
 
 def _keep_shapes(node):
+    for t in node.inputs:
+        if type(t._value) is np.ndarray:
+            break
+    else:
+        if type(node.outputs[0]._value) is not np.ndarray:
+            return          # NumPy scalars only: nothing large to let go of
     node.inputs = tuple([_placeholder(t) for t in node.inputs])
     node.outputs = tuple([_placeholder(t) for t in node.outputs])
 

@@ -370,7 +370,7 @@ def _apply(op, inputs, attrs, name):
             if e is not None:
                 node = _obj_new(node_class(name))
                 node.op = op
-                node.inputs = tuple([_wrap(t._value) if type(t) is Tensor else t for t in inputs])
+                node.inputs = tuple([_wrap(t._value) if isinstance(t, Tensor) else t for t in inputs])
                 node.outputs = (_wrap(out),)
                 node.attrs = attrs
                 node.needs_grad = tuple([e is not None for e in edges])
@@ -396,7 +396,9 @@ def _binary(op, name, rname=None):
     cls = node_class(name)
     rcls = node_class(rname or name)
 
-    def run(a, b, cls):
+    def run(a, b, ta, tb, cls):
+        # ta / tb: whether a / b is a torch Tensor (else an immutable engine tensor, e.g. a
+        # Python number's cached constant, which can be saved as it is)
         va, vb = a._value, b._value
         out = fn(va, vb)
         if not isinstance(out, _NUMPY):
@@ -404,30 +406,27 @@ def _binary(op, name, rname=None):
         r = _obj_new(Tensor)
         r._value = out
         r._grad = r._acc = None
-        ra = type(a) is Tensor and a._requires_grad
-        rb = type(b) is Tensor and b._requires_grad
+        ra = ta and a._requires_grad
+        rb = tb and b._requires_grad
         if (ra or rb) and _grad_mode[0]:
             node = _obj_new(cls)
             node.op = op
-            if ra:
+            if ta:
                 sa = _obj_new(_ET)
                 sa._value = va
-                ea = a._grad_fn or a._acc or _new_acc(a)
-            else:
+                ea = (a._grad_fn or a._acc or _new_acc(a)) if ra else None
+            elif type(a) is _ET:
                 sa, ea = a, None
-            if rb:
-                sb = _obj_new(_ET)
-                sb._value = vb
-                eb = b._grad_fn or b._acc or _new_acc(b)
-            elif type(b) is Tensor:
-                sb = _obj_new(_ET)
-                sb._value = vb
-                eb = None
             else:
+                sa, ea = _wrap(va), None
+            if tb:
+                sb = _obj_new(_ET)
+                sb._value = vb
+                eb = (b._grad_fn or b._acc or _new_acc(b)) if rb else None
+            elif type(b) is _ET:
                 sb, eb = b, None
-            if type(a) is Tensor and not ra:
-                sa = _obj_new(_ET)
-                sa._value = va
+            else:               # a Variable may change later: save the value it has now
+                sb, eb = _wrap(vb), None
             so = _obj_new(_ET)
             so._value = out
             node.inputs = (sa, sb)
@@ -454,21 +453,17 @@ def _binary(op, name, rname=None):
             return _apply(op, (_input(a, b), b), _NO_ATTRS, name)
         return plain, plain_reflected
 
-    def forward(a, b):
-        if not isinstance(b, E.EngineTensor):
-            if type(b) in _SCALARS:
-                b = _scalar_like(b, a._value.dtype)
-            else:
-                b = _input(b)
-        return run(a, b, cls)
+    def forward(a, b):          # a is a torch Tensor (the method's self)
+        if isinstance(b, Tensor):
+            return run(a, b, True, True, cls)
+        if type(b) in _SCALARS:
+            return run(a, _scalar_like(b, a._value.dtype), True, False, cls)
+        return run(a, _input(b), True, False, cls)
 
     def reflected(b, a):        # a op b where a is not a torch Tensor
-        if not isinstance(a, E.EngineTensor):
-            if type(a) in _SCALARS:
-                a = _scalar_like(a, b._value.dtype)
-            else:
-                a = _input(a)
-        return run(a, b, rcls)
+        if type(a) in _SCALARS:
+            return run(_scalar_like(a, b._value.dtype), b, False, True, rcls)
+        return run(_input(a), b, False, True, rcls)
 
     return forward, reflected
 
@@ -478,7 +473,7 @@ def _unary(op, name):
     cls = node_class(name)
 
     def forward(x):
-        if type(x) is not Tensor:
+        if not isinstance(x, Tensor):
             return _apply(op, (_input(x),), _NO_ATTRS, name)
         v = x._value
         out = fn(v)

@@ -88,8 +88,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """The gradients of ``outputs`` with respect to ``inputs``, as a tuple (``.grad`` untouched)."""
     if is_grads_batched:
         raise NotImplementedError("tape.torch.autograd.grad: is_grads_batched is not supported")
-    outs = [outputs] if type(outputs) is Tensor else _as_list(outputs)
-    ins = [inputs] if type(inputs) is Tensor else _as_list(inputs)
+    outs = [outputs] if isinstance(outputs, Tensor) else _as_list(outputs)
+    ins = [inputs] if isinstance(inputs, Tensor) else _as_list(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads
     if retain_graph is None:
