@@ -32,14 +32,35 @@ FREED = ("Trying to backward through the graph a second time (or directly access
          "calling backward.")
 
 
-class BackwardNode(E.Node):
+_NO_ATTRS: dict = {}
+
+
+class BackwardNode:
     """One recorded op application (``y.grad_fn``), named as PyTorch names it (``MulBackward0``).
 
-    The engine's gradient rule for ``op`` reads ``inputs``, ``outputs``, ``attrs`` and
-    ``needs_grad``; after a backward pass without ``retain_graph`` they are freed (None).
+    The engine's gradient rule for ``op`` reads it as it reads the engine's own nodes:
+    ``inputs`` (the values the op saw, as immutable engine tensors), ``outputs``, ``attrs`` and
+    ``needs_grad``. The output is kept as a raw value and wrapped only when a rule asks for it;
+    ``attrs`` and ``_retained`` are class defaults that few nodes override. After a backward pass
+    without ``retain_graph`` the saved values are gone (``inputs`` None).
     """
 
-    __slots__ = ("_edges", "_seq", "_retained", "__weakref__")
+    __slots__ = ("op", "inputs", "_out", "_edges", "_seq", "__dict__", "__weakref__")
+    attrs = _NO_ATTRS
+    _retained = None
+
+    @property
+    def outputs(self):
+        out = self._out
+        return None if out is None else (E.wrap(out),)
+
+    @property
+    def needs_grad(self):
+        return tuple([e is not None for e in self._edges])
+
+    @property
+    def type(self) -> str:
+        return self.op.name
 
     def name(self) -> str:
         return type(self).__name__
@@ -54,9 +75,6 @@ class BackwardNode(E.Node):
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {id(self):#x}>"
-
-    def __call__(self, *grads):
-        raise RuntimeError(f"{type(self).__name__} is called by backward(), not directly")
 
 
 _CLASSES: dict = {}
@@ -179,7 +197,7 @@ def _sweep(heap, buffers, retain, capture, stop, recorder):
                 if op in saves_nothing:
                     _keep_shapes(node)
                 else:
-                    node.inputs = node.outputs = None
+                    node.inputs = node._out = None
             e = edges[0]
             if ig is None or e is None:
                 continue
@@ -197,7 +215,7 @@ def _sweep(heap, buffers, retain, capture, stop, recorder):
             if op in saves_nothing:
                 _keep_shapes(node)
             else:
-                node.inputs = node.outputs = None
+                node.inputs = node._out = None
         if not got:
             continue
         for e, ig in zip(edges, got):
@@ -228,17 +246,16 @@ def _keep_shapes(node):
         if type(t._value) is np.ndarray:
             break
     else:
-        if type(node.outputs[0]._value) is not np.ndarray:
+        if type(node._out) is not np.ndarray:
             return          # NumPy scalars only: nothing large to let go of
-    node.inputs = tuple([_placeholder(t) for t in node.inputs])
-    node.outputs = tuple([_placeholder(t) for t in node.outputs])
+    node.inputs = tuple([E.wrap(_placeholder(t._value)) for t in node.inputs])
+    node._out = _placeholder(node._out)
 
 
-def _placeholder(t):
-    v = t._value
+def _placeholder(v):
     if type(v) is not np.ndarray or v.ndim == 0:
-        return t
-    return E.wrap(np.broadcast_to(np.zeros((), v.dtype), v.shape))
+        return v
+    return np.broadcast_to(np.zeros((), v.dtype), v.shape)
 
 
 def _accumulate(acc, g, recorder):
@@ -326,14 +343,13 @@ class _Recorder:
             return
         nodes_of = self._nodes_of
         from ._tensor import backward_name
-        node = E.Node.__new__(node_class(backward_name(enode.op, enode.inputs, enode.attrs)))
+        node = object.__new__(node_class(backward_name(enode.op, enode.inputs, enode.attrs)))
         node.op = enode.op
         node.inputs = tuple(E.wrap(t._value) for t in enode.inputs)
-        node.outputs = (E.wrap(out._value),)
-        node.attrs = enode.attrs
+        node._out = out._value
+        if enode.attrs:
+            node.attrs = enode.attrs
         node._edges = tuple(nodes_of.get(t) for t in enode.inputs)
-        node.needs_grad = tuple([e is not None for e in node._edges])
-        node._retained = None
         node._seq = _next_seq()
         nodes_of[out] = node
 
@@ -347,7 +363,7 @@ class _Recorder:
             if e is not None:
                 nodes_of[c] = e
             inputs.append(c)
-        out = E.wrap(node.outputs[0]._value)
+        out = E.wrap(node._out)
         nodes_of[out] = node
         view = E.Node(node.op, tuple(inputs), (out,), node.attrs)
         view.needs_grad = tuple([e is not None for e in edges])

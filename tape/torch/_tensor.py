@@ -17,7 +17,6 @@ from ._graph import AccumulateGrad, _grad_mode, _next_seq, edge, node_class
 _NUMPY = (np.ndarray, np.generic)
 _SCALARS = (float, int, bool)
 _NO_ATTRS: dict = {}
-_ONE = (True,)
 _ET = E.EngineTensor
 _obj_new = object.__new__
 _wrap = E.wrap
@@ -370,12 +369,11 @@ def _apply(op, inputs, attrs, name):
             if e is not None:
                 node = _obj_new(node_class(name))
                 node.op = op
-                node.inputs = tuple([_wrap(t._value) if isinstance(t, Tensor) else t for t in inputs])
-                node.outputs = (_wrap(out),)
-                node.attrs = attrs
-                node.needs_grad = tuple([e is not None for e in edges])
+                node.inputs = tuple([t if type(t) is _ET else _wrap(t._value) for t in inputs])
+                node._out = out
+                if attrs:
+                    node.attrs = attrs
                 node._edges = edges
-                node._retained = None
                 node._seq = _next_seq()
                 r._grad_fn = node
                 r._requires_grad = True
@@ -427,14 +425,9 @@ def _binary(op, name, rname=None):
                 sb, eb = b, None
             else:               # a Variable may change later: save the value it has now
                 sb, eb = _wrap(vb), None
-            so = _obj_new(_ET)
-            so._value = out
             node.inputs = (sa, sb)
-            node.outputs = (so,)
-            node.attrs = _NO_ATTRS
-            node.needs_grad = (ra, rb)
+            node._out = out
             node._edges = (ea, eb)
-            node._retained = None
             node._seq = _next_seq()
             r._grad_fn = node
             r._requires_grad = True
@@ -487,14 +480,9 @@ def _unary(op, name):
             node.op = op
             si = _obj_new(_ET)
             si._value = v
-            so = _obj_new(_ET)
-            so._value = out
             node.inputs = (si,)
-            node.outputs = (so,)
-            node.attrs = _NO_ATTRS
-            node.needs_grad = _ONE
+            node._out = out
             node._edges = (x._grad_fn or x._acc or _new_acc(x),)
-            node._retained = None
             node._seq = _next_seq()
             r._grad_fn = node
             r._requires_grad = True
