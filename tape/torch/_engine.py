@@ -5,8 +5,9 @@ registered gradient rules; it keeps its own define-by-run graph instead of a tap
 from the engine:
 
 - the primitives themselves (``PRIMITIVES``), to run ``op.fn`` and hand ``op`` to the rules;
-- ``gradient_rule`` / ``op.fast`` (the raw first-order rule) and the sweep's ``general_rule``,
-  which runs a tensor rule on raw NumPy cotangents;
+- ``op.fast`` (the op's raw first-order rule, read in ``_graph``) and the sweep's
+  ``general_rule``, which runs an op's registered tensor rule on raw NumPy cotangents or, recorded,
+  on tensors;
 - ``Node``, the record a rule reads (``inputs``, ``outputs``, ``attrs``, ``needs_grad``);
 - the lists of recording tapes and forward accumulators: a torch op offers itself to them through
   ``record`` (so ``GradientTape``, ``ForwardAccumulator`` and the CLI see torch code), and
@@ -19,14 +20,13 @@ from __future__ import annotations
 import contextlib
 
 from ..engine import registry as _registry
-from ..engine.dtypes import as_dtype
 from ..engine.ops import array as _array
 from ..engine.ops import linalg as _linalg
 from ..engine.ops import math as _math
 from ..engine.ops import nn as _nn
 from ..engine.ops import reduce as _reduce
 from ..engine.quiet import restore, silence  # noqa: F401  (re-exported)
-from ..engine.registry import Node, gradient_rule, record  # noqa: F401  (re-exported)
+from ..engine.registry import Node, record  # noqa: F401  (re-exported)
 from ..engine.registry import _scalar_like as scalar_like  # noqa: F401
 from ..engine.sweep import _general_rule as general_rule  # noqa: F401
 from ..engine.tensor import Tensor as EngineTensor  # noqa: F401
@@ -52,10 +52,6 @@ def recording(recorder):
         yield recorder
     finally:
         active_accumulators.remove(recorder)
-
-
-def engine_dtype(np_dtype):
-    return as_dtype(np_dtype)
 
 
 #: The primitives tape.torch runs, by the engine's op name.

@@ -19,6 +19,7 @@ import weakref
 import numpy as np
 
 from . import _engine as E
+from ._names import backward_name
 
 _next_seq = itertools.count().__next__
 
@@ -126,10 +127,12 @@ def edge(t):
 
 
 # -- the backward pass ---------------------------------------------------------------------
-def run_backward(roots, cotangents, retain_graph, create_graph, capture=None):
+def run_backward(roots, cotangents, retain_graph, create_graph, capture=None, sink=None):
     """Push ``cotangents`` from the nodes ``roots`` back through the graph.
 
-    Without ``capture``: what reaches a leaf's ``AccumulateGrad`` is added to its ``.grad``.
+    Without ``capture``: what reaches a leaf's ``AccumulateGrad`` goes to
+    ``sink.accumulate(acc, g, recorder)`` (which adds it to ``.grad``), and a tensor's that
+    asked ``retain_grad`` to ``sink.retain(ref, g, recorder)``.
     With ``capture`` (a dict node -> None, from ``autograd.grad``): the total cotangent reaching
     each of those nodes is stored there instead and no ``.grad`` changes. Cotangents are raw NumPy
     values, or (``create_graph``) engine tensors recorded into new graph nodes.
@@ -149,17 +152,17 @@ def run_backward(roots, cotangents, retain_graph, create_graph, capture=None):
         recorder = _Recorder()
         with E.recording(recorder):
             buffers = {n: recorder.connect(g) for n, g in buffers.items()}
-            _sweep(heap, buffers, retain_graph, capture, stop, recorder)
+            _sweep(heap, buffers, retain_graph, capture, stop, recorder, sink)
         return recorder
     token = E.silence()
     try:
-        _sweep(heap, buffers, retain_graph, capture, stop, None)
+        _sweep(heap, buffers, retain_graph, capture, stop, None, sink)
     finally:
         E.restore(token)
     return None
 
 
-def _sweep(heap, buffers, retain, capture, stop, recorder):
+def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
     """Handle the nodes by decreasing ``_seq``: each one's cotangent is complete when it is popped.
 
     Written flat: this loop is most of the time of a small backward pass.
@@ -180,10 +183,10 @@ def _sweep(heap, buffers, retain, capture, stop, recorder):
             if type(node) is acc_type:
                 continue
         elif type(node) is acc_type:
-            _accumulate(node, g, recorder)
+            sink.accumulate(node, g, recorder)
             continue
         if node._retained is not None and capture is None:
-            _retain(node._retained, g, recorder)
+            sink.retain(node._retained, g, recorder)
         if node.inputs is None:
             raise RuntimeError(FREED)
         edges = node._edges
@@ -258,56 +261,6 @@ def _placeholder(v):
     return np.broadcast_to(np.zeros((), v.dtype), v.shape)
 
 
-def _accumulate(acc, g, recorder):
-    leaf = acc._leaf()
-    if leaf is None:            # the leaf is gone: nobody can read its .grad
-        return
-    value = leaf._value
-    if recorder is not None:
-        new = recorder.as_torch(g)
-        if new._value.dtype != value.dtype or new._value.shape != np.shape(value):
-            new = _fit(new, value)
-    else:
-        new = _fresh(g, value)
-    old = leaf._grad
-    if old is None:
-        leaf._grad = new if recorder is not None else _leaf_tensor(new)
-    elif recorder is not None:
-        leaf._grad = old + new
-    else:
-        leaf._grad = _leaf_tensor(old._value + new)
-
-
-def _retain(ref, g, recorder):
-    t = ref()
-    if t is None:
-        return
-    new = recorder.as_torch(g) if recorder is not None else _leaf_tensor(_fresh(g, t._value))
-    t._grad = new if t._grad is None else t._grad + new
-
-
-def _fresh(g, like):
-    """A gradient array of ``like``'s shape and dtype that the caller may keep (not a view)."""
-    g = np.asarray(g)
-    if g.shape != np.shape(like):
-        g = np.broadcast_to(g, np.shape(like))
-    return np.array(g, dtype=like.dtype)[()] if g.ndim == 0 else np.array(g, dtype=like.dtype)
-
-
-def _fit(t, like):
-    from ._tensor import _apply
-    if t._value.dtype != like.dtype:
-        t = _apply(E.PRIMITIVES["Cast"], (t,), {"dtype": like.dtype}, "ToCopyBackward0")
-    if t._value.shape != np.shape(like):
-        t = _apply(E.PRIMITIVES["BroadcastTo"], (t,), {"shape": np.shape(like)}, "ExpandBackward0")
-    return t
-
-
-def _leaf_tensor(value):
-    from ._tensor import _new
-    return _new(value)
-
-
 class _Recorder:
     """Builds graph nodes for the ops the gradient rules run (``create_graph=True``).
 
@@ -342,7 +295,6 @@ class _Recorder:
         if out._value.dtype.kind not in "fc":
             return
         nodes_of = self._nodes_of
-        from ._tensor import backward_name
         node = object.__new__(node_class(backward_name(enode.op, enode.inputs, enode.attrs)))
         node.op = enode.op
         node.inputs = tuple(E.wrap(t._value) for t in enode.inputs)
@@ -373,15 +325,6 @@ class _Recorder:
         return [None if x is None else (x if isinstance(x, E.EngineTensor) else
                                         E.wrap(np.asarray(x)[()])) for x in got]
 
-    def as_torch(self, t):
-        """A torch tensor for an engine tensor of the backward pass (with its grad_fn)."""
-        from ._tensor import _new
-        e = self._nodes_of.get(t)
-        out = _new(t._value)
-        if e is not None:
-            out._requires_grad = True
-            if type(e) is AccumulateGrad:
-                out._acc = e
-            else:
-                out._grad_fn = e
-        return out
+    def node_of(self, t):
+        """The graph node of an engine tensor made during the backward pass (None if none)."""
+        return self._nodes_of.get(t)

@@ -7,6 +7,7 @@ import numpy as np
 
 from . import _dtypes
 from . import _engine as E
+from ._creation import _view as _new_view
 from ._tensor import _NO_ATTRS, P, Tensor, _apply, _binary, _input, _new, _unary, backward_name
 
 # -- elementwise ------------------------------------------------------------------------------
@@ -65,8 +66,6 @@ def _binary_function(name):
     function.__doc__ = f"Elementwise {name}, on the engine's {BINARY[name][0]} primitive."
     return function
 
-
-from ._creation import _view as _new_view  # noqa: E402
 
 
 FUNCTIONS = {name: _unary_function(name) for name in UNARY}

@@ -78,7 +78,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     mode = _grad_mode[0]
     _grad_mode[0] = bool(create_graph)
     try:
-        run_backward(nodes, cotangents, retain_graph, create_graph)
+        run_backward(nodes, cotangents, retain_graph, create_graph, sink=_Leaves)
     finally:
         _grad_mode[0] = mode
 
@@ -119,7 +119,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "desired behavior.")
             result.append(None)
         elif recorder is not None:
-            result.append(_shaped(recorder.as_torch(g), x))
+            result.append(_as_torch(_fitted(g, x._value), recorder))
         else:
             result.append(_new(_fit(g, x._value)))
     return tuple(result)
@@ -136,11 +136,64 @@ def _fit(g, like):
     return g[()] if g.ndim == 0 else g
 
 
-def _shaped(t, like):
-    from ._graph import _fit as fit_tensor
-    if t._value.dtype != like._value.dtype or np.shape(t._value) != np.shape(like._value):
-        return fit_tensor(t, like._value)
+def _fitted(t, like):
+    """Engine tensor ``t`` with ``like``'s dtype and shape (recorded when create_graph is on)."""
+    if t._value.dtype != like.dtype:
+        t = E.PRIMITIVES["Cast"](t, dtype=like.dtype)
+    if np.shape(t._value) != np.shape(like):
+        t = E.PRIMITIVES["BroadcastTo"](t, shape=np.shape(like))
     return t
 
 
+def _as_torch(t, recorder):
+    """A torch tensor for an engine tensor of a create_graph pass, with its graph node."""
+    e = recorder.node_of(t)
+    out = _new(t._value)
+    if e is not None:
+        out._requires_grad = True
+        if type(e) is AccumulateGrad:
+            out._acc = e
+        else:
+            out._grad_fn = e
+    return out
+
+
+def _fresh(g, like):
+    """A gradient array of ``like``'s shape and dtype that ``.grad`` may keep (not a view)."""
+    g = np.asarray(g)
+    if g.shape != np.shape(like):
+        g = np.broadcast_to(g, np.shape(like))
+    return np.array(g, dtype=like.dtype)[()] if g.ndim == 0 else np.array(g, dtype=like.dtype)
+
+
+class _Leaves:
+    """Where the backward pass delivers gradients: leaves' ``.grad`` and retained ``.grad``."""
+
+    @staticmethod
+    def accumulate(acc, g, recorder):
+        leaf = acc._leaf()
+        if leaf is None:            # the leaf is gone: nobody can read its .grad
+            return
+        if recorder is not None:
+            new = _as_torch(_fitted(g, leaf._value), recorder)
+            leaf._grad = new if leaf._grad is None else leaf._grad + new
+        else:
+            new = _fresh(g, leaf._value)
+            leaf._grad = _new(new) if leaf._grad is None else _new(leaf._grad._value + new)
+
+    @staticmethod
+    def retain(ref, g, recorder):
+        t = ref()
+        if t is None:
+            return
+        new = _as_torch(g, recorder) if recorder is not None else _new(_fresh(g, t._value))
+        t._grad = new if t._grad is None else t._grad + new
+
+
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate the gradient of this tensor into the ``.grad`` of the leaves it depends on."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+Tensor.backward = _tensor_backward
 __all__ += ["AccumulateGrad"]
