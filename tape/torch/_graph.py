@@ -193,27 +193,14 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
         op = node.op
         if recorder is not None:
             got = recorder.rule(node, g)
-        elif len(edges) == 1:
-            rule = op.fast
-            ig = rule(node, g) if rule is not None else _first(general(node, g, True))
-            if not retain:
-                if op in saves_nothing:
-                    _keep_shapes(node)
-                else:
-                    node.inputs = node._out = None
-            e = edges[0]
-            if ig is None or e is None:
-                continue
-            prev = get(e)
-            if prev is None:
-                buffers[e] = ig
-                push(heap, (-e._seq, e))
-            else:
-                buffers[e] = prev + ig
-            continue
         else:
             rule = op.fast
-            got = rule(node, g) if rule is not None else general(node, g, True)
+            if rule is None:
+                got = general(node, g, True)
+            elif len(edges) == 1:       # a one-input op's fast rule returns its cotangent itself
+                got = (rule(node, g),)
+            else:
+                got = rule(node, g)
         if not retain:
             if op in saves_nothing:
                 _keep_shapes(node)
@@ -230,10 +217,6 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
                 push(heap, (-e._seq, e))
             else:
                 buffers[e] = prev + ig
-
-
-def _first(got):
-    return got[0] if got else None
 
 
 #: Ops whose rules read only the shapes and dtypes of their values (PyTorch saves no tensor for

@@ -203,25 +203,17 @@ def amin(input, dim=None, keepdim=False):
     return _amin(input, dim, keepdim)
 
 
-def max(input, dim=None, keepdim=False):  # noqa: A001
-    """The largest element, or with ``dim`` the pair (values, indices), as PyTorch returns."""
-    if isinstance(dim, (Tensor, E.EngineTensor)):
-        return FUNCTIONS["maximum"](input, dim)
-    if dim is None:
-        return _amax(input)
-    values = _amax(input, dim, keepdim)
-    indices = argmax(input, dim, keepdim)
-    return _ValuesIndices(values, indices)
-
-
-def min(input, dim=None, keepdim=False):  # noqa: A001
-    if isinstance(dim, (Tensor, E.EngineTensor)):
-        return FUNCTIONS["minimum"](input, dim)
-    if dim is None:
-        return _amin(input)
-    values = _amin(input, dim, keepdim)
-    indices = argmin(input, dim, keepdim)
-    return _ValuesIndices(values, indices)
+def _extreme(name, pairwise, reduce, arg):
+    def extreme(input, dim=None, keepdim=False):
+        if isinstance(dim, (Tensor, E.EngineTensor)):       # torch.max(a, b): elementwise
+            return FUNCTIONS[pairwise](input, dim)
+        if dim is None:
+            return reduce(input)
+        return _ValuesIndices(reduce(input, dim, keepdim), arg(input, dim, keepdim))
+    extreme.__name__ = name
+    extreme.__doc__ = (f"The {name} element, or with ``dim`` the pair (values, indices) as PyTorch "
+                       f"returns it, or with a tensor the elementwise {pairwise}.")
+    return extreme
 
 
 class _ValuesIndices(tuple):
@@ -254,6 +246,9 @@ def argmin(input, dim=None, keepdim=False):
     out = np.argmin(v, axis=dim)
     return _new(np.expand_dims(out, dim) if keepdim else np.asarray(out)[()])
 
+
+max = _extreme("max", "maximum", _amax, argmax)  # noqa: A001
+min = _extreme("min", "minimum", _amin, argmin)  # noqa: A001
 
 for _f in (sum, mean, prod, logsumexp, amax, amin, max, min, argmax, argmin):
     setattr(Tensor, _f.__name__, _f)
