@@ -34,6 +34,8 @@ FREED = ("Trying to backward through the graph a second time (or directly access
 
 
 _NO_ATTRS: dict = {}
+_ET = E.EngineTensor
+_new_engine_tensor = object.__new__
 
 
 class BackwardNode:
@@ -41,14 +43,30 @@ class BackwardNode:
 
     The engine's gradient rule for ``op`` reads it as it reads the engine's own nodes:
     ``inputs`` (the values the op saw, as immutable engine tensors), ``outputs``, ``attrs`` and
-    ``needs_grad``. The output is kept as a raw value and wrapped only when a rule asks for it;
+    ``needs_grad``. The values are kept raw (NumPy arrays and scalars: nothing for the garbage
+    collector to track) and wrapped as engine tensors only when a rule asks for them;
     ``attrs`` and ``_retained`` are class defaults that few nodes override. After a backward pass
     without ``retain_graph`` the saved values are gone (``inputs`` None).
     """
 
-    __slots__ = ("op", "inputs", "_out", "_edges", "_seq", "__dict__", "__weakref__")
+    __slots__ = ("op", "_in", "_out", "_edges", "_seq", "__dict__", "__weakref__")
     attrs = _NO_ATTRS
     _retained = None
+
+    @property
+    def inputs(self):
+        values = self._in
+        if values is None:
+            return None
+        a = _new_engine_tensor(_ET)
+        a._value = values[0]
+        if len(values) == 1:
+            return (a,)
+        if len(values) == 2:
+            b = _new_engine_tensor(_ET)
+            b._value = values[1]
+            return (a, b)
+        return (a,) + tuple([E.wrap(v) for v in values[1:]])
 
     @property
     def outputs(self):
@@ -187,7 +205,7 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
             continue
         if node._retained is not None and capture is None:
             sink.retain(node._retained, g, recorder)
-        if node.inputs is None:
+        if node._in is None:
             raise RuntimeError(FREED)
         edges = node._edges
         op = node.op
@@ -205,7 +223,7 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
             if op in saves_nothing:
                 _keep_shapes(node)
             else:
-                node.inputs = node._out = None
+                node._in = node._out = None
         if not got:
             continue
         for e, ig in zip(edges, got):
@@ -228,13 +246,13 @@ _SAVES_NOTHING = frozenset(E.PRIMITIVES[name] for name in (
 
 
 def _keep_shapes(node):
-    for t in node.inputs:
-        if type(t._value) is np.ndarray:
+    for v in node._in:
+        if type(v) is np.ndarray:
             break
     else:
         if type(node._out) is not np.ndarray:
             return          # NumPy scalars only: nothing large to let go of
-    node.inputs = tuple([E.wrap(_placeholder(t._value)) for t in node.inputs])
+    node._in = tuple([_placeholder(v) for v in node._in])
     node._out = _placeholder(node._out)
 
 
@@ -280,7 +298,7 @@ class _Recorder:
         nodes_of = self._nodes_of
         node = object.__new__(node_class(backward_name(enode.op, enode.inputs, enode.attrs)))
         node.op = enode.op
-        node.inputs = tuple(E.wrap(t._value) for t in enode.inputs)
+        node._in = tuple([t._value for t in enode.inputs])
         node._out = out._value
         if enode.attrs:
             node.attrs = enode.attrs
@@ -293,8 +311,8 @@ class _Recorder:
         nodes_of = self._nodes_of
         edges = node._edges
         inputs = []
-        for t, e in zip(node.inputs, edges):
-            c = E.wrap(t._value)
+        for v, e in zip(node._in, edges):
+            c = E.wrap(v)
             if e is not None:
                 nodes_of[c] = e
             inputs.append(c)

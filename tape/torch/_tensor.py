@@ -365,7 +365,7 @@ def _apply(op, inputs, attrs, name):
             if e is not None:
                 node = _obj_new(node_class(name))
                 node.op = op
-                node.inputs = tuple([t if type(t) is _ET else _wrap(t._value) for t in inputs])
+                node._in = tuple([t._value for t in inputs])
                 node._out = out
                 if attrs:
                     node.attrs = attrs
@@ -391,8 +391,9 @@ def _binary(op, name, rname=None):
     rcls = node_class(rname or name)
 
     def run(a, b, ta, tb, cls):
-        # ta / tb: whether a / b is a torch Tensor (else an immutable engine tensor, e.g. a
-        # Python number's cached constant, which can be saved as it is)
+        # ta / tb: whether a / b is a torch Tensor (else an engine tensor, e.g. a Python
+        # number's cached constant). A node saves the raw values (never written into: in-place
+        # ops replace a tensor's array), so later changes to a tensor do not reach it.
         va, vb = a._value, b._value
         out = fn(va, vb)
         if not isinstance(out, _NUMPY):
@@ -405,25 +406,10 @@ def _binary(op, name, rname=None):
         if (ra or rb) and _grad_mode[0]:
             node = _obj_new(cls)
             node.op = op
-            if ta:
-                sa = _obj_new(_ET)
-                sa._value = va
-                ea = (a._grad_fn or a._acc or _new_acc(a)) if ra else None
-            elif type(a) is _ET:
-                sa, ea = a, None
-            else:
-                sa, ea = _wrap(va), None
-            if tb:
-                sb = _obj_new(_ET)
-                sb._value = vb
-                eb = (b._grad_fn or b._acc or _new_acc(b)) if rb else None
-            elif type(b) is _ET:
-                sb, eb = b, None
-            else:               # a Variable may change later: save the value it has now
-                sb, eb = _wrap(vb), None
-            node.inputs = (sa, sb)
+            node._in = (va, vb)
             node._out = out
-            node._edges = (ea, eb)
+            node._edges = ((a._grad_fn or a._acc or _new_acc(a)) if ra else None,
+                           (b._grad_fn or b._acc or _new_acc(b)) if rb else None)
             node._seq = _next_seq()
             r._grad_fn = node
             r._requires_grad = True
@@ -474,9 +460,7 @@ def _unary(op, name):
         if x._requires_grad and _grad_mode[0]:
             node = _obj_new(cls)
             node.op = op
-            si = _obj_new(_ET)
-            si._value = v
-            node.inputs = (si,)
+            node._in = (v,)
             node._out = out
             node._edges = (x._grad_fn or x._acc or _new_acc(x),)
             node._seq = _next_seq()
