@@ -12,7 +12,7 @@ tensor(10.5000)
 Every op runs one of the engine's primitives and its backward runs that primitive's registered
 gradient rule: there is no second set of rules. See docs/torch.md for what differs from PyTorch.
 """
-from . import autograd, _ops
+from . import _ops, autograd, nn
 from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
                         randn_like, randperm, seed, tensor, zeros, zeros_like)

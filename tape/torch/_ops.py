@@ -25,6 +25,7 @@ UNARY = {
     "square": ("Square", "PowBackward0"), "abs": ("Abs", "AbsBackward0"),
     "neg": ("Neg", "NegBackward0"), "sigmoid": ("Sigmoid", "SigmoidBackward0"),
     "relu": ("Relu", "ReluBackward0"), "erf": ("Erf", "ErfBackward0"),
+    "softplus": ("Softplus", "SoftplusBackward0"),
     "sign": ("Sign", "SignBackward0"), "floor": ("Floor", "FloorBackward0"),
     "ceil": ("Ceil", "CeilBackward0"), "round": ("Round", "RoundBackward0"),
 }
