@@ -9,6 +9,11 @@ from ._graph import _grad_mode
 class _Mode:
     enabled = True
 
+    def __new__(cls, *args):
+        if cls is not set_grad_enabled and len(args) == 1 and callable(args[0]):
+            return cls()(args[0])      # used bare, as ``@torch.no_grad``
+        return super().__new__(cls)
+
     def __enter__(self):
         self._prev = _grad_mode[0]
         _grad_mode[0] = self.enabled
@@ -68,4 +73,4 @@ class inference_mode(no_grad):  # noqa: N801
     """As ``no_grad`` here."""
 
     def __init__(self, mode=True):
-        self.enabled = not mode
+        self.enabled = not mode if isinstance(mode, bool) else False

@@ -147,6 +147,11 @@ def test_no_grad_context_and_decorator():
     def double(t):
         return t * 2
     assert not double(x).requires_grad
+
+    @torch.no_grad
+    def triple(t):
+        return t * 3
+    assert not triple(x).requires_grad and triple(x).item() == 3.0
     assert torch.is_grad_enabled()
     with torch.no_grad():
         with torch.enable_grad():
