@@ -165,7 +165,9 @@ def run_backward(roots, cotangents, retain_graph, create_graph, capture=None, si
         else:
             buffers[node] = prev + g
     heapq.heapify(heap)
-    stop = min(n._seq for n in capture) if capture else 0
+    stop = 0
+    if capture:
+        stop = min([n._seq for n in capture]) if len(capture) > 1 else next(iter(capture))._seq
     if create_graph:
         recorder = _Recorder()
         with E.recording(recorder):
