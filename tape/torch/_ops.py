@@ -232,22 +232,20 @@ class _ValuesIndices(tuple):
         return self[1]
 
 
-def argmax(input, dim=None, keepdim=False):
-    v = _torch_input(input)._value
-    if dim is None:
-        return _new(np.int64(np.argmax(v)))
-    out = np.argmax(v, axis=dim)
-    return _new(np.expand_dims(out, dim) if keepdim else np.asarray(out)[()])
+def _arg_extreme(name, find):
+    def arg(input, dim=None, keepdim=False):
+        v = _torch_input(input)._value
+        if dim is None:
+            return _new(np.int64(find(v)))
+        out = find(v, axis=dim)
+        return _new(np.expand_dims(out, dim) if keepdim else np.asarray(out)[()])
+    arg.__name__ = name
+    arg.__doc__ = f"The index of the {name[3:]} element (of the flattened tensor when ``dim`` is None)."
+    return arg
 
 
-def argmin(input, dim=None, keepdim=False):
-    v = _torch_input(input)._value
-    if dim is None:
-        return _new(np.int64(np.argmin(v)))
-    out = np.argmin(v, axis=dim)
-    return _new(np.expand_dims(out, dim) if keepdim else np.asarray(out)[()])
-
-
+argmax = _arg_extreme("argmax", np.argmax)
+argmin = _arg_extreme("argmin", np.argmin)
 max = _extreme("max", "maximum", _amax, argmax)  # noqa: A001
 min = _extreme("min", "minimum", _amin, argmin)  # noqa: A001
 
