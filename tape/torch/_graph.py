@@ -282,31 +282,31 @@ class _Recorder:
             self._nodes_of[t] = e
         return t
 
-    def _accepts(self, inputs):
+    def _offer(self, op, inputs, outputs, attrs, enode):
+        """The engine's recorder protocol: a graph node for an op application on a tensor that
+        has one (else nothing); ``enode``, the engine's shared Node, is passed on untouched."""
         nodes_of = self._nodes_of
         for t in inputs:
             if t in nodes_of:
-                return True
-        return False
-
-    def _add(self, enode):
-        outputs = enode.outputs
+                break
+        else:
+            return enode
         if len(outputs) != 1:
             raise NotImplementedError(f"create_graph=True through the multi-output op "
-                                      f"{enode.op.name} is not supported")
+                                      f"{op.name} is not supported")
         out = outputs[0]
         if out._value.dtype.kind not in "fc":
-            return
-        nodes_of = self._nodes_of
-        node = object.__new__(node_class(backward_name(enode.op, enode.inputs, enode.attrs)))
-        node.op = enode.op
-        node._in = tuple([t._value for t in enode.inputs])
+            return enode
+        node = object.__new__(node_class(backward_name(op, inputs, attrs)))
+        node.op = op
+        node._in = tuple([t._value for t in inputs])
         node._out = out._value
-        if enode.attrs:
-            node.attrs = enode.attrs
-        node._edges = tuple(nodes_of.get(t) for t in enode.inputs)
+        if attrs:
+            node.attrs = attrs
+        node._edges = tuple(nodes_of.get(t) for t in inputs)
         node._seq = _next_seq()
         nodes_of[out] = node
+        return enode
 
     def rule(self, node, g):
         """Input cotangents of ``node`` by its tensor rule, recorded (inputs connected to the graph)."""
