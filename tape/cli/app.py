@@ -17,6 +17,7 @@ building its validators cost ~0.2 s on every call.
 
 # (no ``from __future__ import annotations`` here: Typer reads this module's command
 # signatures at every start, and string annotations would be evaluated each time)
+import math
 import sys
 import traceback
 from collections.abc import Mapping
@@ -95,6 +96,9 @@ class PlainValues:
             except ValueError:
                 raise typer.BadParameter(f"{value!r} is not a valid {self._type_name(kind)}.",
                                          ctx=ctx, param=param) from None
+        if kind is float and not math.isfinite(converted):
+            # nan passes every range check and inf sleeps forever: no option means either
+            raise typer.BadParameter(f"{value!r} is not a finite number.", ctx=ctx, param=param)
         low, high = self.info.min, self.info.max
         if kind in (int, float) and ((low is not None and converted < low)
                                      or (high is not None and converted > high)):

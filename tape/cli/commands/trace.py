@@ -40,6 +40,10 @@ def trace(
     Piped: one line per node, "id kind label inputs value adjoint".
     """
     fmt = output.resolve_format(fmt)
+    if at and len(at) > 1:
+        output.abort(f"tape trace takes one point, and --at was given {len(at)} times; "
+                     f"trace each point in its own run")
+    at = at[0] if at else None
     parsed = make_target([target])
     variables = parsed.ordered([])
     if at is None:
