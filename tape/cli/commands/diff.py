@@ -34,6 +34,9 @@ def diff(
         "--latex", help="LaTeX instead of text (in every format).")] = False,
     fmt: output.FormatOption = output.Format.auto,
     timeout: TimeoutOption = TIMEOUT,
+    steps: Annotated[bool, typer.Option(
+        "--steps", help="Show the derivation rule by rule, every step checked by the engine "
+                        "(e.g. tape diff 'x^2*sin(x)' --steps).")] = False,
 ) -> None:
     """Symbolic derivative of EXPR (SymPy), simplified into a readable form."""
     from ..compute import components, multisets
@@ -48,6 +51,9 @@ def diff(
     if not wrt_names:
         raise CLIError(f"{expression!r} has no variables to differentiate by")
     sizes = infer_sizes(target.trees[0])
+    if steps:
+        from ..mathtext import print_steps
+        return print_steps(expression, target.trees[0], wrt_names, order, fmt, latex, timeout)
     comps = components(variables, wrt_names, sizes)
     keys = multisets(len(comps), order)
     if len(keys) > 200:
