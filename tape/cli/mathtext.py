@@ -216,3 +216,47 @@ def render_steps(expression: str, read_as: str, wrt: list[str], order: int, docu
             out.write(f"read as {read_as}\n")
         out.write("\n".join(steps_lines(document, fmt is output.Format.table)) + "\n")
     out.flush()
+
+
+# --------------------------------------------------------------------------- polynomials
+
+def _number_text(value: float, math: bool, precision: int) -> str:
+    return f"{value:.{precision}g}" if math else repr(float(value))
+
+
+def shifted_polynomial(terms: list[tuple[float, dict]], math: bool = False,
+                       precision: int = 6) -> str:
+    """``c0 + c1*(x - a) + c2*(x - a)**2 ...`` from ``(coefficient, {name: (a, power)})``
+    terms: SymPy syntax with every float in full (``math``: a terminal's notation with
+    ``precision`` significant digits). Zero coefficients are left out."""
+    times, minus = ("·", "−") if math else ("*", "-")
+    out = ""
+    for coefficient, powers in terms:
+        if coefficient == 0 and (out or powers):
+            continue
+        factors = []
+        for name, (a, power) in powers.items():
+            base = name if a == 0 else (
+                f"({name} {minus} {_number_text(a, math, precision)})" if a > 0
+                else f"({name} + {_number_text(-a, math, precision)})")
+            if power != 1:
+                base += superscript(power) if math else f"**{power}"
+            factors.append(base)
+        size = abs(coefficient)
+        if factors and size == 1:
+            body = times.join(factors)
+        else:
+            body = times.join([_number_text(size, math, precision)] + factors)
+        negative = coefficient < 0 or (coefficient == 0 and math_sign(coefficient))
+        if not out:
+            out = f"-{body}" if negative else body
+        else:
+            out += f" {minus} {body}" if negative else f" + {body}"
+    return out or "0"
+
+
+def math_sign(value: float) -> bool:
+    """True for -0.0."""
+    import math as _math
+
+    return _math.copysign(1.0, value) < 0
