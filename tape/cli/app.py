@@ -35,6 +35,8 @@ COMMANDS = [
     ("hessian", "hessian"),
     ("diff", "diff"),
     ("check", "check"),
+    ("tangent", "tangent"),
+    ("taylor", "taylor"),
     ("trace", "trace"),
     ("plot", "plot"),
 ]
