@@ -179,7 +179,7 @@ def _compute_steps(tree, wrt, order, style):
     """In the time-limited child: the verified derivation and the expression as read."""
     from .steps import derivation, read_as
 
-    return derivation(tree, wrt, order, style), read_as(tree)
+    return derivation(tree, wrt, order, shower(style)), read_as(tree)
 
 
 def print_steps(expression: str, tree, wrt: list[str], order: int, fmt: output.Format,
@@ -247,16 +247,10 @@ def shifted_polynomial(terms: list[tuple[float, dict]], math: bool = False,
             body = times.join(factors)
         else:
             body = times.join([_number_text(size, math, precision)] + factors)
-        negative = coefficient < 0 or (coefficient == 0 and math_sign(coefficient))
+        negative = coefficient < 0
         if not out:
             out = f"-{body}" if negative else body
         else:
             out += f" {minus} {body}" if negative else f" + {body}"
     return out or "0"
 
-
-def math_sign(value: float) -> bool:
-    """True for -0.0."""
-    import math as _math
-
-    return _math.copysign(1.0, value) < 0

@@ -423,8 +423,6 @@ def verify_all(root: Step) -> None:
 
 def _verify_rewrite(step: Step, seed: int) -> None:
     """A rewrite step claims equal values: check them with the engine."""
-    from .lower import to_tape  # noqa: F401  (engine_derivative lowers both)
-
     rng = np.random.default_rng(seed)
     names = sorted(set(E.free_variables(step.tree)) | {step.wrt})
     point = _sample(names, rng)
@@ -518,13 +516,10 @@ def step_document(step: Step, show) -> dict:
     return doc
 
 
-def derivation(tree: E.Expr, wrt: list[str], order: int, style: str) -> dict:
+def derivation(tree: E.Expr, wrt: list[str], order: int, show=str) -> dict:
     """Every variable's derivation, order by order, each step verified: ``{"steps": {var:
-    [root step per order]}, "derivative": {var: text}}`` with strings rendered in ``style``
-    (``sympy``, ``math`` or ``latex``; see ``mathtext.show``)."""
-    from .mathtext import shower
-
-    show = shower(style)
+    [root step per order]}, "derivative": {var: text}}`` with every expression written by
+    ``show`` (SymPy syntax by default; ``mathtext.shower`` gives the other styles)."""
     steps: dict = {}
     final: dict = {}
     for x in wrt:

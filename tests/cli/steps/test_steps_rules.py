@@ -71,7 +71,7 @@ def agree_numerically(a, b, names, seed=0) -> int:
 
 def derivation(text, wrt=("x",), order=1):
     tree = parse(text)
-    return ST.derivation(tree, list(wrt), order, "sympy")
+    return ST.derivation(tree, list(wrt), order)
 
 
 @pytest.mark.parametrize("text", CORPUS)
