@@ -232,7 +232,7 @@ def shifted_polynomial(terms: list[tuple[float, dict]], math: bool = False,
     times, minus = ("·", "−") if math else ("*", "-")
     out = ""
     for coefficient, powers in terms:
-        if coefficient == 0 and (out or powers):
+        if coefficient == 0:
             continue
         factors = []
         for name, (a, power) in powers.items():
@@ -252,5 +252,5 @@ def shifted_polynomial(terms: list[tuple[float, dict]], math: bool = False,
             out = f"-{body}" if negative else body
         else:
             out += f" {minus} {body}" if negative else f" + {body}"
-    return out or "0"
+    return out or ("0" if math else "0.0")
 

@@ -158,7 +158,15 @@ def _product(factors: list[E.Expr]) -> E.Expr:
 
 
 def _tidy(expr):
-    return S.tidy(expr)
+    """``symbolic.tidy``, unless it brings in functions the result did not have (a sigmoid's
+    derivative turned into cosh): a student should recognise each result."""
+    sp = S.sympy()
+    tidy = S.tidy(expr)
+
+    def heads(e):
+        return {type(f) for f in e.atoms(sp.Function)}
+
+    return tidy if heads(tidy) <= heads(expr) else sp.factor_terms(expr)
 
 
 def _placeholder(tree: E.Expr) -> str:

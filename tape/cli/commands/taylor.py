@@ -106,8 +106,9 @@ def taylor_result(expression: str, at: str, order: int) -> dict:
     coefficients = taylor_coefficients(target.trees[0], name, a, order)
     if not np.all(np.isfinite(coefficients)):
         k = int(np.flatnonzero(~np.isfinite(coefficients))[0])
+        what = "its value" if k == 0 else f"its derivative of order {k}"
         raise CLIError(f"{expression} has no Taylor polynomial of order {order} at "
-                       f"{name}={a!r}: its derivative of order {k} is not finite there")
+                       f"{name}={a!r}: {what} is not finite there")
     terms = [(float(c), {name: (a, k)} if k else {}) for k, c in enumerate(coefficients)]
     return {"expression": expression, "read_as": read_as(target.trees[0]), "at": {name: a},
             "order": order, "coefficients": [float(c) for c in coefficients],
