@@ -7,7 +7,6 @@ step documents that ``steps.derivation`` computes; ``print_steps`` is ``tape dif
 """
 from __future__ import annotations
 
-import json
 import sys
 from typing import Callable
 
@@ -201,8 +200,7 @@ def render_steps(expression: str, read_as: str, wrt: list[str], order: int, docu
                  fmt: output.Format, latex: bool) -> None:
     out = sys.stdout
     if fmt is output.Format.json:
-        out.write(json.dumps(steps_json(expression, read_as, wrt, order, document),
-                             ensure_ascii=False) + "\n")
+        output.print_json(steps_json(expression, read_as, wrt, order, document))
     elif fmt is output.Format.csv:
         import csv
 

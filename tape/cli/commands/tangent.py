@@ -7,7 +7,6 @@ shows it in the chosen format.
 
 # (no ``from __future__ import annotations`` here: Typer reads this module's command
 # signatures at every start, and string annotations would be evaluated each time)
-import json
 import math
 import sys
 from typing import Annotated
@@ -21,6 +20,9 @@ from ..errors import CLIError
 #: names tried, in order, for the dependent variable of the equation (the first one the
 #: expression does not use)
 DEPENDENT = ("y", "z", "w", "f")
+#: the JSON document's keys, in order (SPEC section 5)
+JSON_KEYS = ("expression", "read_as", "at",
+             "value", "slope", "tangent", "normal")
 
 
 def tangent(
@@ -108,9 +110,7 @@ def render_tangent(result: dict, fmt: output.Format, precision: int = 6) -> None
     names = list(result["at"])
     slopes = result["slope"] if isinstance(result["slope"], dict) else {names[0]: result["slope"]}
     if fmt is output.Format.json:
-        keys = ("expression", "read_as", "at", "value", "slope", "tangent", "normal")
-        out.write(json.dumps({k: result[k] for k in keys if k in result},
-                             ensure_ascii=False) + "\n")
+        output.print_json({k: result[k] for k in JSON_KEYS if k in result})
     elif fmt is output.Format.csv:
         import csv
 

@@ -7,7 +7,6 @@ series. ``taylor_result`` computes a plain dict; ``render_taylor`` shows it.
 
 # (no ``from __future__ import annotations`` here: Typer reads this module's command
 # signatures at every start, and string annotations would be evaluated each time)
-import json
 import math
 import sys
 from typing import Annotated
@@ -28,6 +27,9 @@ MAX_ORDER = 30
 #: 1/(1-x), log up to order 30); 1e-9 leaves room for ill-conditioned points without
 #: letting a wrong coefficient through.
 RTOL = 1e-9
+#: the JSON document's keys, in order (SPEC section 5)
+JSON_KEYS = ("expression", "read_as", "at",
+             "order", "coefficients", "polynomial", "check")
 
 
 def taylor(
@@ -152,9 +154,7 @@ def render_taylor(result: dict, fmt: output.Format, precision: int = 6) -> None:
     out = sys.stdout
     (name, a), = result["at"].items()
     if fmt is output.Format.json:
-        keys = ("expression", "read_as", "at", "order", "coefficients", "polynomial", "check")
-        out.write(json.dumps({k: result[k] for k in keys if k in result},
-                             ensure_ascii=False) + "\n")
+        output.print_json({k: result[k] for k in JSON_KEYS if k in result})
     elif fmt is output.Format.csv:
         import csv
 
