@@ -392,6 +392,10 @@ def verify(step: Step, seed: int = 0) -> None:
     """Check ``step``'s result against the engine at random points of its domain; raise
     ``StepFailure`` (exit 70) on disagreement, CLIError (exit 3) when no point of the domain
     is found."""
+    sp = S.sympy()
+    if step.result.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        raise CLIError(f"the step d/d{step.wrt} {_sympy(step.tree)} divides by an exact zero "
+                       f"(result {step.result}); there is no derivative to show", UNDECIDED)
     rng = np.random.default_rng(seed)
     names = sorted(set(E.free_variables(step.tree)) | {step.wrt})
     point = _sample(names, rng)
