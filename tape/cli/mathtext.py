@@ -116,7 +116,7 @@ def steps_lines(document: dict, math: bool) -> list[str]:
                 if step["rule"] == "rewrite":
                     left += f"{step['expression']} = {step['result']}"
                 else:
-                    d = f"d/d{wrt}"
+                    d = f"∂/∂{wrt}" if several and math else f"d/d{wrt}"
                     left += f"{d} [{step['expression']}] = {step['result']}"
                 rows.append((left, _rule_label(step)))
             width = min(max(len(left) for left, _ in rows), 72)

@@ -298,3 +298,56 @@ def test_bad_input(args, code, words):
     assert result.exit_code == code
     assert result.stderr.startswith("error:") and words in result.stderr
     assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_partial_derivatives_are_written_with_a_round_d():
+    table = tape_cli("diff", "x*y^2", "--steps", "--format", "table").stdout
+    assert "along y:\n∂/∂y [x·y²] = 2·x·y" in table
+    plain = tape_cli("diff", "x*y^2", "--steps", "--format", "plain").stdout
+    assert "d/dy [x*y**2] = 2*x*y" in plain
+
+
+def test_time_limit_gives_exit_3():
+    result = tape_cli("diff", "sin(x)^cos(x)*tan(x^2)/(1+x^4)", "--steps", "--timeout",
+                      "0.01")
+    assert result.exit_code == 3
+    assert result.stderr.startswith("error:") and "did not finish" in result.stderr
+
+
+FUNCTION_NAMES = ["sin", "cos", "tan", "sec", "atan", "sinh", "tanh", "asinh", "exp", "ln",
+                  "sqrt", "abs", "sigmoid"]
+
+
+def _random_expression(rng: random.Random, depth: int) -> str:
+    if depth == 0 or rng.random() < 0.15:
+        return rng.choice(["x", "x", "x", "2", "3", "0.5", "pi"])
+    if rng.random() < 0.4:
+        return f"{rng.choice(FUNCTION_NAMES)}({_random_expression(rng, depth - 1)})"
+    op = rng.choice(["+", "-", "*", "/", "^"])
+    right = rng.choice(["2", "3", "-1", "0.5"]) if op == "^" and rng.random() < 0.7 \
+        else _random_expression(rng, depth - 1)
+    return f"({_random_expression(rng, depth - 1)}){op}({right})"
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_expressions_derive_to_sympy_s_derivative(seed):
+    """Random nestings of the rules: the root result is SymPy's derivative, and no step is
+    ever refused as wrong (exit 70) — at worst an expression without a real domain is
+    undecided (exit 3)."""
+    from tape.cli.errors import CLIError
+
+    rng = random.Random(seed)
+    text = _random_expression(rng, 4)
+    tree = parse(text)
+    if "x" not in ST.E.free_variables(tree):
+        text, tree = f"x*({text})", parse(f"x*({text})")
+    try:
+        doc = derivation(text)
+    except ST.StepFailure:
+        raise
+    except CLIError as exc:
+        assert exc.code == 3, exc.message
+        return
+    f = ST.S.to_sympy(tree, {"x": None})
+    expected = sp.diff(f, REAL["x"]).replace(sp.DiracDelta, lambda *a: 0)
+    assert agree_numerically(expected, read(doc["derivative"]["x"]), ["x"]) >= 1, text
