@@ -34,10 +34,10 @@ def tangent(
     fmt: output.FormatOption = output.Format.auto,
     precision: output.PrecisionOption = 6,
 ) -> None:
-    """Tangent line and normal line of y = EXPR at a point (tangent plane for several
-    variables), from the engine's value and slope.
+    """Tangent line and normal line of y = EXPR at a point (a plane for several variables).
 
-    Example: tape tangent "x^2" --at 1   prints   y = 1.0 + 2.0*(x - 1.0)
+    The value and slope come from the engine. Example: tape tangent "x^2" --at 1
+    prints y = 1.0 + 2.0*(x - 1.0).
     """
     fmt = output.resolve_format(fmt)
     result = tangent_result(expression, at)

@@ -45,10 +45,10 @@ def taylor(
     precision: output.PrecisionOption = 6,
     timeout: TimeoutOption = TIMEOUT,
 ) -> None:
-    """Taylor polynomial of EXPR about a point: c_k = f^(k)(a)/k! by the engine's Taylor
-    mode, in powers of (x - a).
+    """Taylor polynomial of EXPR about a point, from the engine's Taylor mode (order <= 30).
 
-    Example: tape taylor "exp(x)" --at 0 --order 3   prints   1.0 + x + 0.5*x**2 + ...
+    c_k = f^(k)(a)/k!, in powers of (x - a). Example: tape taylor "exp(x)" --at 0 --order 3
+    prints 1.0 + x + 0.5*x**2 + 0.16666666666666666*x**3.
     """
     fmt = output.resolve_format(fmt)
     result = taylor_result(expression, at, order)
