@@ -33,6 +33,9 @@ from .functions import FUNCTIONS
 #: placeholder names for the inner part of a chain step, tried in order (the first one that is
 #: not a variable of the expression is used)
 PLACEHOLDERS = ("u", "v", "w", "t", "s", "z")
+#: results with more operations than this are only factored for reading, not simplified
+#: (every step is tidied, so SymPy's simplify on each big one would dominate the run time)
+FULL_TIDY_OPS = 24
 #: random points tried per step, and how many must lie in the step's domain
 SAMPLES = 64
 NEEDED = 3
@@ -161,6 +164,9 @@ def _tidy(expr):
     """``symbolic.tidy``, unless it brings in functions the result did not have (a sigmoid's
     derivative turned into cosh): a student should recognise each result."""
     sp = S.sympy()
+    if sp.count_ops(expr) > FULL_TIDY_OPS:     # simplify is slow on big ones: factor only
+        tidy = sp.factor_terms(expr)
+        return tidy if sp.count_ops(tidy) < sp.count_ops(expr) else expr
     tidy = S.tidy(expr)
 
     def heads(e):
