@@ -47,6 +47,7 @@ def tangent(
 def tangent_result(expression: str, at: str) -> dict:
     """The value, slope(s), tangent (and for one variable normal) equations at ``at``."""
     from .. import compute
+    from ..kinks import kink_at
     from ..mathtext import shifted_polynomial
     from ..points import parse_point
     from ..targets import expression_target
@@ -74,6 +75,10 @@ def tangent_result(expression: str, at: str) -> dict:
     if bad:
         raise CLIError(f"{expression} is not differentiable at {where} (d/d{bad[0]} is "
                        f"{slopes[bad[0]]!r}): no tangent")
+    kink = kink_at(target.trees[0], point)
+    if kink is not None:
+        raise CLIError(f"{expression} is not differentiable at {where} ({kink} has a kink or "
+                       f"jump there): no tangent")
     dependent = next(n for n in DEPENDENT if n not in names)
 
     def equation(math_style: bool) -> str:

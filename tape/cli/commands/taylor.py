@@ -90,6 +90,7 @@ def taylor_coefficients(tree, name: str, a: float, order: int) -> np.ndarray:
 
 
 def taylor_result(expression: str, at: str, order: int) -> dict:
+    from ..kinks import kink_at
     from ..mathtext import shifted_polynomial
     from ..points import parse_point
     from ..steps import read_as
@@ -105,12 +106,15 @@ def taylor_result(expression: str, at: str, order: int) -> dict:
     if isinstance(a, list):
         raise CLIError("--at: tape taylor takes a scalar variable (no vectors)")
     target.tree_shapes({name: None})
+    kink = kink_at(target.trees[0], {name: a}) if order > 0 else None
+    if kink is not None:
+        raise CLIError(f"{expression} is not differentiable at {name}={a!r} ({kink} has a "
+                       f"kink or jump there): no Taylor polynomial")
     coefficients = taylor_coefficients(target.trees[0], name, a, order)
     if not np.all(np.isfinite(coefficients)):
-        k = int(np.flatnonzero(~np.isfinite(coefficients))[0])
-        what = "its value" if k == 0 else f"its derivative of order {k}"
         raise CLIError(f"{expression} has no Taylor polynomial of order {order} at "
-                       f"{name}={a!r}: {what} is not finite there")
+                       f"{name}={a!r}: its value or a derivative up to order {order} is "
+                       f"infinite or undefined there")
     terms = [(float(c), {name: (a, k)} if k else {}) for k, c in enumerate(coefficients)]
     return {"expression": expression, "read_as": read_as(target.trees[0]), "at": {name: a},
             "order": order, "coefficients": [float(c) for c in coefficients],

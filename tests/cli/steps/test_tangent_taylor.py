@@ -86,6 +86,8 @@ def test_tangent_formats():
 
 @pytest.mark.parametrize("args, words", [
     (["sqrt(x)", "--at", "0"], "not differentiable"),
+    (["abs(x)", "--at", "0"], "abs(x) has a kink"),
+    (["x^2 + abs(y - 2)", "--at", "x=1,y=2"], "abs(y - 2) has a kink"),
     (["ln(x)", "--at", "-1"], "not defined"),
     (["x^2", "--at", "y=1"], "not a variable"),
     (["x^2", "--at", "abc"], "not a number"),
@@ -157,6 +159,13 @@ def test_taylor_check_agrees_and_formats():
     assert "f⁽³⁾(1) = 6" in table
 
 
+def test_away_from_a_kink_is_fine():
+    doc = run_json("taylor", "abs(x)", "--at", "-2", "--order", "2")
+    assert doc["coefficients"] == [2.0, -1.0, 0.0]
+    doc = run_json("tangent", "abs(x - 1)", "--at", "3")
+    assert doc["tangent"] == "y = 2.0 + (x - 3.0)" and doc["normal"] == "y = 2.0 - (x - 3.0)"
+
+
 def test_taylor_check_failure_exits_1(monkeypatch):
     from tape.cli.commands import taylor as T
 
@@ -171,8 +180,11 @@ def test_taylor_check_failure_exits_1(monkeypatch):
     (["x*y", "--at", "1"], "one variable"),
     (["exp(x)", "--at", "0", "--order", "31"], "31"),
     (["exp(x)", "--at", "0", "--order", "-1"], "-1"),
-    (["ln(x)", "--at", "0"], "not finite"),
-    (["sqrt(x)", "--at", "0", "-n", "2"], "not finite"),
+    (["ln(x)", "--at", "0"], "infinite or undefined"),
+    (["sqrt(x)", "--at", "0", "-n", "2"], "infinite or undefined"),
+    (["abs(x)", "--at", "0"], "abs(x) has a kink"),
+    (["relu(x - 1)", "--at", "1"], "relu(x - 1) has a kink"),
+    (["cbrt(x)", "--at", "0"], "infinite or undefined"),
     (["exp(x)", "--at", "y=0"], "not a variable"),
     (["exp(x)"], "--at"),
     (["exp(x)", "--at", "[1,2]"], "no vectors"),
