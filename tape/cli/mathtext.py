@@ -3,15 +3,16 @@
 ``shower(style)`` turns SymPy expressions into text: ``sympy`` (SymPy syntax, what JSON and
 plain output carry), ``math`` (for reading on a terminal: ``ln``, ``·``, superscripts, ``√``,
 ``e^x``, ``|x|``) or ``latex``. ``steps_lines`` / ``steps_latex`` / ``steps_rows`` lay out the
-step documents that ``steps.derivation`` computes; ``print_steps`` is ``tape diff --steps``.
+step documents that ``steps.derivation`` computes; ``derivation_steps`` is ``tape diff
+--steps`` (a ``StepsResult`` for ``output.render``).
 """
 from __future__ import annotations
 
-import sys
 from typing import Callable
 
 from . import output
 from . import symbolic as S
+from .options import Format
 
 _SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
@@ -164,14 +165,47 @@ STEPS_CSV_HEADER = ["variable", "order", "depth", "rule", "wrt", "expression", "
                     "substitution"]
 
 
-def steps_json(expression: str, read_as: str, wrt: list[str], order: int,
-               document: dict) -> dict:
-    """SPEC's document: one variable gives lists and a string, several give dicts."""
-    single = len(wrt) == 1
-    return {"expression": expression, "read_as": read_as, "wrt": wrt, "order": order,
-            "derivative": document["derivative"][wrt[0]] if single
-            else document["derivative"],
-            "steps": document["steps"][wrt[0]] if single else document["steps"]}
+class StepsResult(output.Result):
+    """``tape diff --steps``: the verified derivation (``document`` from ``steps.derivation``)
+    in every format."""
+
+    def __init__(self, expression: str, read_as: str, wrt: list[str], order: int,
+                 steps: dict, latex: bool) -> None:
+        self.expression = expression
+        self.read = read_as
+        self.wrt = wrt
+        self.order = order
+        self.steps = steps
+        self.latex = latex
+
+    @property
+    def read_as(self):
+        return self.read
+
+    def document(self) -> dict:
+        """SPEC's document: one variable gives lists and a string, several give dicts."""
+        single = len(self.wrt) == 1
+        derivative, steps = self.steps["derivative"], self.steps["steps"]
+        return {"expression": self.expression, "wrt": self.wrt, "order": self.order,
+                "derivative": derivative[self.wrt[0]] if single else derivative,
+                "steps": steps[self.wrt[0]] if single else steps}
+
+    def header(self) -> list[str]:
+        return STEPS_CSV_HEADER
+
+    def rows(self):
+        yield steps_rows(self.steps)
+
+    def lines(self):
+        if self.latex:
+            yield steps_latex(self.steps) + "\n"
+        else:
+            yield "\n".join(steps_lines(self.steps, False)) + "\n"
+
+    def draw(self, out, precision: int) -> None:
+        text = steps_latex(self.steps) if self.latex else "\n".join(
+            steps_lines(self.steps, True))
+        out.write(text + "\n")
 
 
 def _compute_steps(tree, wrt, order, style):
@@ -181,39 +215,31 @@ def _compute_steps(tree, wrt, order, style):
     return derivation(tree, wrt, order, shower(style)), read_as(tree)
 
 
-def print_steps(expression: str, tree, wrt: list[str], order: int, fmt: output.Format,
-                latex: bool, timeout: float) -> None:
-    """``tape diff --steps``: compute the verified derivation, then render it in ``fmt``."""
+def derivation_steps(expression: str, wrt_text, order: int, latex: bool,
+                     fmt: Format, timeout: float) -> StepsResult:
+    """``tape diff --steps``: read EXPR and --wrt, then compute the verified derivation (in a
+    child process under ``timeout``)."""
+    from .commands.common import parse_wrt
     from .errors import CLIError
+    from .symbolic import infer_sizes
+    from .targets import expression_target
     from .timelimit import run_limited
 
     if order > MAX_STEPS_ORDER:
         raise CLIError(f"--steps shows orders up to {MAX_STEPS_ORDER}; got --order {order} "
                        f"(tape diff without --steps gives any order up to 20)")
-    style = "latex" if latex else ("math" if fmt is output.Format.table else "sympy")
+    target = expression_target(expression)
+    names = parse_wrt(wrt_text)
+    variables = target.ordered(names)      # checks the names, too
+    wrt = names or list(variables)
+    if not wrt:
+        raise CLIError(f"{expression!r} has no variables to differentiate by")
+    tree = target.trees[0]
+    infer_sizes(tree)
+    style = "latex" if latex else ("math" if fmt is Format.table else "sympy")
     document, read = run_limited(_compute_steps, tree, wrt, order, style, timeout=timeout,
                                  what="the step-by-step derivation", consequence="")
-    render_steps(expression, read, wrt, order, document, fmt, latex)
-
-
-def render_steps(expression: str, read_as: str, wrt: list[str], order: int, document: dict,
-                 fmt: output.Format, latex: bool) -> None:
-    out = sys.stdout
-    if fmt is output.Format.json:
-        output.print_json(steps_json(expression, read_as, wrt, order, document))
-    elif fmt is output.Format.csv:
-        import csv
-
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(STEPS_CSV_HEADER)
-        writer.writerows(steps_rows(document))
-    elif latex:
-        out.write(steps_latex(document) + "\n")
-    else:
-        if fmt is output.Format.table:
-            out.write(f"read as {read_as}\n")
-        out.write("\n".join(steps_lines(document, fmt is output.Format.table)) + "\n")
-    out.flush()
+    return StepsResult(expression, read, wrt, order, document, latex)
 
 
 # --------------------------------------------------------------------------- polynomials

@@ -8,13 +8,12 @@ shows it in the chosen format.
 # (no ``from __future__ import annotations`` here: Typer reads this module's command
 # signatures at every start, and string annotations would be evaluated each time)
 import math
-import sys
 from typing import Annotated
 
 import numpy as np
 import typer
 
-from .. import output
+from .. import options as O, output
 from ..errors import CLIError
 
 #: names tried, in order, for the dependent variable of the equation (the first one the
@@ -31,22 +30,21 @@ def tangent(
     at: Annotated[str, typer.Option(
         "--at", "-a", metavar="POINT",
         help="The point of tangency: 1.5, x=1,y=2 or 1,2 (variables in alphabetical order).")],
-    fmt: output.FormatOption = output.Format.auto,
-    precision: output.PrecisionOption = 6,
+    fmt: O.FormatOption = O.Format.auto,
+    precision: O.PrecisionOption = 6,
 ) -> None:
     """Tangent line and normal line of y = EXPR at a point (a plane for several variables).
 
     The value and slope come from the engine. Example: tape tangent "x^2" --at 1
     prints y = 1.0 + 2.0*(x - 1.0).
     """
-    fmt = output.resolve_format(fmt)
-    result = tangent_result(expression, at)
-    render_tangent(result, fmt, precision)
+    output.render(TangentResult(tangent_result(expression, at)), output.resolve_format(fmt),
+                  precision)
 
 
 def tangent_result(expression: str, at: str) -> dict:
     """The value, slope(s), tangent (and for one variable normal) equations at ``at``."""
-    from .. import compute
+    from .. import derivatives as compute
     from ..kinks import kink_at
     from ..mathtext import shifted_polynomial
     from ..points import parse_point
@@ -110,34 +108,46 @@ def _read_as(target) -> str:
     return read_as(target.trees[0])
 
 
-def render_tangent(result: dict, fmt: output.Format, precision: int = 6) -> None:
-    out = sys.stdout
-    names = list(result["at"])
-    slopes = result["slope"] if isinstance(result["slope"], dict) else {names[0]: result["slope"]}
-    if fmt is output.Format.json:
-        output.print_json({k: result[k] for k in JSON_KEYS if k in result})
-    elif fmt is output.Format.csv:
-        import csv
+class TangentResult(output.Result):
+    """``tangent_result``'s dict in every format."""
 
-        writer = csv.writer(out, lineterminator="\n")
-        lines = ["tangent"] + (["normal"] if "normal" in result else [])
-        writer.writerow(names + ["value"] + [f"df/d{n}" for n in names] + lines)
-        writer.writerow([output.number(result["at"][n]) for n in names]
-                        + [output.number(result["value"])]
-                        + [output.number(slopes[n]) for n in names]
-                        + [result[k] for k in lines])
-    elif fmt is output.Format.plain:
-        out.write(result["tangent"] + "\n")
-    else:
-        at = ", ".join(f"{n} = {result['at'][n]:.{precision}g}" for n in names)
-        rows = [("read as", result["read_as"]), ("at", at),
-                ("value", f"{result['value']:.{precision}g}")]
-        rows += [(f"slope d/d{n}" if len(names) > 1 else "slope", f"{slopes[n]:.{precision}g}")
-                 for n in names]
-        rows.append(("tangent" if len(names) == 1 else "tangent plane",
-                     result["pretty"]["tangent"]))
-        if "normal" in result:
-            rows.append(("normal", result["pretty"]["normal"]))
+    def __init__(self, result: dict) -> None:
+        self.result = result
+        self.names = list(result["at"])
+        slope = result["slope"]
+        self.slopes = slope if isinstance(slope, dict) else {self.names[0]: slope}
+
+    @property
+    def read_as(self):
+        return self.result["read_as"]
+
+    def document(self) -> dict:
+        return {k: self.result[k] for k in JSON_KEYS if k in self.result and k != "read_as"}
+
+    def _equations(self) -> list[str]:
+        return ["tangent"] + (["normal"] if "normal" in self.result else [])
+
+    def header(self) -> list[str]:
+        return (self.names + ["value"] + [f"df/d{n}" for n in self.names]
+                + self._equations())
+
+    def rows(self):
+        r = self.result
+        yield [[output.number(r["at"][n]) for n in self.names] + [output.number(r["value"])]
+               + [output.number(self.slopes[n]) for n in self.names]
+               + [r[k] for k in self._equations()]]
+
+    def lines(self):
+        yield self.result["tangent"] + "\n"
+
+    def draw(self, out, precision: int) -> None:
+        r, names = self.result, self.names
+        at = ", ".join(f"{n} = {r['at'][n]:.{precision}g}" for n in names)
+        rows = [("at", at), ("value", f"{r['value']:.{precision}g}")]
+        rows += [(f"slope d/d{n}" if len(names) > 1 else "slope",
+                  f"{self.slopes[n]:.{precision}g}") for n in names]
+        rows.append(("tangent" if len(names) == 1 else "tangent plane", r["pretty"]["tangent"]))
+        if "normal" in r:
+            rows.append(("normal", r["pretty"]["normal"]))
         width = max(len(k) for k, _ in rows)
         out.write("".join(f"{k.ljust(width)}  {v}\n" for k, v in rows))
-    out.flush()

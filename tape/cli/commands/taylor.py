@@ -8,14 +8,12 @@ series. ``taylor_result`` computes a plain dict; ``render_taylor`` shows it.
 # (no ``from __future__ import annotations`` here: Typer reads this module's command
 # signatures at every start, and string annotations would be evaluated each time)
 import math
-import sys
 from typing import Annotated
 
 import numpy as np
 import typer
 
-from .. import output
-from ..checkoptions import TIMEOUT, CheckOption, TimeoutOption
+from .. import options as O, output
 from ..errors import CHECK_FAILED, CLIError
 
 #: highest --order accepted
@@ -40,10 +38,10 @@ def taylor(
     order: Annotated[int, typer.Option(
         "--order", "-n", min=0, max=MAX_ORDER,
         help=f"The polynomial's degree N (up to {MAX_ORDER}).")] = 5,
-    check: CheckOption = False,
-    fmt: output.FormatOption = output.Format.auto,
-    precision: output.PrecisionOption = 6,
-    timeout: TimeoutOption = TIMEOUT,
+    check: O.CheckOption = False,
+    fmt: O.FormatOption = O.Format.auto,
+    precision: O.PrecisionOption = 6,
+    timeout: O.TimeoutOption = O.TIMEOUT,
 ) -> None:
     """Taylor polynomial of EXPR about a point, from the engine's Taylor mode (order <= 30).
 
@@ -54,7 +52,7 @@ def taylor(
     result = taylor_result(expression, at, order)
     if check:
         result["check"] = check_with_sympy(result, timeout)
-    render_taylor(result, fmt, precision)
+    output.render(TaylorResult(result), fmt, precision)
     if check and not result["check"]["agree"]:
         raise CLIError("the Taylor coefficients disagree with SymPy's series (see "
                        "\"expected\")", CHECK_FAILED)
@@ -152,31 +150,45 @@ def check_with_sympy(result: dict, timeout: float) -> dict:
             "agree": bool(agree)}
 
 
-def render_taylor(result: dict, fmt: output.Format, precision: int = 6) -> None:
-    from ..mathtext import shifted_polynomial
+class TaylorResult(output.Result):
+    """``taylor_result``'s dict (with its ``check``, if any) in every format."""
 
-    out = sys.stdout
-    (name, a), = result["at"].items()
-    if fmt is output.Format.json:
-        output.print_json({k: result[k] for k in JSON_KEYS if k in result})
-    elif fmt is output.Format.csv:
-        import csv
+    def __init__(self, result: dict) -> None:
+        self.result = result
 
-        writer = csv.writer(out, lineterminator="\n")
-        check = result.get("check")
-        writer.writerow(["k", "coefficient", "derivative"] + (["sympy"] if check else []))
-        for k, c in enumerate(result["coefficients"]):
-            row = [k, output.number(c), output.number(c * math.factorial(k))]
-            writer.writerow(row + ([output.number(check["expected"][k])] if check else []))
-    elif fmt is output.Format.plain:
-        out.write(result["polynomial"] + "\n")
-        if "check" in result:
-            out.write(("agrees" if result["check"]["agree"] else "disagrees")
-                      + f" with SymPy's series (max abs error "
-                      f"{output.number(result['check']['max_abs_error'])})\n")
-    else:
-        out.write(f"read as {result['read_as']}\nabout {name} = {a:.{precision}g}, "
-                  f"order {result['order']}\n")
+    @property
+    def read_as(self):
+        return self.result["read_as"]
+
+    def document(self) -> dict:
+        return {k: self.result[k] for k in JSON_KEYS if k in self.result and k != "read_as"}
+
+    def header(self) -> list[str]:
+        return ["k", "coefficient", "derivative"] + (["sympy"] if "check" in self.result
+                                                      else [])
+
+    def rows(self):
+        check = self.result.get("check")
+        rows = []
+        for k, c in enumerate(self.result["coefficients"]):
+            row = [str(k), output.number(c), output.number(c * math.factorial(k))]
+            rows.append(row + ([output.number(check["expected"][k])] if check else []))
+        yield rows
+
+    def lines(self):
+        yield self.result["polynomial"] + "\n"
+        if "check" in self.result:
+            check = self.result["check"]
+            yield (("agrees" if check["agree"] else "disagrees")
+                   + f" with SymPy's series (max abs error "
+                   f"{output.number(check['max_abs_error'])})\n")
+
+    def draw(self, out, precision: int) -> None:
+        from ..mathtext import shifted_polynomial
+
+        result = self.result
+        (name, a), = result["at"].items()
+        out.write(f"about {name} = {a:.{precision}g}, order {result['order']}\n")
         rows = [(f"c{str(k).translate(_SUB)}", f"{c:.{precision}g}",
                  f"f{_derivative_mark(k)}"
                  f"({a:.{precision}g}) = {c * math.factorial(k):.{precision}g}")
@@ -184,13 +196,12 @@ def render_taylor(result: dict, fmt: output.Format, precision: int = 6) -> None:
         width = max(len(r[1]) for r in rows)
         for label, c, d in rows:
             out.write(f"  {label.ljust(4)} {c.rjust(width)}   {d}\n")
-        out.write("P(x) = ".replace("x", name)
+        out.write(f"P({name}) = "
                   + shifted_polynomial(result["pretty"]["terms"], True, precision) + "\n")
         if "check" in result:
             check = result["check"]
             out.write(("agrees" if check["agree"] else "DISAGREES")
                       + f" with SymPy's series (max abs error {check['max_abs_error']:.3g})\n")
-    out.flush()
 
 
 _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
