@@ -57,9 +57,9 @@ def decide(expression: str, answer: str, wrt: Optional[str], order: int,
     """Parse both sides, test them; returns ``(decision, wrt, variables)``."""
     from .targets import expression_target
 
-    target = expression_target(expression)
-    given = expression_target(answer)
-    wrt = _choose_wrt(target.names, given.names, wrt)
+    target = expression_target(expression, declared=[wrt] if wrt else ())
+    given = expression_target(answer, label="--answer", declared=target.names)
+    wrt = _choose_wrt(target.names, given.names, wrt or target.wrt_hint)
     variables = [wrt] + [n for n in target.names if n != wrt]
     extra = [n for n in given.names if n not in variables]
     if extra:
