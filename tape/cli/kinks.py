@@ -29,8 +29,8 @@ def kink_at(tree: E.Expr, point: dict[str, float]) -> str | None:
     ``point``, or None when the expression is smooth there as far as its functions go."""
     import tape
 
+    from .expr import read_as
     from .lower import to_tape
-    from .steps import read_as
 
     names = sorted(point)
     stack = [tree]

@@ -12,7 +12,7 @@ from typing import Callable
 
 from . import output
 from . import symbolic as S
-from .options import Format
+from .options import DIFF_MAX_ORDER, Format
 
 _SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
@@ -169,18 +169,13 @@ class StepsResult(output.Result):
     """``tape diff --steps``: the verified derivation (``document`` from ``steps.derivation``)
     in every format."""
 
-    def __init__(self, expression: str, read_as: str, wrt: list[str], order: int,
-                 steps: dict, latex: bool) -> None:
-        self.expression = expression
-        self.read = read_as
+    def __init__(self, target, wrt: list[str], order: int, steps: dict, latex: bool) -> None:
+        self.target = target
+        self.expression = target.source
         self.wrt = wrt
         self.order = order
         self.steps = steps
         self.latex = latex
-
-    @property
-    def read_as(self):
-        return self.read
 
     def document(self) -> dict:
         """SPEC's document: one variable gives lists and a string, several give dicts."""
@@ -209,10 +204,10 @@ class StepsResult(output.Result):
 
 
 def _compute_steps(tree, wrt, order, style):
-    """In the time-limited child: the verified derivation and the expression as read."""
-    from .steps import derivation, read_as
+    """In the time-limited child: the verified derivation."""
+    from .steps import derivation
 
-    return derivation(tree, wrt, order, shower(style)), read_as(tree)
+    return derivation(tree, wrt, order, shower(style))
 
 
 def derivation_steps(expression: str, wrt_text, order: int, latex: bool,
@@ -220,26 +215,25 @@ def derivation_steps(expression: str, wrt_text, order: int, latex: bool,
     """``tape diff --steps``: read EXPR and --wrt, then compute the verified derivation (in a
     child process under ``timeout``)."""
     from .commands.common import parse_wrt
-    from .errors import CLIError
     from .symbolic import infer_sizes
-    from .targets import expression_target
+    from .targets import declared_names, expression_target
     from .timelimit import run_limited
 
     if order > MAX_STEPS_ORDER:
-        raise CLIError(f"--steps shows orders up to {MAX_STEPS_ORDER}; got --order {order} "
-                       f"(tape diff without --steps gives any order up to 20)")
-    target = expression_target(expression)
-    names = parse_wrt(wrt_text)
+        output.abort(f"--steps shows orders up to {MAX_STEPS_ORDER}; got --order {order} "
+                     f"(tape diff without --steps gives any order up to {DIFF_MAX_ORDER})")
+    target = expression_target(expression, declared=declared_names(wrt=wrt_text))
+    names = parse_wrt(wrt_text) or ([target.wrt_hint] if target.wrt_hint else [])
     variables = target.ordered(names)      # checks the names, too
     wrt = names or list(variables)
     if not wrt:
-        raise CLIError(f"{expression!r} has no variables to differentiate by")
+        output.abort(f"{expression!r} has no variables to differentiate by")
     tree = target.trees[0]
     infer_sizes(tree)
     style = "latex" if latex else ("math" if fmt is Format.table else "sympy")
-    document, read = run_limited(_compute_steps, tree, wrt, order, style, timeout=timeout,
-                                 what="the step-by-step derivation", consequence="")
-    return StepsResult(expression, read, wrt, order, document, latex)
+    document = run_limited(_compute_steps, tree, wrt, order, style, timeout=timeout,
+                           what="the step-by-step derivation", consequence="")
+    return StepsResult(target, wrt, order, document, latex)
 
 
 # --------------------------------------------------------------------------- polynomials

@@ -532,11 +532,6 @@ def from_sympy(expr) -> E.Expr:
 
 # --------------------------------------------------------------------------- the whole job
 
-def read_as(tree: E.Expr) -> str:
-    """The expression as read, in SymPy syntax."""
-    return str(_shown(tree))
-
-
 def step_document(step: Step, show) -> dict:
     """A step as a plain dict of strings (``show`` renders a SymPy expression)."""
     doc: dict = {"rule": step.rule, "expression": show(_shown(step.tree)),

@@ -27,9 +27,7 @@ def diff(
     latex: O.LatexOption = False,
     fmt: O.FormatOption = O.Format.auto,
     timeout: O.TimeoutOption = O.TIMEOUT,
-    steps: Annotated[bool, typer.Option(
-        "--steps", help="Show the derivation rule by rule, every step checked by the engine "
-                        "(e.g. tape diff 'x^2*sin(x)' --steps).")] = False,
+    steps: O.StepsOption = False,
 ) -> None:
     """Symbolic derivative of EXPR (SymPy), simplified into a readable form."""
     fmt = output.resolve_format(fmt)

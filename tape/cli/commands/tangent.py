@@ -1,7 +1,7 @@
 """``tape tangent``: the tangent line and normal line of y = f(x) at a point, or the tangent
 plane of a function of several variables, from the engine's value and gradient there.
 
-``tangent_result`` computes a plain dict (numbers and SymPy-syntax strings); ``render_tangent``
+``tangent_result`` computes a plain dict (numbers and SymPy-syntax strings); ``TangentResult``
 shows it in the chosen format.
 """
 
@@ -14,22 +14,19 @@ import numpy as np
 import typer
 
 from .. import options as O, output
-from ..errors import CLIError
 
 #: names tried, in order, for the dependent variable of the equation (the first one the
 #: expression does not use)
 DEPENDENT = ("y", "z", "w", "f")
-#: the JSON document's keys, in order (SPEC section 5)
-JSON_KEYS = ("expression", "read_as", "at",
-             "value", "slope", "tangent", "normal")
+#: the JSON document's keys, in order (SPEC section 5; ``output`` adds "read_as" after
+#: "expression")
+JSON_KEYS = ("expression", "at", "value", "slope", "tangent", "normal")
 
 
 def tangent(
     expression: Annotated[str, typer.Argument(
         metavar="EXPR", help="An expression such as 'x^2*sin(x)' (scalar variables).")],
-    at: Annotated[str, typer.Option(
-        "--at", "-a", metavar="POINT",
-        help="The point of tangency: 1.5, x=1,y=2 or 1,2 (variables in alphabetical order).")],
+    at: O.TangencyOption,
     fmt: O.FormatOption = O.Format.auto,
     precision: O.PrecisionOption = 6,
 ) -> None:
@@ -38,12 +35,13 @@ def tangent(
     The value and slope come from the engine. Example: tape tangent "x^2" --at 1
     prints y = 1.0 + 2.0*(x - 1.0).
     """
-    output.render(TangentResult(tangent_result(expression, at)), output.resolve_format(fmt),
-                  precision)
+    target, result = tangent_result(expression, at)
+    output.render(TangentResult(target, result), output.resolve_format(fmt), precision)
 
 
-def tangent_result(expression: str, at: str) -> dict:
-    """The value, slope(s), tangent (and for one variable normal) equations at ``at``."""
+def tangent_result(expression: str, at: str):
+    """The target read from ``expression`` and a dict of the value, slope(s), tangent (and for
+    one variable normal) equations at ``at``."""
     from .. import derivatives as compute
     from ..kinks import kink_at
     from ..mathtext import shifted_polynomial
@@ -53,11 +51,11 @@ def tangent_result(expression: str, at: str) -> dict:
     target = expression_target(expression)
     names = target.names
     if not names:
-        raise CLIError(f"{expression!r} has no variables: a tangent needs a function of at "
+        output.abort(f"{expression!r} has no variables: a tangent needs a function of at "
                        f"least one variable")
     point = parse_point(at, names)
     if any(isinstance(v, list) for v in point.values()):
-        raise CLIError("--at: tape tangent takes scalar variables (no vectors)")
+        output.abort("--at: tape tangent takes scalar variables (no vectors)")
     sizes = {n: None for n in names}
     target.tree_shapes(sizes)
     arrays = [np.array([point[n]], dtype=float) for n in names]
@@ -68,14 +66,14 @@ def tangent_result(expression: str, at: str) -> dict:
     slopes = {c.name: float(partials[(i,)].reshape(-1)[0]) + 0.0 for i, c in enumerate(comps)}
     where = ", ".join(f"{n}={point[n]!r}" for n in names)
     if not math.isfinite(value):
-        raise CLIError(f"{expression} is not defined at {where} (value {value!r}): no tangent")
+        output.abort(f"{expression} is not defined at {where} (value {value!r}): no tangent")
     bad = [n for n, s in slopes.items() if not math.isfinite(s)]
     if bad:
-        raise CLIError(f"{expression} is not differentiable at {where} (d/d{bad[0]} is "
+        output.abort(f"{expression} is not differentiable at {where} (d/d{bad[0]} is "
                        f"{slopes[bad[0]]!r}): no tangent")
     kink = kink_at(target.trees[0], point)
     if kink is not None:
-        raise CLIError(f"{expression} is not differentiable at {where} ({kink} has a kink or "
+        output.abort(f"{expression} is not differentiable at {where} ({kink} has a kink or "
                        f"jump there): no tangent")
     dependent = next(n for n in DEPENDENT if n not in names)
 
@@ -83,7 +81,7 @@ def tangent_result(expression: str, at: str) -> dict:
         terms = [(value, {})] + [(slopes[n], {n: (point[n], 1)}) for n in names]
         return f"{dependent} = " + shifted_polynomial(terms, math_style)
 
-    result = {"expression": expression, "read_as": _read_as(target), "at": point,
+    result = {"expression": expression, "at": point,
               "value": value, "slope": slopes[names[0]] if len(names) == 1 else slopes,
               "tangent": equation(False), "dependent": dependent,
               "pretty": {"tangent": equation(True)}}
@@ -99,30 +97,21 @@ def tangent_result(expression: str, at: str) -> dict:
 
             result["normal"] = normal(False)
             result["pretty"]["normal"] = normal(True)
-    return result
-
-
-def _read_as(target) -> str:
-    from ..steps import read_as
-
-    return read_as(target.trees[0])
+    return target, result
 
 
 class TangentResult(output.Result):
     """``tangent_result``'s dict in every format."""
 
-    def __init__(self, result: dict) -> None:
+    def __init__(self, target, result: dict) -> None:
+        self.target = target
         self.result = result
         self.names = list(result["at"])
         slope = result["slope"]
         self.slopes = slope if isinstance(slope, dict) else {self.names[0]: slope}
 
-    @property
-    def read_as(self):
-        return self.result["read_as"]
-
     def document(self) -> dict:
-        return {k: self.result[k] for k in JSON_KEYS if k in self.result and k != "read_as"}
+        return {k: self.result[k] for k in JSON_KEYS if k in self.result}
 
     def _equations(self) -> list[str]:
         return ["tangent"] + (["normal"] if "normal" in self.result else [])

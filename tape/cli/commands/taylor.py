@@ -2,7 +2,7 @@
 
 The coefficients c_k = f^(k)(a)/k! come from the engine's Taylor mode in one pass
 (``tape.derivative``; see ``taylor_coefficients``); ``--check`` compares them with SymPy's
-series. ``taylor_result`` computes a plain dict; ``render_taylor`` shows it.
+series. ``taylor_result`` computes a plain dict; ``TaylorResult`` shows it.
 """
 
 # (no ``from __future__ import annotations`` here: Typer reads this module's command
@@ -14,10 +14,8 @@ import numpy as np
 import typer
 
 from .. import options as O, output
-from ..errors import CHECK_FAILED, CLIError
+from ..errors import CHECK_FAILED
 
-#: highest --order accepted
-MAX_ORDER = 30
 #: --check: c_k agrees with SymPy's e_k when |c_k - e_k| <= RTOL * (|e_(k-1)| + |e_k| +
 #: |e_(k+1)|). The recurrences build c_k from the coefficients next to it, so their rounding
 #: is relative to those (a coefficient that is zero or nearly cancels, like sin's even ones at
@@ -25,19 +23,16 @@ MAX_ORDER = 30
 #: 1/(1-x), log up to order 30); 1e-9 leaves room for ill-conditioned points without
 #: letting a wrong coefficient through.
 RTOL = 1e-9
-#: the JSON document's keys, in order (SPEC section 5)
-JSON_KEYS = ("expression", "read_as", "at",
-             "order", "coefficients", "polynomial", "check")
+#: the JSON document's keys, in order (SPEC section 5; ``output`` adds "read_as" after
+#: "expression")
+JSON_KEYS = ("expression", "at", "order", "coefficients", "polynomial", "check")
 
 
 def taylor(
     expression: Annotated[str, typer.Argument(
         metavar="EXPR", help="An expression in one variable, such as 'exp(x)*sin(x)'.")],
-    at: Annotated[str, typer.Option(
-        "--at", "-a", metavar="POINT", help="The point a to expand about: 0, 1.5 or x=pi/4.")],
-    order: Annotated[int, typer.Option(
-        "--order", "-n", min=0, max=MAX_ORDER,
-        help=f"The polynomial's degree N (up to {MAX_ORDER}).")] = 5,
+    at: O.ExpansionPointOption,
+    order: O.TaylorOrderOption = 5,
     check: O.CheckOption = False,
     fmt: O.FormatOption = O.Format.auto,
     precision: O.PrecisionOption = 6,
@@ -49,13 +44,13 @@ def taylor(
     prints 1.0 + x + 0.5*x**2 + 0.16666666666666666*x**3.
     """
     fmt = output.resolve_format(fmt)
-    result = taylor_result(expression, at, order)
+    target, result = taylor_result(expression, at, order)
     if check:
-        result["check"] = check_with_sympy(result, timeout)
-    output.render(TaylorResult(result), fmt, precision)
+        result["check"] = check_with_sympy(target.trees[0], result, timeout)
+    output.render(TaylorResult(target, result), fmt, precision)
     if check and not result["check"]["agree"]:
-        raise CLIError("the Taylor coefficients disagree with SymPy's series (see "
-                       "\"expected\")", CHECK_FAILED)
+        output.abort("the Taylor coefficients disagree with SymPy's series (see "
+                     "\"expected\")", CHECK_FAILED)
 
 
 def taylor_coefficients(tree, name: str, a: float, order: int) -> np.ndarray:
@@ -87,40 +82,41 @@ def taylor_coefficients(tree, name: str, a: float, order: int) -> np.ndarray:
     return np.asarray(d.numpy(), dtype=np.float64).reshape(-1) / math.factorial(order)
 
 
-def taylor_result(expression: str, at: str, order: int) -> dict:
+def taylor_result(expression: str, at: str, order: int):
+    """The target read from ``expression`` and a dict of its Taylor coefficients about
+    ``at`` and the polynomial."""
     from ..kinks import kink_at
     from ..mathtext import shifted_polynomial
     from ..points import parse_point
-    from ..steps import read_as
     from ..targets import expression_target
 
     target = expression_target(expression)
     names = target.names
     if len(names) != 1:
-        raise CLIError(f"tape taylor expands a function of one variable; {expression!r} has "
+        output.abort(f"tape taylor expands a function of one variable; {expression!r} has "
                        f"{len(names)} ({', '.join(names) or 'none'})")
     name = names[0]
     a = parse_point(at, names)[name]
     if isinstance(a, list):
-        raise CLIError("--at: tape taylor takes a scalar variable (no vectors)")
+        output.abort("--at: tape taylor takes a scalar variable (no vectors)")
     target.tree_shapes({name: None})
     kink = kink_at(target.trees[0], {name: a}) if order > 0 else None
     if kink is not None:
-        raise CLIError(f"{expression} is not differentiable at {name}={a!r} ({kink} has a "
+        output.abort(f"{expression} is not differentiable at {name}={a!r} ({kink} has a "
                        f"kink or jump there): no Taylor polynomial")
     coefficients = taylor_coefficients(target.trees[0], name, a, order)
     if not np.all(np.isfinite(coefficients)):
-        raise CLIError(f"{expression} has no Taylor polynomial of order {order} at "
+        output.abort(f"{expression} has no Taylor polynomial of order {order} at "
                        f"{name}={a!r}: its value or a derivative up to order {order} is "
                        f"infinite or undefined there")
     terms = [(float(c), {name: (a, k)} if k else {}) for k, c in enumerate(coefficients)]
-    return {"expression": expression, "read_as": read_as(target.trees[0]), "at": {name: a},
+    return target, {"expression": expression, "at": {name: a},
             "order": order, "coefficients": [float(c) for c in coefficients],
             "polynomial": shifted_polynomial(terms),
             "pretty": {"terms": terms}}
 
 
-def _series(read_as: str, tree, name: str, a: float, order: int) -> list[float]:
+def _series(tree, name: str, a: float, order: int) -> list[float]:
     """SymPy's series coefficients (in the time-limited child)."""
     from .. import symbolic as S
 
@@ -134,13 +130,11 @@ def _series(read_as: str, tree, name: str, a: float, order: int) -> list[float]:
             for k in range(order + 1)]
 
 
-def check_with_sympy(result: dict, timeout: float) -> dict:
-    from ..expr import parse
+def check_with_sympy(tree, result: dict, timeout: float) -> dict:
     from ..timelimit import run_limited
 
     (name, a), = result["at"].items()
-    tree = parse(result["expression"])
-    expected = run_limited(_series, result["read_as"], tree, name, a, result["order"],
+    expected = run_limited(_series, tree, name, a, result["order"],
                            timeout=timeout, what="SymPy's series", consequence="")
     got = result["coefficients"]
     errors = [abs(g - e) for g, e in zip(got, expected)]
@@ -153,15 +147,12 @@ def check_with_sympy(result: dict, timeout: float) -> dict:
 class TaylorResult(output.Result):
     """``taylor_result``'s dict (with its ``check``, if any) in every format."""
 
-    def __init__(self, result: dict) -> None:
+    def __init__(self, target, result: dict) -> None:
+        self.target = target
         self.result = result
 
-    @property
-    def read_as(self):
-        return self.result["read_as"]
-
     def document(self) -> dict:
-        return {k: self.result[k] for k in JSON_KEYS if k in self.result and k != "read_as"}
+        return {k: self.result[k] for k in JSON_KEYS if k in self.result}
 
     def header(self) -> list[str]:
         return ["k", "coefficient", "derivative"] + (["sympy"] if "check" in self.result
