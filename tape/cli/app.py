@@ -40,6 +40,8 @@ COMMANDS = [
     ("hessian", "hessian"),
     ("diff", "diff"),
     ("check", "check"),
+    ("tangent", "tangent"),
+    ("taylor", "taylor"),
     ("trace", "trace"),
     ("plot", "plot"),
 ]

@@ -63,6 +63,11 @@ GradOrderOption = Annotated[int, typer.Option(
 DiffOrderOption = Annotated[int, typer.Option(
     "--order", "-n", min=1, max=DIFF_MAX_ORDER,
     help="Derivative order; with several variables every distinct N-th partial.")]
+#: highest --order of taylor (the polynomial's degree)
+TAYLOR_MAX_ORDER = 30
+TaylorOrderOption = Annotated[int, typer.Option(
+    "--order", "-n", min=0, max=TAYLOR_MAX_ORDER,
+    help=f"The polynomial's degree N (up to {TAYLOR_MAX_ORDER}).")]
 CheckOrderOption = Annotated[int, typer.Option(
     "--order", "-n", min=1, max=CHECK_MAX_ORDER, help="Check the N-th derivative.")]
 PlotOrderOption = Annotated[int, typer.Option(
@@ -96,6 +101,14 @@ AnswerOption = Annotated[str, typer.Option(
 VarOption = Annotated[Optional[str], typer.Option(
     "--wrt", "-w", metavar="VAR",
     help="The variable to differentiate by (needed when EXPR has several).")]
+StepsOption = Annotated[bool, typer.Option(
+    "--steps", help="Show the derivation rule by rule, every step checked by the engine "
+                    "(e.g. tape diff 'x^2 sin x' --steps).")]
+TangencyOption = Annotated[str, typer.Option(
+    "--at", "-a", metavar="POINT",
+    help="The point of tangency: 1.5, x=1,y=2 or 1,2 (variables in alphabetical order).")]
+ExpansionPointOption = Annotated[str, typer.Option(
+    "--at", "-a", metavar="POINT", help="The point a to expand about: 0, 1.5 or x=pi/4.")]
 DotOption = Annotated[Optional[str], typer.Option(
     "--dot", metavar="FILE",
     help="Also write the graph as Graphviz DOT to FILE ('-': print only the DOT).")]

@@ -27,9 +27,13 @@ def diff(
     latex: O.LatexOption = False,
     fmt: O.FormatOption = O.Format.auto,
     timeout: O.TimeoutOption = O.TIMEOUT,
+    steps: O.StepsOption = False,
 ) -> None:
     """Symbolic derivative of EXPR (SymPy), simplified into a readable form."""
     fmt = output.resolve_format(fmt)
+    if steps:
+        from ..mathtext import derivation_steps
+        return output.render(derivation_steps(expression, wrt, order, latex, fmt, timeout), fmt)
     style = "latex" if latex else ("pretty" if fmt is O.Format.table else "plain")
     output.render(differentiate(expression, wrt, order, style, timeout), fmt)
 

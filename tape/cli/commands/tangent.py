@@ -1,0 +1,142 @@
+"""``tape tangent``: the tangent line and normal line of y = f(x) at a point, or the tangent
+plane of a function of several variables, from the engine's value and gradient there.
+
+``tangent_result`` computes a plain dict (numbers and SymPy-syntax strings); ``TangentResult``
+shows it in the chosen format.
+"""
+
+# (no ``from __future__ import annotations`` here: Typer reads this module's command
+# signatures at every start, and string annotations would be evaluated each time)
+import math
+from typing import Annotated
+
+import numpy as np
+import typer
+
+from .. import options as O, output
+
+#: names tried, in order, for the dependent variable of the equation (the first one the
+#: expression does not use)
+DEPENDENT = ("y", "z", "w", "f")
+#: the JSON document's keys, in order (SPEC section 5; ``output`` adds "read_as" after
+#: "expression")
+JSON_KEYS = ("expression", "at", "value", "slope", "tangent", "normal")
+
+
+def tangent(
+    expression: Annotated[str, typer.Argument(
+        metavar="EXPR", help="An expression such as 'x^2*sin(x)' (scalar variables).")],
+    at: O.TangencyOption,
+    fmt: O.FormatOption = O.Format.auto,
+    precision: O.PrecisionOption = 6,
+) -> None:
+    """Tangent line and normal line of y = EXPR at a point (a plane for several variables).
+
+    The value and slope come from the engine. Example: tape tangent "x^2" --at 1
+    prints y = 1.0 + 2.0*(x - 1.0).
+    """
+    target, result = tangent_result(expression, at)
+    output.render(TangentResult(target, result), output.resolve_format(fmt), precision)
+
+
+def tangent_result(expression: str, at: str):
+    """The target read from ``expression`` and a dict of the value, slope(s), tangent (and for
+    one variable normal) equations at ``at``."""
+    from .. import derivatives as compute
+    from ..kinks import kink_at
+    from ..mathtext import shifted_polynomial
+    from ..points import parse_point
+    from ..targets import expression_target
+
+    target = expression_target(expression)
+    names = target.names
+    if not names:
+        output.abort(f"{expression!r} has no variables: a tangent needs a function of at "
+                       f"least one variable")
+    point = parse_point(at, names)
+    if any(isinstance(v, list) for v in point.values()):
+        output.abort("--at: tape tangent takes scalar variables (no vectors)")
+    sizes = {n: None for n in names}
+    target.tree_shapes(sizes)
+    arrays = [np.array([point[n]], dtype=float) for n in names]
+    comps = compute.components(names, names, sizes)
+    with np.errstate(all="ignore"):
+        value, partials = compute.partials(target.batched(names, sizes, 1), arrays, comps, 1)
+    value = float(value.reshape(-1)[0])
+    slopes = {c.name: float(partials[(i,)].reshape(-1)[0]) + 0.0 for i, c in enumerate(comps)}
+    where = ", ".join(f"{n}={point[n]!r}" for n in names)
+    if not math.isfinite(value):
+        output.abort(f"{expression} is not defined at {where} (value {value!r}): no tangent")
+    bad = [n for n, s in slopes.items() if not math.isfinite(s)]
+    if bad:
+        output.abort(f"{expression} is not differentiable at {where} (d/d{bad[0]} is "
+                       f"{slopes[bad[0]]!r}): no tangent")
+    kink = kink_at(target.trees[0], point)
+    if kink is not None:
+        output.abort(f"{expression} is not differentiable at {where} ({kink} has a kink or "
+                       f"jump there): no tangent")
+    dependent = next(n for n in DEPENDENT if n not in names)
+
+    def equation(math_style: bool) -> str:
+        terms = [(value, {})] + [(slopes[n], {n: (point[n], 1)}) for n in names]
+        return f"{dependent} = " + shifted_polynomial(terms, math_style)
+
+    result = {"expression": expression, "at": point,
+              "value": value, "slope": slopes[names[0]] if len(names) == 1 else slopes,
+              "tangent": equation(False), "dependent": dependent,
+              "pretty": {"tangent": equation(True)}}
+    if len(names) == 1:
+        x, m = names[0], slopes[names[0]]
+        if m == 0:
+            result["normal"] = f"{x} = {point[x]!r}"
+            result["pretty"]["normal"] = f"{x} = {point[x]:.6g}"
+        else:
+            def normal(math_style):
+                terms = [(value, {}), (-1.0 / m, {x: (point[x], 1)})]
+                return f"{dependent} = " + shifted_polynomial(terms, math_style)
+
+            result["normal"] = normal(False)
+            result["pretty"]["normal"] = normal(True)
+    return target, result
+
+
+class TangentResult(output.Result):
+    """``tangent_result``'s dict in every format."""
+
+    def __init__(self, target, result: dict) -> None:
+        self.target = target
+        self.result = result
+        self.names = list(result["at"])
+        slope = result["slope"]
+        self.slopes = slope if isinstance(slope, dict) else {self.names[0]: slope}
+
+    def document(self) -> dict:
+        return {k: self.result[k] for k in JSON_KEYS if k in self.result}
+
+    def _equations(self) -> list[str]:
+        return ["tangent"] + (["normal"] if "normal" in self.result else [])
+
+    def header(self) -> list[str]:
+        return (self.names + ["value"] + [f"df/d{n}" for n in self.names]
+                + self._equations())
+
+    def rows(self):
+        r = self.result
+        yield [[output.number(r["at"][n]) for n in self.names] + [output.number(r["value"])]
+               + [output.number(self.slopes[n]) for n in self.names]
+               + [r[k] for k in self._equations()]]
+
+    def lines(self):
+        yield self.result["tangent"] + "\n"
+
+    def draw(self, out, precision: int) -> None:
+        r, names = self.result, self.names
+        at = ", ".join(f"{n} = {r['at'][n]:.{precision}g}" for n in names)
+        rows = [("at", at), ("value", f"{r['value']:.{precision}g}")]
+        rows += [(f"slope d/d{n}" if len(names) > 1 else "slope",
+                  f"{self.slopes[n]:.{precision}g}") for n in names]
+        rows.append(("tangent" if len(names) == 1 else "tangent plane", r["pretty"]["tangent"]))
+        if "normal" in r:
+            rows.append(("normal", r["pretty"]["normal"]))
+        width = max(len(k) for k, _ in rows)
+        out.write("".join(f"{k.ljust(width)}  {v}\n" for k, v in rows))

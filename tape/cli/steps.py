@@ -1,0 +1,571 @@
+"""Step-by-step derivatives: the derivation as a tree of named rules, every step verified.
+
+``derive(tree, x)`` walks tape's own expression tree the way a textbook does: constants and the
+variable itself, then the sum rule before the product rule, constant factors pulled out
+(``constant multiple``), the quotient rule, the power rule, the exponential and logarithm
+rules, a table rule for each elementary function, and the chain rule as outer'(inner)·inner'
+with the outer part written in a placeholder (``u``) and the inner part stated as its
+``substitution``. u^v with both sides varying goes by logarithmic differentiation
+(``general power``); ``sigmoid``, ``softplus`` and ``relu`` are first rewritten in elementary
+terms (a ``rewrite`` step, whose result is the rewritten expression).
+
+Each step's result is built from its sub-steps' results by the rule (not by asking SymPy for the
+whole derivative), tidied for reading (``symbolic.tidy``), and then ``verify`` checks every step
+against the engine: the tape derivative of the step's expression at random points of its
+domain must equal the step's result evaluated in 30-digit arithmetic. A step that fails is a
+bug in tape: ``StepFailure`` (exit 70), never a wrong step shown.
+
+``derivation(...)`` is the whole computation (one tree per variable and order) and returns plain
+dicts of strings (``step_document``); ``mathtext.py`` lays them out for reading.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import symbolic as S
+from . import tree as E
+from .errors import INTERNAL_ERROR, UNDECIDED, CLIError
+from .functions import FUNCTIONS
+
+#: placeholder names for the inner part of a chain step, tried in order (the first one that is
+#: not a variable of the expression is used)
+PLACEHOLDERS = ("u", "v", "w", "t", "s", "z")
+#: results with more operations than this are only factored for reading, not simplified
+#: (every step is tidied, so SymPy's simplify on each big one would dominate the run time)
+FULL_TIDY_OPS = 24
+#: random points tried per step, and how many must lie in the step's domain
+SAMPLES = 64
+NEEDED = 3
+#: a step's result agrees with the engine when |engine - result| <= RTOL*scale + ATOL
+RTOL = 1e-7
+ATOL = 1e-9
+
+
+class StepFailure(CLIError):
+    """A step whose result the engine contradicts: a bug in tape (exit 70)."""
+
+    def __init__(self, message: str):
+        super().__init__(message, INTERNAL_ERROR)
+
+
+class Step:
+    """One step: ``rule`` applied to ``tree`` (differentiated along ``wrt``) gives ``result``
+    (SymPy), from the ``steps`` below it; a chain step names its placeholder in
+    ``substitution`` (name -> inner tree)."""
+
+    __slots__ = ("rule", "tree", "wrt", "result", "steps", "substitution", "wrt_shown")
+
+    def __init__(self, rule: str, tree: E.Expr, wrt: str, result: Any,
+                 steps: list | None = None, substitution: dict | None = None) -> None:
+        self.rule = rule
+        self.tree = tree
+        self.wrt = wrt
+        self.result = result
+        self.steps = steps or []
+        self.substitution = substitution
+        self.wrt_shown = False
+
+    @property
+    def derivative(self):
+        """The derivative this step arrives at: its result, except for a rewrite step, whose
+        result is the rewritten expression and whose one sub-step differentiates it."""
+        return self.steps[0].derivative if self.rule == "rewrite" else self.result
+
+    def walk(self):
+        """This step and every step below it, parents first."""
+        yield self
+        for s in self.steps:
+            yield from s.walk()
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _sympy(tree: E.Expr):
+    sizes = {name: None for name in E.free_variables(tree)}
+    return S.to_sympy(tree, sizes)
+
+
+def _shown(tree: E.Expr):
+    """``tree`` in SymPy for showing: like ``_sympy``, except that functions SymPy has no
+    name for (``sigmoid``, ``cbrt``, ``log2`` ...) keep their names instead of being expanded."""
+    sp = S.sympy()
+    named: dict = {}
+
+    def visit(node, kids):
+        if isinstance(node, E.Call) and not isinstance(FUNCTIONS[node.name].sympy, str):
+            key = E.Variable(f"_named{len(named)}")
+            named[key.name] = (node.name, node.args)
+            return key
+        return _rebuild(node, kids)
+
+    plain = E.fold(tree, visit)
+    out = _sympy(plain)
+    for key, (name, args) in named.items():
+        out = out.subs(S.symbol(key), sp.Function(name)(*[_shown(a) for a in args]))
+    return out
+
+
+def _rebuild(node: E.Expr, kids: list) -> E.Expr:
+    """``node`` with its children replaced by ``kids``."""
+    if isinstance(node, E.Unary):
+        return E.Unary(node.op, kids[0])
+    if isinstance(node, E.Binary):
+        return E.Binary(node.op, kids[0], kids[1])
+    if isinstance(node, E.Call):
+        return E.Call(node.name, tuple(kids))
+    if isinstance(node, E.Index):
+        return E.Index(kids[0], node.index)
+    return node
+
+
+def _depends(tree: E.Expr, x: str) -> bool:
+    return x in E.free_variables(tree)
+
+
+def _terms(tree: E.Expr) -> list[tuple[int, E.Expr]]:
+    """A chain of ``+``/``-`` as (sign, term) pairs, left to right."""
+    out: list[tuple[int, E.Expr]] = []
+    stack = [(1, tree)]
+    while stack:
+        sign, node = stack.pop()
+        if isinstance(node, E.Binary) and node.op in "+-":
+            stack.append((sign if node.op == "+" else -sign, node.right))
+            stack.append((sign, node.left))
+        else:
+            out.append((sign, node))
+    return out
+
+
+def _factors(tree: E.Expr) -> list[E.Expr]:
+    """A chain of ``*`` as its factors, left to right."""
+    out: list[E.Expr] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, E.Binary) and node.op == "*":
+            stack.append(node.right)
+            stack.append(node.left)
+        else:
+            out.append(node)
+    return out
+
+
+def _product(factors: list[E.Expr]) -> E.Expr:
+    out = factors[0]
+    for f in factors[1:]:
+        out = E.Binary("*", out, f)
+    return out
+
+
+def _tidy(expr):
+    """``symbolic.tidy``, unless it brings in functions the result did not have (a sigmoid's
+    derivative turned into cosh): a student should recognise each result."""
+    sp = S.sympy()
+    if sp.count_ops(expr) > FULL_TIDY_OPS:     # simplify is slow on big ones: factor only
+        tidy = sp.factor_terms(expr)
+        return tidy if sp.count_ops(tidy) < sp.count_ops(expr) else expr
+    tidy = S.tidy(expr)
+
+    def heads(e):
+        return {type(f) for f in e.atoms(sp.Function)}
+
+    return tidy if heads(tidy) <= heads(expr) else sp.factor_terms(expr)
+
+
+def _placeholder(tree: E.Expr) -> str:
+    taken = set(E.free_variables(tree))
+    return next(n for n in PLACEHOLDERS if n not in taken)
+
+
+#: the rule for each SymPy head of an elementary function of one argument
+_RULE_BY_HEAD = {
+    **{name: "trigonometric" for name in ("sin", "cos", "tan", "sec", "csc", "cot")},
+    **{name: "inverse trigonometric" for name in ("asin", "acos", "atan", "asec", "acsc",
+                                                  "acot")},
+    **{name: "hyperbolic" for name in ("sinh", "cosh", "tanh", "sech", "csch", "coth")},
+    **{name: "inverse hyperbolic" for name in ("asinh", "acosh", "atanh", "asech", "acsch",
+                                               "acoth")},
+    "exp": "exponential",
+    "log": "logarithm",
+    "Abs": "absolute value",
+}
+
+
+def _rewritten(name: str, arg: E.Expr) -> E.Expr | None:
+    """Functions a textbook first writes in elementary terms."""
+    one, two = E.Number(1.0), E.Number(2.0)
+    if name == "sigmoid":
+        return E.Binary("/", one, E.Binary("+", one, E.Call("exp", (E.Unary("-", arg),))))
+    if name == "softplus":
+        return E.Call("log", (E.Binary("+", one, E.Call("exp", (arg,))),))
+    if name == "relu":
+        return E.Binary("/", E.Binary("+", arg, E.Call("abs", (arg,))), two)
+    return None
+
+
+def _elementary(name: str, u: str) -> tuple[str, Any]:
+    """(rule, f'(u)) for function ``name`` applied to the plain variable ``u``."""
+    sp = S.sympy()
+    us = S.symbol(u)
+    if name == "sqrt":
+        return "root", 1 / (2 * sp.sqrt(us))
+    if name == "cbrt":
+        return "root", 1 / (3 * sp.Abs(us) ** sp.Rational(2, 3))
+    if name == "abs":
+        return "absolute value", us / sp.Abs(us)
+    f = _sympy(E.Call(name, (E.Variable(u),)))
+    head = f.func.__name__
+    if head == "Mul" and f.has(sp.log):     # log2, log10: log(u)/log(b)
+        head = "log"
+    rule = _RULE_BY_HEAD.get(head)
+    if rule is None:
+        raise CLIError(f"no step-by-step rule for {name}(); tape diff without --steps gives "
+                       f"its derivative", UNDECIDED)
+    return rule, S.derivative(f, [us])
+
+
+# --------------------------------------------------------------------------- the rules
+
+def derive(tree: E.Expr, x: str) -> Step:
+    """The derivation of ``tree`` along ``x`` as a tree of steps (results tidied)."""
+    sp = S.sympy()
+    if isinstance(tree, E.Index) or (isinstance(tree, E.Call)
+                                     and FUNCTIONS[tree.name].kind != "elementwise"):
+        what = "indexing" if isinstance(tree, E.Index) else f"{tree.name}()"
+        raise CLIError(f"--steps works on scalar variables; {what} is not supported there")
+    if not _depends(tree, x):
+        return Step("constant", tree, x, sp.S.Zero)
+    if isinstance(tree, E.Variable):
+        return Step("identity", tree, x, sp.S.One)
+    if isinstance(tree, E.Unary):
+        inner = derive(tree.operand, x)
+        if tree.op == "+":
+            return inner
+        return Step("constant multiple", tree, x, _tidy(-inner.derivative), [inner])
+    if isinstance(tree, E.Binary):
+        if tree.op in "+-":
+            return _sum(tree, x)
+        if tree.op == "*":
+            return _product_rule(tree, x)
+        if tree.op == "/":
+            return _quotient(tree, x)
+        return _power(tree, x)
+    if isinstance(tree, E.Call):
+        return _function(tree, x)
+    raise TypeError(f"unknown expression node {tree!r}")
+
+
+def _sum(tree, x):
+    sp = S.sympy()
+    terms = _terms(tree)
+    subs = [derive(t, x) for _, t in terms]
+    result = sp.Add(*[sign * s.derivative for (sign, _), s in zip(terms, subs)])
+    return Step("sum", tree, x, _tidy(result), subs)
+
+
+def _product_rule(tree, x):
+    sp = S.sympy()
+    factors = _factors(tree)
+    constant = [f for f in factors if not _depends(f, x)]
+    varying = [f for f in factors if _depends(f, x)]
+    if constant:
+        inner = derive(_product(varying), x)
+        c = sp.Mul(*[_sympy(f) for f in constant])
+        return Step("constant multiple", tree, x, _tidy(c * inner.derivative), [inner])
+    subs = [derive(f, x) for f in factors]
+    values = [_sympy(f) for f in factors]
+    result = sp.Add(*[sp.Mul(*[s.derivative if j == i else v for j, v in enumerate(values)])
+                      for i, s in enumerate(subs)])
+    return Step("product", tree, x, _tidy(result), subs)
+
+
+def _quotient(tree, x):
+    num, den = tree.left, tree.right
+    if not _depends(den, x):
+        inner = derive(num, x)
+        return Step("constant multiple", tree, x, _tidy(inner.derivative / _sympy(den)),
+                    [inner])
+    top, bottom = derive(num, x), derive(den, x)
+    n, d = _sympy(num), _sympy(den)
+    result = (top.derivative * d - n * bottom.derivative) / d ** 2
+    return Step("quotient", tree, x, _tidy(result), [top, bottom])
+
+
+def _chain(tree: E.Expr, inner: E.Expr, x: str, outer_step) -> Step:
+    """``tree`` = outer(inner): the elementary step ``outer_step(tree_in_placeholder, u)``
+    directly when ``inner`` is ``x`` itself, else the chain rule around it."""
+    if isinstance(inner, E.Variable) and inner.name == x:
+        return outer_step(tree, x)
+    u = _placeholder(tree)
+    outer_tree = _replace(tree, inner, E.Variable(u))
+    outer = outer_step(outer_tree, u)
+    inside = derive(inner, x)
+    back = outer.result.subs(S.symbol(u), _sympy(inner))
+    return Step("chain", tree, x, _tidy(back * inside.derivative), [outer, inside],
+                substitution={u: inner})
+
+
+def _replace(tree: E.Expr, old: E.Expr, new: E.Expr) -> E.Expr:
+    """``tree`` with its direct argument ``old`` (a child of the root) replaced by ``new``."""
+    if isinstance(tree, E.Call):
+        return E.Call(tree.name, tuple(new if a is old else a for a in tree.args))
+    if isinstance(tree, E.Binary):
+        return E.Binary(tree.op, new if tree.left is old else tree.left,
+                        new if tree.right is old else tree.right)
+    raise TypeError(f"cannot substitute into {tree!r}")
+
+
+def _power(tree, x):
+    sp = S.sympy()
+    base, exponent = tree.left, tree.right
+    if not _depends(exponent, x):
+        n = _sympy(exponent)
+
+        def power_rule(t, v):
+            return Step("power", t, v, _tidy(n * S.symbol(v) ** (n - 1)))
+
+        return _chain(tree, base, x, power_rule)
+    if not _depends(base, x):
+        b = _sympy(base)
+
+        def exponential(t, v):
+            vs = S.symbol(v)
+            return Step("exponential", t, v, _tidy(b ** vs * sp.log(b)))
+
+        return _chain(tree, exponent, x, exponential)
+    # u^v with both varying: ln y = v ln u, so y' = u^v (v ln u)'
+    logged = E.Binary("*", exponent, E.Call("log", (base,)))
+    inner = derive(logged, x)
+    result = _sympy(tree) * inner.derivative
+    return Step("general power", tree, x, _tidy(result), [inner])
+
+
+def _function(tree, x):
+    if len(tree.args) != 1:
+        raise CLIError(f"no step-by-step rule for {tree.name}() with {len(tree.args)} "
+                       f"arguments; tape diff without --steps gives its derivative",
+                       UNDECIDED)
+    arg = tree.args[0]
+    rewritten = _rewritten(tree.name, arg)
+    if rewritten is not None:
+        return Step("rewrite", tree, x, _sympy(rewritten), [derive(rewritten, x)])
+
+    def table_rule(t, v):
+        rule, result = _elementary(tree.name, v)
+        return Step(rule, t, v, _tidy(result))
+
+    return _chain(tree, arg, x, table_rule)
+
+
+# --------------------------------------------------------------------------- verification
+
+def _sample(names: list[str], rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Random points spread over small and large magnitudes, both signs (domains are found by
+    keeping the points where the engine's value and derivative are finite)."""
+    out = {}
+    for name in names:
+        scale = rng.choice([0.5, 1.0, 2.0, 4.0, 4.0, 16.0, 64.0], SAMPLES)
+        values = rng.uniform(-1.0, 1.0, SAMPLES) * scale
+        values[::4] = np.abs(values[::4]) + 1.0     # some points where roots and logs live
+        out[name] = values
+    return out
+
+
+def engine_derivative(tree: E.Expr, x: str, point: dict[str, np.ndarray]):
+    """The engine's value and derivative along ``x`` of ``tree`` at every point (arrays)."""
+    import tape
+
+    from .lower import to_tape
+
+    names = sorted(point)
+    fn = to_tape(tree, names)
+    xs = [tape.constant(point[n].reshape(-1, 1)) for n in names]
+    source = xs[names.index(x)]
+    with np.errstate(all="ignore"):
+        with tape.GradientTape() as g:
+            g.watch(source)
+            y = fn(*xs)
+            y = y + tape.zeros_like(source)      # a constant's value, one per point
+        d = g.gradient(y, source, unconnected_gradients="zero")
+    return (np.asarray(y.numpy(), dtype=float).reshape(-1),
+            np.asarray(d.numpy(), dtype=float).reshape(-1))
+
+
+def verify(step: Step, seed: int = 0) -> None:
+    """Check ``step``'s result against the engine at random points of its domain; raise
+    ``StepFailure`` (exit 70) on disagreement, CLIError (exit 3) when no point of the domain
+    is found."""
+    sp = S.sympy()
+    if step.result.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        raise CLIError(f"the step d/d{step.wrt} {_sympy(step.tree)} divides by an exact zero "
+                       f"(result {step.result}); there is no derivative to show", UNDECIDED)
+    rng = np.random.default_rng(seed)
+    names = sorted(set(E.free_variables(step.tree)) | {step.wrt})
+    point = _sample(names, rng)
+    value, engine = engine_derivative(step.tree, step.wrt, point)
+    inside = np.isfinite(value) & np.isfinite(engine)
+    symbols = [S.symbol(n) for n in names]
+    exact = S.evaluator([step.result], symbols)
+    checked = 0
+    for i in np.flatnonzero(inside):
+        expected = exact([point[n][i] for n in names])[0]
+        if not math.isfinite(expected):
+            continue
+        got = float(engine[i])
+        values = [point[n][i] for n in names]
+        if not _close(got, expected) and not _engine_rounding(step, symbols, values,
+                                                              expected):
+            at = ", ".join(f"{n}={float(point[n][i])!r}" for n in names)
+            raise StepFailure(
+                f"the {step.rule} step d/d{step.wrt} {_sympy(step.tree)} = {step.result} "
+                f"does not match the engine at {at}: {expected!r} vs {got!r}; this is a bug "
+                f"in tape's step-by-step derivation")
+        checked += 1
+        if checked >= 8:
+            return
+    if checked < NEEDED:
+        raise CLIError(f"cannot verify the step d/d{step.wrt} {_sympy(step.tree)}: too few "
+                       f"random points where it is defined (real and finite)", UNDECIDED)
+
+
+def _close(got: float, expected: float) -> bool:
+    return abs(got - expected) <= RTOL * max(abs(expected), abs(got), 1.0) + ATOL
+
+
+def _engine_rounding(step: Step, symbols: list, values: list, expected: float) -> bool:
+    """Whether a disagreement is the engine's float64 rounding (cancellation at a large or
+    awkward point) rather than a wrong step: SymPy's own derivative of the step's expression,
+    in 30 digits, then confirms the step's result there."""
+    exact = S.evaluator([S.derivative(_sympy(step.tree), [S.symbol(step.wrt)])], symbols)
+    reference = exact(values)[0]
+    return math.isfinite(reference) and abs(reference - expected) <= 1e-12 * max(
+        abs(reference), 1.0)
+
+
+def verify_all(root: Step) -> None:
+    """Verify every step, deepest first (so a failure names the step that went wrong)."""
+    for i, step in enumerate(reversed(list(root.walk()))):
+        if step.rule == "rewrite":
+            _verify_rewrite(step, i)
+        else:
+            verify(step, i)
+
+
+def _verify_rewrite(step: Step, seed: int) -> None:
+    """A rewrite step claims equal values: check them with the engine."""
+    rng = np.random.default_rng(seed)
+    names = sorted(set(E.free_variables(step.tree)) | {step.wrt})
+    point = _sample(names, rng)
+    value, _ = engine_derivative(step.tree, step.wrt, point)
+    exact = S.evaluator([step.result], [S.symbol(n) for n in names])
+    for i in np.flatnonzero(np.isfinite(value))[:8]:
+        expected = exact([point[n][i] for n in names])[0]
+        if math.isfinite(expected) and abs(expected - value[i]) > RTOL * max(
+                1.0, abs(expected)) + ATOL:
+            raise StepFailure(f"the rewrite of {_sympy(step.tree)} as {step.result} does not "
+                              f"match the engine; this is a bug in tape")
+
+
+# --------------------------------------------------------------------------- back to a tree
+
+def from_sympy(expr) -> E.Expr:
+    """A SymPy expression (a derivative found by the steps) as tape's expression tree, so the
+    next order can be derived from it rule by rule."""
+    sp = S.sympy()
+    names = {spec.sympy: name for name, spec in FUNCTIONS.items()
+             if isinstance(spec.sympy, str) and spec.arity == 1}
+    names.update({"log": "log", "Abs": "abs"})
+
+    def number(value) -> E.Expr:
+        if value.is_Integer or value.is_Float:
+            n = E.Number(float(value))
+            return n if value >= 0 else E.Unary("-", E.Number(-float(value)))
+        if value.is_Rational:
+            q = E.Binary("/", E.Number(float(abs(value.p))), E.Number(float(value.q)))
+            return q if value > 0 else E.Unary("-", q)
+        if value is sp.pi:
+            return E.Constant("pi")
+        if value is sp.E:
+            return E.Constant("e")
+        raise CLIError(f"cannot continue the steps from {value}", UNDECIDED)
+
+    def convert(e) -> E.Expr:
+        if e.is_Symbol:
+            return E.Variable(e.name)
+        if e.is_Number or e in (sp.pi, sp.E):
+            return number(e)
+        if e.is_Add:
+            terms = list(e.as_ordered_terms())
+            out = convert(terms[0])
+            for t in terms[1:]:
+                if t.could_extract_minus_sign():
+                    out = E.Binary("-", out, convert(-t))
+                else:
+                    out = E.Binary("+", out, convert(t))
+            return out
+        if e.is_Mul:
+            if e.could_extract_minus_sign():
+                return E.Unary("-", convert(-e))
+            num, den = e.as_numer_denom()
+            if den != 1:
+                return E.Binary("/", convert(num), convert(den))
+            factors = [convert(f) for f in e.as_ordered_factors()]
+            return _product(factors)
+        if e.is_Pow:
+            if e.exp == sp.Rational(1, 2):
+                return E.Call("sqrt", (convert(e.base),))
+            if e.exp.is_negative:
+                return E.Binary("/", E.Number(1.0), convert(e.base ** -e.exp))
+            if e.base is sp.E:
+                return E.Call("exp", (convert(e.exp),))
+            return E.Binary("**", convert(e.base), convert(e.exp))
+        head = e.func.__name__
+        if head in names and len(e.args) == 1:
+            return E.Call(names[head], (convert(e.args[0]),))
+        raise CLIError(f"cannot continue the steps from {e} (no rule for {head})", UNDECIDED)
+
+    return convert(expr)
+
+
+# --------------------------------------------------------------------------- the whole job
+
+def step_document(step: Step, show) -> dict:
+    """A step as a plain dict of strings (``show`` renders a SymPy expression)."""
+    doc: dict = {"rule": step.rule, "expression": show(_shown(step.tree)),
+                 "result": show(step.result),
+                 "steps": [step_document(s, show) for s in step.steps]}
+    if step.wrt_shown:
+        doc["wrt"] = step.wrt
+    if step.substitution:
+        doc["substitution"] = {u: show(_shown(t)) for u, t in step.substitution.items()}
+    return doc
+
+
+def derivation(tree: E.Expr, wrt: list[str], order: int, show=str) -> dict:
+    """Every variable's derivation, order by order, each step verified: ``{"steps": {var:
+    [root step per order]}, "derivative": {var: text}}`` with every expression written by
+    ``show`` (SymPy syntax by default; ``mathtext.shower`` gives the other styles)."""
+    steps: dict = {}
+    final: dict = {}
+    for x in wrt:
+        roots = []
+        current = tree
+        for k in range(order):
+            root = derive(current, x)
+            verify_all(root)
+            _mark_wrt(root, x)
+            roots.append(step_document(root, show))
+            if k + 1 < order:
+                current = from_sympy(root.derivative)
+        steps[x] = roots
+        final[x] = show(root.derivative)
+    return {"steps": steps, "derivative": final}
+
+
+def _mark_wrt(root: Step, x: str) -> None:
+    """Steps along a placeholder say so (``"wrt": "u"``); the others go along ``x``."""
+    for step in root.walk():
+        step.wrt_shown = step.wrt != x
