@@ -345,7 +345,7 @@ def test_deeply_nested_differentiable_function_with_multiple_grad_calls():
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
 def test_deeply_nested_differentiable_function_gradient_tape_in_defun(depth):
-    # ...GradientTapeInDefun / InNestedDefun / InMultNestedDefun, and the TFGradient variants
+    # ...GradientTapeInDefun / ...GradientTapeInNestedDefun / ...GradientTapeInMultNestedDefun
     _, middle_fn, _ = _nested_fns()
 
     @tf.function

@@ -173,3 +173,51 @@ def test_pow_zero_grad_tape():
         g = tape.gradient(tf.pow(x, 2), x)
     np.testing.assert_allclose(g, [-2., 0., 2.])
     assert np.all(np.isfinite(g.numpy()))      # check_numerics: no NaN or inf on the way
+
+
+# -- EuclideanNormGradientTest (reduce_euclidean_norm is tf.linalg.norm's Euclidean norm) -------
+def reduce_euclidean_norm(x, axis=None):
+    return tf.linalg.norm(x, axis=axis)
+
+
+_CUBE = [[[-3, 5], [7, 11]], [[13, 17], [19, 23]]]
+
+
+@pytest.mark.parametrize("f, x, bound", [
+    (reduce_euclidean_norm, [3], 1e-3),                          # testBasic, testKeepdims
+    (reduce_euclidean_norm, [-3], 1e-3),                         # testNegative
+    (lambda x: reduce_euclidean_norm(x) * 5, [3], 1e-3),         # testGradientChain
+    (reduce_euclidean_norm, [3, -4], 1e-3),                      # testTwoElements
+    (reduce_euclidean_norm, [[-3, 5], [7, 11]], 1e-3),           # test2D_1
+    (lambda x: reduce_euclidean_norm(x, 0), [[-3, 5], [7, 11]], 1e-3),
+    (lambda x: reduce_euclidean_norm(x, 1), [[-3, 5], [7, 11]], 1e-3),
+    (lambda x: reduce_euclidean_norm(x, 1), [[3], [4]], 1e-3),
+    (reduce_euclidean_norm, _CUBE, 2e-3),                        # test3D_1
+    (lambda x: reduce_euclidean_norm(x, 0), _CUBE, 2e-3),
+    (lambda x: reduce_euclidean_norm(x, 1), _CUBE, 3e-3),
+    (lambda x: reduce_euclidean_norm(x, 2), _CUBE, 2e-3),
+], ids=["Basic", "Negative", "GradientChain", "TwoElements", "2D_1", "2D_2", "2D_3", "2D_4",
+        "3D_1", "3D_2", "3D_3", "3D_4"])
+def test_euclidean_norm_gradient(f, x, bound):
+    assert max_gradient_error(f, [np.array(x, dtype=float)]) < bound
+
+
+def test_euclidean_norm_negative_zero():
+    x = tf.constant([1.0, -0.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = reduce_euclidean_norm(x)
+    dx = tape.gradient(y, x).numpy()
+    np.testing.assert_allclose(dx, [1.0, -0.0])
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(1.0 / dx, 1.0 / np.array([1.0, -0.0]))
+
+
+def test_euclidean_norm_zeros():
+    # A deliberate difference (README, "Where tape differs from TensorFlow"): TF gives NaN at the
+    # zero vector; tape gives the subgradient 0 (README, "Numerical behaviour at singular points").
+    x = tf.constant([0.0, -0.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = reduce_euclidean_norm(x)
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0.0, 0.0])
