@@ -174,8 +174,8 @@ class GradientTape:
             self._watched_vars[t] = None
 
     def watched_variables(self):
-        """The variables this tape watches, in order of first watch."""
-        return tuple(self._watched_vars)
+        """The variables this tape watches, in the order they were created (as TensorFlow)."""
+        return tuple(sorted(self._watched_vars, key=lambda v: v._serial))
 
     def _accepts(self, inputs) -> bool:
         tracked = self._tracked

@@ -117,7 +117,6 @@ def test_gradients_function_in_custom_gradient():
     assert f(1.0).numpy() == 2.0
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 8: TF lists watched variables in creation order")
 def test_implicit_grad_ordering():
     v0 = tf.Variable(1.0)
     v1 = tf.Variable(2.0)
@@ -879,7 +878,6 @@ def test_watched_variables_respect_reset():
     assert tuple(tape.watched_variables()) == (z,)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 8: TF lists watched variables in creation order")
 def test_watched_variables_in_creation_order():
     # TensorFlow 2.21 (SPEC section 2): creation order, not first-watch order
     v1, v2 = tf.Variable(1.0), tf.Variable(2.0)
