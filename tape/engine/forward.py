@@ -80,7 +80,7 @@ class ForwardAccumulator:
 
     def __enter__(self):
         if self._active:
-            raise RuntimeError("this ForwardAccumulator is already active; it cannot be entered twice")
+            raise ValueError("this ForwardAccumulator is already recording; it cannot be entered twice")
         active_accumulators.append(self)
         self._active = True
         return self

@@ -119,7 +119,7 @@ class GradientTape:
     # -- context --------------------------------------------------------------------------
     def __enter__(self):
         if self._recording:
-            raise RuntimeError("this GradientTape is already recording; tapes cannot be entered twice")
+            raise ValueError("this GradientTape is already recording; tapes cannot be entered twice")
         recording_tapes.append(self)
         self._recording = True
         return self

@@ -126,7 +126,7 @@ def test_gradient_inside_persistent_context_is_recorded():
 def test_tape_cannot_be_entered_twice_at_once():
     t = tape.GradientTape()
     with t:
-        with pytest.raises(RuntimeError):
+        with pytest.raises(ValueError):
             with t:
                 pass
 

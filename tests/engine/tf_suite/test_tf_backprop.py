@@ -286,7 +286,6 @@ def test_gradient_within_tape_block():
     assert grad.numpy() == 2.0
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 6: TF raises ValueError on re-entering an active tape")
 def test_nested_self_contexts():
     with tf.GradientTape() as t:
         with pytest.raises(ValueError):

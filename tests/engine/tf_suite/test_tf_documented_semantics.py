@@ -48,7 +48,6 @@ def test_jacobian_of_a_zero_size_target_with_pfor():
     assert j is not None and list(j.shape) == [0, 7]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 6: TF raises ValueError on re-entering an active tape")
 def test_reentering_an_active_tape_is_a_value_error():
     t = tf.GradientTape()
     with t:

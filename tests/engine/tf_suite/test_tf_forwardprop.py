@@ -78,7 +78,6 @@ def test_reenter_after_exit():
     _reenter_body(check_value_error=False)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 6: TF raises ValueError('already recording') on re-entering")
 def test_reenter():
     _reenter_body(check_value_error=True)
 
