@@ -20,6 +20,12 @@ def _sources(sources, what):
     return flat
 
 
+def _check_usable(tape, what):
+    """The tape's state is checked before the arguments, as TensorFlow does."""
+    if tape._used and not tape._persistent:
+        tape._begin_use(what)             # raises the RuntimeError
+
+
 def _chunks(n, parallel_iterations):
     if parallel_iterations is None or parallel_iterations >= n:
         return [(0, n)]
@@ -109,6 +115,7 @@ def _zeros_or_none(shape, dtype, mode):
 def tape_jacobian(tape, target, sources, unconnected_gradients, parallel_iterations, use_pfor):
     from .ops.array import reshape
     from .tape import _unconnected_mode
+    _check_usable(tape, "jacobian")
     _unconnected_mode(unconnected_gradients)
     _check_target(target, "jacobian")
     flat = _sources(sources, "jacobian")
@@ -127,13 +134,18 @@ def tape_jacobian(tape, target, sources, unconnected_gradients, parallel_iterati
 def tape_batch_jacobian(tape, target, source, unconnected_gradients, parallel_iterations, use_pfor):
     from .ops.array import reshape, transpose
     from .tape import _unconnected_mode
+    _check_usable(tape, "batch_jacobian")
     _unconnected_mode(unconnected_gradients)
     _check_target(target, "batch_jacobian")
     if not isinstance(source, Tensor):
         raise ValueError(f"batch_jacobian: source must be a single Tensor, got {type(source).__name__}")
-    if target.ndim < 1 or source.ndim < 1 or target.shape[0] != source.shape[0]:
-        raise ValueError(f"batch_jacobian: target shape {tuple(target.shape)} and source shape "
-                         f"{tuple(source.shape)} must share the first (batch) dimension")
+    for name, t in (("target", target), ("source", source)):
+        if t.ndim < 2:
+            raise ValueError(f"batch_jacobian: {name} shape {tuple(t.shape)} must have rank at least 2 "
+                             "(a batch dimension and at least one more)")
+    if target.shape[0] != source.shape[0]:
+        raise ValueError(f"batch_jacobian: Need first dimension of target shape {tuple(target.shape)} "
+                         f"and source shape {tuple(source.shape)} to match")
     rows = _BatchIdentityRows(target)
     (g,) = _batched_gradients(tape, target, [source], rows, parallel_iterations, use_pfor,
                               "batch_jacobian")

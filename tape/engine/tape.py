@@ -205,9 +205,10 @@ class GradientTape:
     # -- gradients ------------------------------------------------------------------------
     def _begin_use(self, what):
         if self._used and not self._persistent:
-            raise RuntimeError("A non-persistent GradientTape can only be used to compute one set "
-                               f"of gradients (or jacobians); this {what} call is a second one. "
-                               "Create the tape with GradientTape(persistent=True).")
+            raise RuntimeError(f"GradientTape.{what} can only be called once on non-persistent "
+                               "tapes: a non-persistent GradientTape can only be used to compute "
+                               "one set of gradients (or jacobians). Create the tape with "
+                               "GradientTape(persistent=True).")
         self._used = True
         if self._recording and not self._persistent:
             self._pop()      # as in TensorFlow: asking for gradients ends a non-persistent tape's recording
@@ -219,10 +220,10 @@ class GradientTape:
         The result has the structure of ``sources``; each gradient has its source's shape.
         ``output_gradients`` weights each target (a vector-Jacobian product).
         """
+        if self._used or (self._recording and not self._persistent):
+            self._begin_use("gradient")      # the tape's state first, then the arguments
         mode = unconnected_gradients if type(unconnected_gradients) is UnconnectedGradients \
             else _unconnected_mode(unconnected_gradients)
-        if self._used or (self._recording and not self._persistent):
-            self._begin_use("gradient")
         self._used = True
         single = isinstance(sources, Tensor)
         flat_sources = (sources,) if single else nest.flatten(sources)

@@ -459,8 +459,6 @@ def test_gradient_tape_with_while_loop():
     assert g.gradient(y, [x])[0].numpy() == 4.0
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 4: TF's message says "
-                   "'GradientTape.gradient can only be called once on non-persistent tapes'")
 def test_gradient_tape_gradient_called_multiple_times():
     with tf.GradientTape() as g:
         x = tf.constant(3.0)
@@ -1000,7 +998,6 @@ def test_batch_jacobian_persistent_tape():
         g.batch_jacobian(y, x, experimental_use_pfor=False)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 3: TF's message says 'Need first dimension of target shape'")
 def test_batch_jacobian_bad_shape():
     x = tf.random.uniform([2, 3])
     with tf.GradientTape() as g:
@@ -1009,7 +1006,6 @@ def test_batch_jacobian_bad_shape():
         g.batch_jacobian(y, x)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 3: TF raises ValueError for a rank-1 source")
 def test_batch_jacobian_bad_input_rank():
     x = tf.random.uniform([2])
     with tf.GradientTape() as g:
@@ -1018,7 +1014,6 @@ def test_batch_jacobian_bad_input_rank():
         g.batch_jacobian(y, x)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 3: TF raises ValueError for a rank-1 target")
 def test_batch_jacobian_bad_output_rank():
     x = tf.random.uniform([2, 2])
     with tf.GradientTape() as g:
