@@ -151,8 +151,8 @@ def tape_batch_jacobian(tape, target, source, unconnected_gradients, parallel_it
                               "batch_jacobian")
     b = rows.b
     shape = (b,) + rows.inner + tuple(source._value.shape[1:])
-    if g is None:
-        return _zeros_or_none(shape, source._value.dtype, unconnected_gradients)
+    if g is None:       # TF returns zeros of the target's dtype here, whatever unconnected_gradients says
+        return _wrap(np.zeros(shape, target._value.dtype))
     # g: (n_inner, b, x...) -> (b, n_inner, x...) -> (b, y..., x...)
     perm = (1, 0) + tuple(range(2, g.ndim))
     return reshape(transpose(g, perm), shape)

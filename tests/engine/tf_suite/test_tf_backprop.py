@@ -1033,9 +1033,7 @@ def test_batch_jacobian_parallel_iterations():
 
 
 @pytest.mark.parametrize("use_function", [True, False])
-@pytest.mark.parametrize("use_pfor", [
-    True, pytest.param(False, marks=pytest.mark.xfail(
-        strict=True, reason="issue 16 item 2: TF returns an empty [1, 0, 0] tensor, not None"))])
+@pytest.mark.parametrize("use_pfor", [True, False])
 def test_batch_jacobian_degenerate_shape(use_function, use_pfor):
     def f(x):
         with tf.GradientTape(persistent=True) as tape:

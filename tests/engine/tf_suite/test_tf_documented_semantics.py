@@ -17,8 +17,6 @@ def test_batch_jacobian_after_use_raises_the_tape_error_first():
         g.batch_jacobian(y, x)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 9: TF returns zeros of the target's dtype "
-                   "for an unconnected batch_jacobian target")
 def test_batch_jacobian_of_an_unconnected_target_is_zeros():
     x = tf.constant([[1., 2.], [3., 4.]])
     with tf.GradientTape() as g:
