@@ -65,6 +65,9 @@ def _batched_gradients(tape, target, flat_sources, seed_rows, parallel_iteration
     tape._release()
     out = []
     for k, s in enumerate(flat_sources):
+        if not chunks:                    # a zero-size target: an empty Jacobian, as with pfor
+            out.append(_wrap(np.zeros((0,) + s._value.shape, s._value.dtype)))
+            continue
         if all(p is None for p in parts[k]):
             out.append(None)
             continue

@@ -27,7 +27,6 @@ def test_batch_jacobian_of_an_unconnected_target_is_zeros():
     np.testing.assert_array_equal(bj.numpy(), np.zeros((2, 3, 2)))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 2: TF returns an empty [0, 7] Jacobian")
 def test_jacobian_of_a_zero_size_target_without_pfor():
     x = tf.constant(np.arange(7.0))
     with tf.GradientTape(persistent=True) as g:
