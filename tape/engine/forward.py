@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import nest
-from .registry import active_accumulators, gradient_rule
+from .registry import active_accumulators, entry_order, gradient_rule, recording_tapes
 from .tensor import Tensor, _wrap, convert_to_tensor
 
 _JVP: dict = {}
@@ -83,6 +83,7 @@ class ForwardAccumulator:
             raise ValueError("this ForwardAccumulator is already recording; it cannot be entered twice")
         active_accumulators.append(self)
         self._active = True
+        self._entry = next(entry_order)
         return self
 
     def __exit__(self, *exc):
@@ -120,13 +121,22 @@ class ForwardAccumulator:
         tangents = self._tangents
         ins = [tangents[id(i)][1] if id(i) in tangents else None for i in node.inputs]
         # Leave the list while computing: our own tangent ops must not get tangents of their own,
-        # but other (outer) tapes and accumulators must see them to differentiate again.
+        # and, as in TensorFlow, only the tapes and accumulators entered before this one (the
+        # outer ones) see them to differentiate again; inner ones do not.
+        # Both lists are in entry order, so the inner ones are a suffix of each.
         index = active_accumulators.index(self)
-        del active_accumulators[index]
+        inner = active_accumulators[index:]
+        del active_accumulators[index:]
+        cut = len(recording_tapes)
+        while cut and recording_tapes[cut - 1]._entry > self._entry:
+            cut -= 1
+        inner_tapes = recording_tapes[cut:]
+        del recording_tapes[cut:]
         try:
             outs = jvp_of(node, ins)
         finally:
-            active_accumulators.insert(index, self)
+            active_accumulators[index:index] = inner
+            recording_tapes[cut:cut] = inner_tapes
         for o, t in zip(node.outputs, outs):
             if t is None or o._value.dtype.kind not in "fc":
                 continue

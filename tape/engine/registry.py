@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import weakref
 
+import itertools
+
 import numpy as np
 
 from .tensor import Tensor, Variable, _to_array, _wrap
@@ -17,6 +19,8 @@ recording_tapes: list = []
 #: Active ForwardAccumulators, outermost first. Owned by forward.py; they see an op after every
 #: tape has, so tapes also record the tangent computation (reverse-over-forward).
 active_accumulators: list = []
+#: Numbers given to tapes and accumulators as they are entered: who is nested inside whom.
+entry_order = itertools.count()
 
 _GRADIENTS: dict = {}
 #: Optional first-order rules on raw NumPy values, used only when no tape records the backward

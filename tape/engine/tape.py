@@ -17,7 +17,7 @@ import numpy as np
 
 from . import nest
 from .quiet import restore, silence
-from .registry import active_accumulators, recording_tapes
+from .registry import active_accumulators, entry_order, recording_tapes
 from .sweep import depending_on, sweep_raw, sweep_tensors
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
 
@@ -122,6 +122,7 @@ class GradientTape:
             raise ValueError("this GradientTape is already recording; tapes cannot be entered twice")
         recording_tapes.append(self)
         self._recording = True
+        self._entry = next(entry_order)
         return self
 
     def __exit__(self, *exc):

@@ -161,7 +161,7 @@ def test_higher_order_pure_forward(order, expected):
     np.testing.assert_allclose(f(tf.constant(1.1)), expected)
 
 
-def _grad_pure_forward(decorator, check_inner_ignores_outer):
+def _grad_pure_forward(decorator):
     @decorator
     def f(x):
         return x ** 3.5
@@ -172,45 +172,23 @@ def _grad_pure_forward(decorator, check_inner_ignores_outer):
             primal_out = f(primal)
     inner_jvp = acc.jvp(primal_out)
     outer_jvp = outer_acc.jvp(inner_jvp)
+    assert acc.jvp(outer_acc.jvp(primal_out)) is None
+    return primal_out, inner_jvp, outer_jvp
+
+
+def _check_pure_forward(primal_out, inner_jvp, outer_jvp):
     np.testing.assert_allclose(primal_out, 1.1 ** 3.5)
     np.testing.assert_allclose(inner_jvp, 3.5 * 1.1 ** 2.5)
     np.testing.assert_allclose(outer_jvp, 3.5 * 2.5 * 1.1 ** 1.5)
-    if check_inner_ignores_outer:
-        assert acc.jvp(outer_acc.jvp(primal_out)) is None
 
 
-@pytest.mark.parametrize("decorator", [tf.function, lambda f: f], ids=["Function", "NoFunction"])
-def test_grad_pure_forward_values(decorator):
-    _grad_pure_forward(decorator, check_inner_ignores_outer=False)
-
-
-@pytest.mark.xfail(strict=True, reason="issue 16 item 5: an inner accumulator does not see the outer one's JVPs")
 @pytest.mark.parametrize("decorator", [tf.function, lambda f: f], ids=["Function", "NoFunction"])
 def test_grad_pure_forward(decorator):
-    _grad_pure_forward(decorator, check_inner_ignores_outer=True)
+    _check_pure_forward(*_grad_pure_forward(decorator))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 5: an inner accumulator does not see the outer one's JVPs")
 def test_function_grad_in_function_pure_forward():
-    @tf.function
-    def take_gradients():
-        @tf.function
-        def f(x):
-            return x ** 3.5
-
-        primal = tf.constant(1.1)
-        with tf.ForwardAccumulator(primal, tf.constant(1.)) as outer_acc:
-            with tf.ForwardAccumulator(primal, tf.constant(1.)) as acc:
-                primal_out = f(primal)
-        inner_jvp = acc.jvp(primal_out)
-        outer_jvp = outer_acc.jvp(inner_jvp)
-        assert acc.jvp(outer_acc.jvp(primal_out)) is None
-        return primal_out, inner_jvp, outer_jvp
-
-    primal_out, inner_jvp, outer_jvp = take_gradients()
-    np.testing.assert_allclose(primal_out, 1.1 ** 3.5)
-    np.testing.assert_allclose(inner_jvp, 3.5 * 1.1 ** 2.5)
-    np.testing.assert_allclose(outer_jvp, 3.5 * 2.5 * 1.1 ** 1.5)
+    _check_pure_forward(*tf.function(lambda: _grad_pure_forward(tf.function))())
 
 
 def test_jvp_packing():
@@ -319,14 +297,18 @@ def test_variable_read_in_function():
         np.testing.assert_allclose([float(j) for j in acc.jvp(result)], (11., 22.))
 
 
-def _forward_over_backward(forward_prop_first):
-    c = tf.constant(1.)
+def _tape_and_accumulator(c, forward_prop_first):
+    """Created in either order: watching depends on nesting, not on creation order."""
     if forward_prop_first:
         forward_accumulator = tf.ForwardAccumulator(c, .1)
-        gradient_tape = tf.GradientTape()
-    else:
-        gradient_tape = tf.GradientTape()
-        forward_accumulator = tf.ForwardAccumulator(c, .1)
+        return tf.GradientTape(), forward_accumulator
+    gradient_tape = tf.GradientTape()
+    return gradient_tape, tf.ForwardAccumulator(c, .1)
+
+
+def _forward_over_backward(forward_prop_first):
+    c = tf.constant(1.)
+    gradient_tape, forward_accumulator = _tape_and_accumulator(c, forward_prop_first)
     with gradient_tape as tape:
         pass
     with forward_accumulator as acc:
@@ -338,7 +320,6 @@ def _forward_over_backward(forward_prop_first):
         return tape.gradient(acc.jvp(d), c)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 5: a tape inside an accumulator does not record its JVPs")
 @pytest.mark.parametrize("forward_prop_first", [True, False], ids=["ForwardPropFirst", "TapeFirst"])
 def test_forward_over_backward_memory_efficiency(forward_prop_first):
     assert _forward_over_backward(forward_prop_first) is None
@@ -347,12 +328,7 @@ def test_forward_over_backward_memory_efficiency(forward_prop_first):
 @pytest.mark.parametrize("forward_prop_first", [True, False], ids=["ForwardPropFirst", "TapeFirst"])
 def test_backward_over_forward(forward_prop_first):
     c = tf.constant(1.)
-    if forward_prop_first:
-        forward_accumulator = tf.ForwardAccumulator(c, .1)
-        gradient_tape = tf.GradientTape()
-    else:
-        gradient_tape = tf.GradientTape()
-        forward_accumulator = tf.ForwardAccumulator(c, .1)
+    gradient_tape, forward_accumulator = _tape_and_accumulator(c, forward_prop_first)
     with gradient_tape as tape:
         with forward_accumulator as acc:
             tape.watch(c)
