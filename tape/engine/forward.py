@@ -58,6 +58,9 @@ class ForwardAccumulator:
         self._tangents: dict = {}         # id(tensor) -> (tensor, tangent); keeps both alive
         self._active = False
         for p, t in zip(flat_p, flat_t):
+            if id(p) in self._tangents:
+                raise ValueError("ForwardAccumulator: a primal was watched multiple times; pass each "
+                                 "tensor once with its tangent")
             self._watch(p, t)
 
     def _watch(self, primal, tangent):

@@ -44,8 +44,6 @@ def _forward_over_back_hessian(f, params):
     return [tf.stack([r[i] for r in rows]) for i in range(len(params))]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 (found by the port): TF raises ValueError when a "
-                   "ForwardAccumulator is given the same primal twice")
 def test_multiple_watches_add():
     x = tf.constant(-2.)
     with pytest.raises(ValueError, match="multiple times"):
