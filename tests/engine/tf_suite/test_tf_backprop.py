@@ -724,8 +724,6 @@ def test_custom_gradient_identity():
     assert gradients_function(my_identity)(1.0)[0].numpy() == 2.0
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 (found by the port): TF raises ValueError('Cannot "
-                   "differentiate a function that returns None; did you forget to return a value from fn?')")
 def test_differentiating_function_that_returns_none():
     def fn(x, y):
         x * y
