@@ -6,6 +6,7 @@ import numpy as np
 from ..registry import defop
 from ..tensor import convert_to_tensor
 from .math import sigmoid, softplus, tanh  # noqa: F401  (re-exported as tape.nn.*)
+from .reduce import refuse_complex
 
 
 def _relu_grad(node, g):
@@ -15,7 +16,14 @@ def _relu_grad(node, g):
     return [g * cast(greater(x, 0), x.dtype)]
 
 
-relu = defop("Relu", lambda x: np.maximum(x, 0), _relu_grad)
+_relu = defop("Relu", lambda x: np.maximum(x, 0), _relu_grad)
+
+
+def relu(features, name=None):
+    """max(x, 0) elementwise (real inputs only, as in TensorFlow)."""
+    x = convert_to_tensor(features)
+    refuse_complex(x, "relu")
+    return _relu(x)
 
 
 def _softmax_np(x, axis):
@@ -59,12 +67,14 @@ def _negative_axis(x, axis, what):
 def softmax(logits, axis=-1, name=None):
     """exp(x) / sum(exp(x)) along ``axis`` (computed stably)."""
     x = convert_to_tensor(logits)
+    refuse_complex(x, "softmax")
     return _softmax(x, axis=_negative_axis(x, axis, "softmax"))
 
 
 def log_softmax(logits, axis=-1, name=None):
     """log(softmax(x)) along ``axis`` (computed stably)."""
     x = convert_to_tensor(logits)
+    refuse_complex(x, "log_softmax")
     return _log_softmax(x, axis=_negative_axis(x, axis, "log_softmax"))
 
 

@@ -143,9 +143,18 @@ _argmax = defop("ArgMax", lambda x, axis: np.argmax(x, axis=axis), differentiabl
 _argmin = defop("ArgMin", lambda x, axis: np.argmin(x, axis=axis), differentiable=False)
 
 
-def _reducer(op, what, empty_ok=True):
+def refuse_complex(x, what):
+    """TypeError for a complex input to an op TensorFlow has no complex kernel for (it orders values)."""
+    if x._value.dtype.kind == "c":
+        raise TypeError(f"{what}: complex inputs are not supported (dtype {x.dtype.name}), as in "
+                        "TensorFlow; use math.real, math.imag or abs first")
+
+
+def _reducer(op, what, empty_ok=True, real_only=False):
     def reduce(input_tensor, axis=None, keepdims=False, name=None):
         x = convert_to_tensor(input_tensor)
+        if real_only:
+            refuse_complex(x, what)
         axes = _axes(axis, x.ndim, what)
         if not empty_ok and x._value.size == 0:
             raise ValueError(f"{what}: cannot reduce an empty tensor of shape {tuple(x.shape)}")
@@ -157,10 +166,10 @@ def _reducer(op, what, empty_ok=True):
 
 reduce_sum = _reducer(_reduce_sum, "reduce_sum")
 reduce_mean = _reducer(_reduce_mean, "reduce_mean")
-reduce_max = _reducer(_reduce_max, "reduce_max", empty_ok=False)
-reduce_min = _reducer(_reduce_min, "reduce_min", empty_ok=False)
+reduce_max = _reducer(_reduce_max, "reduce_max", empty_ok=False, real_only=True)
+reduce_min = _reducer(_reduce_min, "reduce_min", empty_ok=False, real_only=True)
 reduce_prod = _reducer(_reduce_prod, "reduce_prod")
-reduce_logsumexp = _reducer(_reduce_logsumexp, "reduce_logsumexp", empty_ok=False)
+reduce_logsumexp = _reducer(_reduce_logsumexp, "reduce_logsumexp", empty_ok=False, real_only=True)
 reduce_any = _reducer(_reduce_any, "reduce_any")
 reduce_all = _reducer(_reduce_all, "reduce_all")
 
