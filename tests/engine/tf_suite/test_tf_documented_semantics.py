@@ -53,7 +53,6 @@ def test_reentering_an_active_tape_is_a_value_error():
                 pass
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16: gather(batch_dims=1) as TF defines it")
 def test_gather_batch_dims():
     params = tf.constant([[1., 2., 3.], [4., 5., 6.]])
     indices = tf.constant([[0, 2], [1, 1]])
@@ -62,6 +61,27 @@ def test_gather_batch_dims():
         out = tf.gather(params, indices, batch_dims=1)
     np.testing.assert_array_equal(out.numpy(), [[1., 3.], [5., 5.]])
     np.testing.assert_array_equal(t.gradient(out, params).numpy(), [[1., 0., 1.], [0., 2., 0.]])
+
+
+def test_gather_batch_dims_with_a_later_axis():
+    # TF: output shape params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]
+    rng = np.random.default_rng(0)
+    p = rng.normal(size=(2, 3, 4, 5))
+    i = rng.integers(0, 4, size=(2, 6))
+    out = tf.gather(tf.constant(p), tf.constant(i), axis=2, batch_dims=1).numpy()
+    assert out.shape == (2, 3, 6, 5)
+    expected = np.stack([p[k][:, i[k], :] for k in range(2)])
+    np.testing.assert_array_equal(out, expected)
+    # and its gradient is the scatter-add of the cotangent (checked with NumPy's add.at)
+    w = rng.normal(size=out.shape)
+    x = tf.constant(p)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.reduce_sum(tf.gather(x, tf.constant(i), axis=2, batch_dims=1) * w)
+    ref = np.zeros_like(p)
+    for k in range(2):
+        np.add.at(ref[k], (slice(None), i[k]), w[k])
+    np.testing.assert_allclose(t.gradient(y, x).numpy(), ref)
 
 
 @pytest.mark.parametrize("op", [tf.reduce_max, tf.reduce_min, tf.reduce_logsumexp,
