@@ -104,6 +104,9 @@ class ForwardAccumulator:
         zero = _unconnected_mode(unconnected_gradients) is UnconnectedGradients.ZERO
 
         def one(t):
+            if isinstance(t, (int, float)) and not isinstance(t, bool):
+                # a Python number where TF's autograph would have a cond output: a constant, JVP 0
+                return _wrap(np.zeros((), np.float64)[()])
             if not isinstance(t, Tensor):
                 raise ValueError(f"ForwardAccumulator.jvp: expected Tensors, got {type(t).__name__}")
             entry = self._tangents.get(id(t))

@@ -441,8 +441,6 @@ def test_in_function_while():
     np.testing.assert_allclose(_fprop_while(tf.constant(5), tf.constant(1.)), 10.)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 7: inside the function TF's autograph makes "
-                   "`ret = 0.` a cond output, so acc.jvp(ret) is 0; tape has a Python float there")
 def test_in_function_cond():
     np.testing.assert_allclose(_fprop_cond(tf.constant(5), tf.constant(1.)), 3.)
     np.testing.assert_allclose(_fprop_cond(tf.constant(0), tf.constant(1.)), 0.)
