@@ -57,9 +57,9 @@ def decide(expression: str, answer: str, wrt: Optional[str], order: int,
     """Parse both sides, test them; returns ``(decision, wrt, variables)``."""
     from .targets import expression_target
 
-    target = expression_target(expression)
-    given = expression_target(answer)
-    wrt = _choose_wrt(target.names, given.names, wrt)
+    target = expression_target(expression, declared=[wrt] if wrt else ())
+    given = expression_target(answer, label="--answer", declared=target.names)
+    wrt = _choose_wrt(target.names, given.names, wrt or target.wrt_hint)
     variables = [wrt] + [n for n in target.names if n != wrt]
     extra = [n for n in given.names if n not in variables]
     if extra:
@@ -112,13 +112,12 @@ def _candidates(width: int) -> np.ndarray:
 
 def _tape_values(target, given, variables, points, order):
     """f, its order-N derivative (tape engine) and the answer at every point: (3, SAMPLES)."""
-    from . import compute
-    from .evaluate import run
+    from .derivatives import components, run
     from .points import Points
 
     arrays = {n: points[:, i].copy() for i, n in enumerate(variables)}
     pts = Points(variables, arrays, len(points))
-    comps = compute.components(variables, variables[:1], {n: None for n in variables})
+    comps = components(variables, variables[:1], {n: None for n in variables})
     outcome = run(target, pts, variables, comps, "partials", order)
     answer = run(given, pts, variables, [], "partials", 1).value
     return np.stack([outcome.value, outcome.partials[(0,) * order], answer])

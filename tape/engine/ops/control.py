@@ -10,8 +10,8 @@ from .. import nest
 from ..registry import Primitive, active_accumulators, defop, record, recording_tapes
 from ..tensor import Tensor, _wrap, convert_to_tensor
 from .creation import zeros_like
-from .math import cast, real
-from .reduce import reduce_sum
+from .cast import cast, real
+from .array import reduce_sum
 
 stop_gradient = defop("StopGradient", lambda x: x, differentiable=False,
                       doc="The same values, but no gradient flows through: the tape sees a constant.")
