@@ -263,7 +263,25 @@ def rows_w1(peers, quick):
             return t.gradient(y, xv)
         return g
     add_peers(row, peers, {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf})
-    return [row]
+    return [row, torch_style_row(peers, "W1", "  same, PyTorch style (tape.torch autograd.grad)",
+                                 lambda x, torch: poly(x), W1_AT,
+                                 lambda v: close(v, W1_EXPECTED, 0, 1e-12, "W1 torch style"), grad)]
+
+
+def torch_style_row(peers, wl, case, f, x0, check, tape_grad, per=1.0):
+    """A workload written for PyTorch (``f(x, torch)``), run by tape.torch: its reference is the
+    GradientTape code of the row above, its peer PyTorch eager running the same code."""
+    tt = importlib.import_module("tape.torch")
+    x = tt.tensor(x0, requires_grad=True)
+    row = Row(wl, case, lambda: tt.autograd.grad(f(x, tt), x)[0], check, ref=tape_grad,
+              ref_what="the GradientTape code above", goal=max_ratio(1.5), per=per)
+
+    def b_torch():
+        pt = load_peer("torch")
+        xt = pt.tensor(x0, dtype=pt.float64, requires_grad=True)
+        return lambda: pt.autograd.grad(f(xt, pt), xt)[0]
+    add_peers(row, peers, {"torch": b_torch})
+    return row
 
 
 # ================================================================================= W2 scalar chain
@@ -335,7 +353,10 @@ def rows_w2(peers, quick):
             return t.gradient(y, xv)
         return g
     add_peers(row, peers, {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf})
-    return [row, fwd]
+    torch_style = torch_style_row(peers, "W2", "  same, PyTorch style (tape.torch autograd.grad), per op",
+                                  lambda x, torch: chain(x, torch.sin), W2_X0,
+                                  lambda v: close(v, W2_GRAD, 1e-10, 0, "W2 torch style"), grad, N_OPS)
+    return [row, fwd, torch_style]
 
 
 # ============================================================================ W3 big elementwise
@@ -539,6 +560,25 @@ def rows_w4(peers, quick):
             return t.gradient(y, [A, B])
         return g
     add_peers(row, peers, {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf})
+    return [row, torch_style_row(peers, "W1", "  same, PyTorch style (tape.torch autograd.grad)",
+                                 lambda x, torch: poly(x), W1_AT,
+                                 lambda v: close(v, W1_EXPECTED, 0, 1e-12, "W1 torch style"), grad)]
+
+
+def rows_w1_torch_style(peers, tape_grad):
+    """W1 written for PyTorch, run by tape.torch; its reference is the GradientTape row's code."""
+    torch = importlib.import_module("tape.torch")
+    x = torch.tensor(W1_AT, requires_grad=True)
+    row = Row("W1", "  same, PyTorch style (tape.torch autograd.grad)",
+              lambda: torch.autograd.grad(poly(x), x)[0],
+              lambda v: close(v, W1_EXPECTED, 0, 1e-12, "W1 torch style"),
+              ref=tape_grad, ref_what="the GradientTape code above", goal=max_ratio(1.5))
+
+    def b_torch():
+        pt = load_peer("torch")
+        xt = pt.tensor(W1_AT, dtype=pt.float64, requires_grad=True)
+        return lambda: pt.autograd.grad(poly(xt), xt)[0]
+    add_peers(row, peers, {"torch": b_torch})
     return [row]
 
 

@@ -39,7 +39,9 @@ PointsOption = Annotated[Optional[str], typer.Option(
 WrtOption = Annotated[Optional[str], typer.Option(
     "--wrt", "-w", metavar="VARS",
     help="Comma-separated variables to differentiate, in this order; others stay constant.")]
-OnePointOption = Annotated[Optional[str], typer.Option(
+#: one point; a list so that a command can refuse a repeated --at instead of letting the last
+#: one silently win
+OnePointOption = Annotated[Optional[list[str]], typer.Option(
     "--at", "-a", metavar="POINT",
     help="The point: 0.5, x=1,y=2, 1,2 (variable order) or x=[1,2,3].")]
 
@@ -67,6 +69,9 @@ PlotOrderOption = Annotated[int, typer.Option(
     "--order", "-n", min=0, max=PLOT_MAX_ORDER, help="Draw f and its first N derivatives.")]
 
 # ------------------------------------------------------------------ --check and its tolerances
+#: the longest --timeout (a day): beyond it a time limit means nothing, and 1e308 overflows
+MAX_TIMEOUT = 86_400.0
+
 CheckOption = Annotated[bool, typer.Option(
     "--check", help="Cross-check every number: SymPy for expressions, finite differences "
                     "for scripts; exit 1 on disagreement.")]
@@ -75,7 +80,7 @@ RtolOption = Annotated[float, typer.Option(
 AtolOption = Annotated[float, typer.Option(
     "--atol", min=0.0, help="Absolute tolerance of --check.")]
 TimeoutOption = Annotated[float, typer.Option(
-    "--timeout", min=0.0, help="Seconds the symbolic work may take (then exit 3).")]
+    "--timeout", min=0.0, max=MAX_TIMEOUT, help="Seconds the symbolic work may take (then exit 3).")]
 
 RTOL = 1e-6
 ATOL = 1e-9
@@ -111,3 +116,4 @@ WidthOption = Annotated[Optional[int], typer.Option(
 HeightOption = Annotated[Optional[int], typer.Option(
     "--height", min=8, max=20_000,
     help="Chart height: terminal rows, or image pixels with --out (500).")]
+

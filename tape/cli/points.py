@@ -256,6 +256,8 @@ def _from_csv(path: str, names: list[str], stdin: io.TextIOBase, where: str) -> 
             if path == "-":
                 raise
             text = None
+    if text and text[0] == "\ufeff":     # the byte order mark of Excel's "CSV UTF-8"
+        text = text[1:]
     import csv
 
     if text is None:    # not UTF-8: fail exactly as reading it row by row does
@@ -271,6 +273,10 @@ def _from_csv(path: str, names: list[str], stdin: io.TextIOBase, where: str) -> 
         raise CLIError(f"--points {where}: the file is empty (expected a header row naming "
                        f"the variables)")
     header = [h.strip() for h in rows[0]]
+    repeated = sorted({h for h in header if h and header.count(h) > 1})
+    if repeated:
+        raise CLIError(f"--points {where}: the header names {', '.join(map(repr, repeated))} "
+                       f"more than once (each column needs its own name)")
     missing = [n for n in names if n not in header]
     if missing:
         raise CLIError(f"--points {where}: no column for {', '.join(map(repr, missing))} "
@@ -309,7 +315,7 @@ def _numeric_csv(text: str, names: list[str]) -> Points | None:
     if end < 0:
         return None
     header = [h.strip() for h in text[:end].split(",")]
-    if any(n not in header for n in names):
+    if any(n not in header for n in names) or len(set(header)) != len(header):
         return None
     lines = text.count("\n", end + 1) + (0 if text.endswith("\n") or len(text) == end + 1
                                           else 1)

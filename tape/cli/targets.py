@@ -286,7 +286,9 @@ def _import_script(path: str):
             spec.loader.exec_module(module)
     except SyntaxError as exc:
         raise ScriptError(f"{path}:{exc.lineno}: SyntaxError: {exc.msg}") from exc
-    except Exception as exc:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:    # SystemExit and the like too: a script does not end tape
         raise script_error(exc, os.path.abspath(path)) from exc
     finally:
         if sys.path and sys.path[0] == directory:
@@ -324,15 +326,19 @@ def _script_caller(target: Target, variables: list[str]) -> Callable:
             with contextlib.redirect_stdout(sys.stderr):   # a script's prints stay off stdout
                 out = target.function(*[by_name[n] for n in order if n not in keyword],
                                       **{n: by_name[n] for n in order if n in keyword})
-        except CLIError:
+        except (CLIError, KeyboardInterrupt):
             raise
-        except Exception as exc:
+        except BaseException as exc:    # SystemExit and the like too: a script does not end tape
             raise script_error(exc, target.path) from exc
         if isinstance(out, (list, tuple)):
             out = tape.stack([tape.convert_to_tensor(o, dtype=tape.float64)
                               if not isinstance(o, tape.Tensor) else o for o in out], axis=-1)
         elif not isinstance(out, tape.Tensor):
             out = tape.convert_to_tensor(out, dtype=tape.float64)
+        if out.dtype.is_complex:
+            raise ScriptError(f"{os.path.relpath(target.path)} returns complex values; the "
+                              f"command line differentiates real functions: return a real "
+                              f"value such as tape.math.real(...) or abs(...) of it")
         return out
 
     return run

@@ -40,6 +40,10 @@ def trace(
     Piped: one line per node, "id kind label inputs value adjoint".
     """
     fmt = output.resolve_format(fmt)
+    if at and len(at) > 1:
+        output.abort(f"tape trace takes one point, and --at was given {len(at)} times; "
+                     f"trace each point in its own run")
+    at = at[0] if at else None
     parsed = make_target([target])
     variables = parsed.ordered([])
     if at is None:
@@ -100,6 +104,8 @@ def write_dot(result: Trace, path: str, title: str, precision: int) -> None:
     try:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
+    except BrokenPipeError:     # a pipe or /dev/stdout whose reader is gone: end quietly
+        raise
     except OSError as exc:
         output.abort(f"--dot: cannot write {path!r}: {exc.strerror}")
 

@@ -1,0 +1,83 @@
+"""Inputs users meet daily, and scripts that misbehave: each gets exit 2 and an `error:` line
+naming what was wrong, never a traceback, never exit 70, never a silently wrong number."""
+import pytest
+
+from cli_helpers import tape_cli
+
+
+def _err(result):
+    assert "Traceback" not in result.stderr
+    return result.stderr
+
+
+# -- CSV files ------------------------------------------------------------------------------------
+def test_a_byte_order_mark_is_accepted(tmp_path):
+    path = tmp_path / "excel.csv"
+    path.write_bytes(b"\xef\xbb\xbfx,y\n1,2\n3,4\n")
+    result = tape_cli("grad", "x*y", "--points", str(path))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.split("\n")[:2] == ["2.0 1.0", "4.0 3.0"]
+
+
+def test_a_byte_order_mark_on_standard_input_is_accepted():
+    result = tape_cli("grad", "x*y", "--points", "-", input="\ufeffx,y\n1,2\n")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.split() == ["2.0", "1.0"]
+
+
+@pytest.mark.parametrize("text", ["x,x\n1,2\n", "x,y,x\n1,2,3\n", "y,y,x\n1,2,3\n"])
+def test_duplicate_column_names_are_refused(tmp_path, text):
+    path = tmp_path / "dup.csv"
+    path.write_text(text)
+    result = tape_cli("grad", "x^2", "--points", str(path))
+    assert result.exit_code == 2
+    assert "more than once" in _err(result) and "'" in result.stderr
+
+
+@pytest.mark.parametrize("line", ["1,,2", "1,2,", ",1,2"])
+def test_empty_fields_on_standard_input_are_errors(line):
+    result = tape_cli("grad", "x+y+z", "--at", "-", input=line + "\n")
+    assert result.exit_code == 2
+    assert "missing" in _err(result)
+
+
+# -- numbers in options ---------------------------------------------------------------------------
+@pytest.mark.parametrize("option, value", [("--timeout", "nan"), ("--timeout", "inf"),
+                                           ("--timeout", "1e308"), ("--rtol", "nan"),
+                                           ("--atol", "nan"), ("--rtol", "inf")])
+def test_non_finite_or_huge_option_values_are_refused(option, value):
+    result = tape_cli("grad", "x^2", "--at", "1", "--check", option, value)
+    assert result.exit_code == 2
+    assert option in _err(result)
+
+
+# -- one point means one point --------------------------------------------------------------------
+def test_trace_refuses_several_points():
+    result = tape_cli("trace", "x^2", "--at", "1", "--at", "2")
+    assert result.exit_code == 2
+    assert "one point" in _err(result)
+
+
+# -- scripts that misbehave -----------------------------------------------------------------------
+@pytest.mark.parametrize("body, shown", [
+    ("import sys\ndef f(x):\n    sys.exit(3)\n", "SystemExit: 3"),
+    ("import sys\nsys.exit(0)\ndef f(x):\n    return x\n", "SystemExit: 0"),
+    ("def f(x):\n    raise GeneratorExit('bye')\n", "GeneratorExit: bye"),
+    ("class Stop(BaseException):\n    pass\ndef f(x):\n    raise Stop('now')\n", "Stop: now"),
+])
+def test_a_script_cannot_end_tape(tmp_path, body, shown):
+    script = tmp_path / "odd.py"
+    script.write_text(body)
+    result = tape_cli("grad", str(script), "--at", "1")
+    assert result.exit_code == 2
+    assert shown in _err(result) and "odd.py:" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["grad"], ["hessian"], ["trace"], ["grad", "--check"]])
+def test_complex_results_are_refused_not_dropped(tmp_path, command):
+    script = tmp_path / "cplx.py"
+    script.write_text("def f(x):\n    return x * (1 + 2j)\n")
+    result = tape_cli(command[0], str(script), "--at", "1", *command[1:])
+    assert result.exit_code == 2, result.stdout
+    assert result.stdout == ""
+    assert "complex" in _err(result)
