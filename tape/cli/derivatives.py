@@ -334,18 +334,21 @@ def jacobian(fn, arrays: list[np.ndarray], comps: list[Component]):
     """
     import tape
 
-    xs = [tape.constant(a) for a in arrays]
     wrt_vars = sorted({c.var for c in comps}, key=[c.var for c in comps].index)
-    sources = [xs[v] for v in wrt_vars]
+    # batch_jacobian wants sources of rank >= 2: each variable is watched as (N, k), k = 1 for a scalar
+    sources = {v: tape.constant(arrays[v].reshape(len(arrays[v]), -1)) for v in wrt_vars}
     with tape.GradientTape(persistent=True) as t:
-        t.watch(sources)
+        t.watch(list(sources.values()))
+        xs = [tape.reshape(sources[i], a.shape) if i in sources else tape.constant(a)
+              for i, a in enumerate(arrays)]
         y = fn(*xs)
         if len(y.shape) == 1:
             y = tape.reshape(y, (-1, 1))
     n, m = int(y.shape[0]), int(y.shape[1])
     jac = np.zeros((n, m, len(comps)))
-    blocks = {v: as_numpy(t.batch_jacobian(y, xs[v], unconnected_gradients="zero"))
-              for v in wrt_vars}                     # (N, m) or (N, m, k) for a vector variable
+    blocks = {v: as_numpy(t.batch_jacobian(y, sources[v], unconnected_gradients="zero"))
+              for v in wrt_vars}                     # (N, m, k)
+    blocks = {v: b[:, :, 0] if arrays[v].ndim == 1 else b for v, b in blocks.items()}
     for j, c in enumerate(comps):
         block = blocks[c.var]
         jac[:, :, j] = block if c.index is None else block[:, :, c.index]

@@ -55,6 +55,9 @@ class ForwardAccumulator:
         self._tangents: dict = {}         # id(tensor) -> (tensor, tangent); keeps both alive
         self._active = False
         for p, t in zip(flat_p, flat_t):
+            if id(p) in self._tangents:
+                raise ValueError("ForwardAccumulator: a primal was watched multiple times; pass each "
+                                 "tensor once with its tangent")
             self._watch(p, t)
 
     def _watch(self, primal, tangent):
@@ -77,7 +80,7 @@ class ForwardAccumulator:
 
     def __enter__(self):
         if self._active:
-            raise RuntimeError("this ForwardAccumulator is already active; it cannot be entered twice")
+            raise ValueError("this ForwardAccumulator is already recording; it cannot be entered twice")
         start_recording(self, after_all=True)
         self._active = True
         return self
@@ -96,6 +99,9 @@ class ForwardAccumulator:
         zero = unconnected_mode(unconnected_gradients) is UnconnectedGradients.ZERO
 
         def one(t):
+            if isinstance(t, (int, float)) and not isinstance(t, bool):
+                # a Python number where TF's autograph would have a cond output: a constant, JVP 0
+                return _wrap(np.zeros((), np.float64)[()])
             if not isinstance(t, Tensor):
                 raise ValueError(f"ForwardAccumulator.jvp: expected Tensors, got {type(t).__name__}")
             entry = self._tangents.get(id(t))
@@ -122,13 +128,14 @@ class ForwardAccumulator:
     def _push_forward(self, node):
         tangents = self._tangents
         ins = [tangents[id(i)][1] if id(i) in tangents else None for i in node.inputs]
-        # Leave the list while computing: our own tangent ops must not get tangents of their own,
-        # but other (outer) tapes and accumulators must see them to differentiate again.
-        index = pause_recorder(self)
+        # Leave the lists while computing: our own tangent ops must not get tangents of their
+        # own, and only the tapes and accumulators we are nested in see them (to differentiate
+        # again); those nested inside us do not, as in TensorFlow.
+        paused = pause_recorder(self)
         try:
             outs = jvp_of(node, ins)
         finally:
-            resume_recorder(self, index)
+            resume_recorder(paused)
         for o, t in zip(node.outputs, outs):
             if t is None or o._value.dtype.kind not in "fc":
                 continue

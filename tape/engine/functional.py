@@ -64,6 +64,9 @@ def _prepare(args, argnums, what):
 
 
 def _output(y, what, scalar):
+    if y is None:
+        raise ValueError(f"{what}: Cannot differentiate a function that returns None; "
+                         "did you forget to return a value from fn?")
     if not isinstance(y, Tensor):
         y = convert_to_tensor(y)
     if y._value.dtype.kind not in "fc":

@@ -6,6 +6,7 @@ function and, only when a tape is recording, offers the call to the recording ta
 """
 from __future__ import annotations
 
+import itertools
 import weakref
 
 import numpy as np
@@ -21,6 +22,8 @@ active_accumulators: list = []
 # The recorders are shared by all threads (a per-thread state cost 10-15% on the scalar
 # workloads W1/W2, one threading.local lookup per recorded op): a tape keeps only the ops on the
 # tensors it tracks, and watches variables read in its own thread only.
+#: Stamps given to recorders as they start (``recorder._entry``): who is nested inside whom.
+_entries = itertools.count()
 
 _GRADIENTS: dict = {}
 #: Optional first-order rules on raw NumPy values, used only when no tape records the backward
@@ -298,9 +301,15 @@ def start_recording(recorder, after_all=False, index=None):
     """Make ``recorder`` (any object with ``_offer``, see ``record``) see every op application
     from now on: after the recorders already active, or with ``after_all`` after every one of
     them, as forward accumulators do (so the others also record what it computes).
-    ``index``: its place among them instead (resuming where ``stop_recording`` took it from)."""
+    ``index``: its place among them instead (resuming where ``stop_recording`` took it from).
+    A recorder starting afresh is stamped with its entry order (``recorder._entry``), which
+    ``pause_recorder`` reads to tell the recorders around it from those inside it."""
     group = active_accumulators if after_all else recording_tapes
-    group.append(recorder) if index is None else group.insert(index, recorder)
+    if index is None:
+        recorder._entry = next(_entries)
+        group.append(recorder)
+    else:
+        group.insert(index, recorder)
 
 
 def stop_recording(recorder):
@@ -320,16 +329,31 @@ def is_recording() -> bool:
 
 
 def pause_recorder(recorder):
-    """Take an active forward accumulator out of the list without stopping it (while it computes
-    tangents: its own ops must not get tangents of their own); returns its place."""
+    """Take an active forward accumulator out of the lists without stopping it, while it
+    computes tangents, together with every recorder that started after it. Its own ops must not
+    get tangents of their own, and, as in TensorFlow, only the recorders it is nested in (those
+    that started before it) see its tangent computations to differentiate them again; the ones
+    nested inside it do not. Returns what ``resume_recorder`` needs to put them all back.
+
+    Both lists are in entry order (accumulators outermost first, tapes innermost last), so the
+    recorders that started after it are a suffix of each."""
     index = active_accumulators.index(recorder)
-    active_accumulators.remove(recorder)
-    return index
+    inner_accumulators = active_accumulators[index:]
+    del active_accumulators[index:]
+    entry = recorder._entry
+    cut = len(recording_tapes)
+    while cut and recording_tapes[cut - 1]._entry > entry:
+        cut -= 1
+    inner_tapes = recording_tapes[cut:]
+    del recording_tapes[cut:]
+    return index, inner_accumulators, cut, inner_tapes
 
 
-def resume_recorder(recorder, index):
-    """Put back a recorder taken out by ``pause_recorder``."""
-    active_accumulators.insert(index, recorder)
+def resume_recorder(paused):
+    """Put back the recorders taken out by ``pause_recorder``."""
+    index, inner_accumulators, cut, inner_tapes = paused
+    active_accumulators[index:index] = inner_accumulators
+    recording_tapes[cut:cut] = inner_tapes
 
 
 def convert_inputs(args):

@@ -126,7 +126,7 @@ class GradientTape:
     # -- context --------------------------------------------------------------------------
     def __enter__(self):
         if self._recording:
-            raise RuntimeError("this GradientTape is already recording; tapes cannot be entered twice")
+            raise ValueError("this GradientTape is already recording; tapes cannot be entered twice")
         start_recording(self)
         self._recording = True
         self._owner_thread = _thread.get_ident()
@@ -182,8 +182,8 @@ class GradientTape:
             self._watched_vars[t] = None
 
     def watched_variables(self):
-        """The variables this tape watches, in order of first watch."""
-        return tuple(self._watched_vars)
+        """The variables this tape watches, in the order they were created (as TensorFlow)."""
+        return tuple(sorted(self._watched_vars, key=lambda v: v._serial))
 
     def _offer(self, op, inputs, outputs, attrs, node):
         """The recorder protocol (see ``registry.record``): keep an op application that reads a
@@ -221,9 +221,10 @@ class GradientTape:
     # -- gradients ------------------------------------------------------------------------
     def _begin_use(self, what):
         if self._used and not self._persistent:
-            raise RuntimeError("A non-persistent GradientTape can only be used to compute one set "
-                               f"of gradients (or jacobians); this {what} call is a second one. "
-                               "Create the tape with GradientTape(persistent=True).")
+            raise RuntimeError(f"GradientTape.{what} can only be called once on non-persistent "
+                               "tapes: a non-persistent GradientTape can only be used to compute "
+                               "one set of gradients (or jacobians). Create the tape with "
+                               "GradientTape(persistent=True).")
         self._used = True
         if self._recording and not self._persistent:
             self._pop()      # as in TensorFlow: asking for gradients ends a non-persistent tape's recording
@@ -235,10 +236,10 @@ class GradientTape:
         The result has the structure of ``sources``; each gradient has its source's shape.
         ``output_gradients`` weights each target (a vector-Jacobian product).
         """
+        if self._used or (self._recording and not self._persistent):
+            self._begin_use("gradient")      # the tape's state first, then the arguments
         mode = unconnected_gradients if type(unconnected_gradients) is UnconnectedGradients \
             else unconnected_mode(unconnected_gradients)
-        if self._used or (self._recording and not self._persistent):
-            self._begin_use("gradient")
         self._used = True
         single = isinstance(sources, Tensor)
         flat_sources = (sources,) if single else nest.flatten(sources)
@@ -378,6 +379,7 @@ class GradientTape:
         Computed in one backward sweep that carries a batch of cotangents (an identity), or in
         chunks of ``parallel_iterations`` rows.
         """
+        self._check_usable("jacobian")
         mode = unconnected_mode(unconnected_gradients)
         _check_target(target, "jacobian")
         flat = _flat_sources(sources, "jacobian")
@@ -394,24 +396,36 @@ class GradientTape:
                        parallel_iterations=None, experimental_use_pfor=True):
         """Per-example Jacobians: ``[b, y...] x [b, x...] -> [b, y..., x...]``.
 
-        Assumes example i of the target depends only on example i of the source.
+        Assumes example i of the target depends only on example i of the source. An unconnected
+        target gives zeros of the target's dtype, as in TensorFlow, whatever
+        ``unconnected_gradients`` says.
         """
-        mode = unconnected_mode(unconnected_gradients)
+        self._check_usable("batch_jacobian")
+        unconnected_mode(unconnected_gradients)
         _check_target(target, "batch_jacobian")
         if not isinstance(source, Tensor):
             raise ValueError(f"batch_jacobian: source must be a single Tensor, got {type(source).__name__}")
-        if target.ndim < 1 or source.ndim < 1 or target.shape[0] != source.shape[0]:
-            raise ValueError(f"batch_jacobian: target shape {tuple(target.shape)} and source shape "
-                             f"{tuple(source.shape)} must share the first (batch) dimension")
+        for name, t in (("target", target), ("source", source)):
+            if t.ndim < 2:
+                raise ValueError(f"batch_jacobian: {name} shape {tuple(t.shape)} must have rank at least 2 "
+                                 "(a batch dimension and at least one more)")
+        if target.shape[0] != source.shape[0]:
+            raise ValueError(f"batch_jacobian: Need first dimension of target shape {tuple(target.shape)} "
+                             f"and source shape {tuple(source.shape)} to match")
         rows = BatchIdentityRows(target)
         (g,) = self._batched_gradients(target, [source], rows, parallel_iterations,
                                        experimental_use_pfor, "batch_jacobian")
         shape = (rows.b,) + rows.inner + tuple(source._value.shape[1:])
         if g is None:
-            return _zeros_or_none(shape, source._value.dtype, mode)
+            return _wrap(np.zeros(shape, target._value.dtype))
         # g: (n_inner, b, x...) -> (b, n_inner, x...) -> (b, y..., x...)
         perm = (1, 0) + tuple(range(2, g.ndim))
         return reshape(transpose(g, perm), shape)
+
+    def _check_usable(self, what):
+        """The tape's state is checked before the arguments, as TensorFlow does."""
+        if self._used and not self._persistent:
+            self._begin_use(what)             # raises the RuntimeError
 
     def _batched_gradients(self, target, flat_sources, seed_rows, parallel_iterations, use_pfor,
                            what):
@@ -439,6 +453,9 @@ class GradientTape:
         self._release()
         out = []
         for k, s in enumerate(flat_sources):
+            if not parts_of:              # a zero-size target: an empty Jacobian, as with pfor
+                out.append(_wrap(np.zeros((0,) + s._value.shape, s._value.dtype)))
+                continue
             if all(p is None for p in parts[k]):
                 out.append(None)
                 continue

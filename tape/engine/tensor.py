@@ -6,6 +6,7 @@ op definitions.
 """
 from __future__ import annotations
 
+import itertools
 import numbers
 
 import numpy as np
@@ -194,7 +195,8 @@ class Variable(Tensor):
     tape.Variable('x0:0', shape=(), dtype=float64, numpy=3.0)
     """
 
-    __slots__ = ("_name", "_trainable")
+    __slots__ = ("_name", "_trainable", "_serial")
+    _serials = itertools.count()      # creation order, as TF lists watched variables
 
     def __init__(self, initial_value=None, trainable=True, name=None, dtype=None):
         if initial_value is None:
@@ -206,6 +208,7 @@ class Variable(Tensor):
             value = value.copy()      # our own storage: later changes to the caller's array don't leak in
         self._value = value
         self._trainable = bool(trainable)
+        self._serial = next(Variable._serials)
         base = "Variable" if name is None else str(name)
         self._name = base if ":" in base else base + ":0"
 

@@ -126,7 +126,7 @@ def test_gradient_inside_persistent_context_is_recorded():
 def test_tape_cannot_be_entered_twice_at_once():
     t = tape.GradientTape()
     with t:
-        with pytest.raises(RuntimeError):
+        with pytest.raises(ValueError):
             with t:
                 pass
 
@@ -371,7 +371,7 @@ def test_integer_variable_is_not_watched_automatically():
 
 
 # -- watching ---------------------------------------------------------------------------------------
-def test_watched_variables_in_order_of_first_watch():
+def test_watched_variables_in_creation_order():
     a, b, c = tape.Variable(1.0, name="a"), tape.Variable(2.0, name="b"), tape.Variable(3.0, name="c")
     frozen = tape.Variable(4.0, name="frozen", trainable=False)
     x = _c(5.0)
@@ -381,7 +381,7 @@ def test_watched_variables_in_order_of_first_watch():
         y = y + a * b + c * a
         t.watch(frozen)             # a non-trainable variable, explicitly watched
         y = y + frozen
-    assert [v.name for v in t.watched_variables()] == ["c:0", "a:0", "b:0", "frozen:0"]
+    assert [v.name for v in t.watched_variables()] == ["a:0", "b:0", "c:0", "frozen:0"]
 
 
 def test_non_trainable_variable_only_when_watched():

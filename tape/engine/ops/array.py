@@ -169,13 +169,28 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     idx = np.asarray(indices._value if isinstance(indices, Tensor) else indices)
     if idx.dtype.kind not in "iu":
         raise TypeError(f"gather: indices must be integers, got {idx.dtype}")
-    axis = 0 if axis is None else int(axis) % max(x.ndim, 1)
-    if batch_dims:
-        raise NotImplementedError("gather: batch_dims is not supported; use gather_nd")
+    b = int(batch_dims) + (idx.ndim if batch_dims < 0 else 0)
+    axis = b if axis is None else int(axis) % max(x.ndim, 1)
+    if not 0 <= b <= min(idx.ndim, axis) or idx.shape[:b] != x.shape[:b]:
+        raise ValueError(f"gather: batch_dims={batch_dims} needs the first {b} dimensions of params "
+                         f"{tuple(x.shape)} and indices {tuple(idx.shape)} to match, and axis >= batch_dims")
     if idx.size and (idx.max() >= x.shape[axis] or idx.min() < -x.shape[axis]):
         raise IndexError(f"gather: indices out of range [0, {x.shape[axis]}) for axis {axis} of "
                          f"shape {tuple(x.shape)}")
-    return _getitem(x, key=(slice(None),) * axis + (idx,))
+    if not b:
+        return _getitem(x, key=(slice(None),) * axis + (idx,))
+    # batch_dims (TF): out[b..., i..., rest] = params[b..., idx[b..., i...], rest]; the batch
+    # positions index with aranges shaped to broadcast against idx
+    batch = tuple(np.arange(n).reshape((1,) * j + (n,) + (1,) * (idx.ndim - j - 1))
+                  for j, n in enumerate(idx.shape[:b]))
+    out = _getitem(x, key=batch + (slice(None),) * (axis - b) + (idx,))
+    if axis == b:
+        return out
+    # NumPy put the broadcast index dimensions first; TF keeps params' dims b..axis-1 before them
+    ni, mid = idx.ndim - b, axis - b
+    perm = (list(range(b)) + [idx.ndim + k for k in range(mid)] + [b + k for k in range(ni)]
+            + list(range(idx.ndim + mid, out.ndim)))
+    return transpose(out, perm)
 
 
 def gather_nd(params, indices, batch_dims=0, name=None):

@@ -21,6 +21,17 @@ def real_cotangent(g):
     return real(g) if g._value.dtype.kind == "c" else g
 
 
+def real_only(forward, what):
+    """``forward`` (an op's NumPy function) refusing complex inputs with a TypeError: for the ops
+    TensorFlow has no complex kernel for, because they order values (max, relu, softmax...)."""
+    def refusing_complex(x, **attrs):
+        if x.dtype.kind == "c":
+            raise TypeError(f"{what}: complex inputs are not supported (dtype {x.dtype.name}), as in "
+                            "TensorFlow; use math.real, math.imag or abs first")
+        return forward(x, **attrs)
+    return refusing_complex
+
+
 def _cast_grad(node, g):
     src = node.inputs[0]
     if not src.dtype.is_differentiable or not g.dtype.is_differentiable:

@@ -7,7 +7,7 @@ from .. import series as S
 from ..registry import defop
 from ..tensor import convert_to_tensor
 from .array import reduce_sum, where
-from .cast import cast
+from .cast import cast, real_only
 from .compare import greater
 from .math import abs as _abs, exp, expm1, log1p, maximum, sigmoid, softplus, tanh
 
@@ -21,7 +21,7 @@ def _relu_grad(node, g):
     return [g * cast(greater(x, 0), x.dtype)]
 
 
-relu = defop("Relu", lambda x: np.maximum(x, 0), _relu_grad, symmetric=True,
+relu = defop("Relu", real_only(lambda x: np.maximum(x, 0), "relu"), _relu_grad, symmetric=True,
              taylor=lambda n, ins, K: (ins[0][0] > 0) * ins[0])
 
 
@@ -58,9 +58,9 @@ def _log_softmax_series(node, ins, K):
 
 
 # softmax's Jacobian is symmetric: its JVP is its VJP applied to the tangent
-_softmax = defop("Softmax", _softmax_np, _softmax_grad, symmetric=True,
+_softmax = defop("Softmax", real_only(_softmax_np, "softmax"), _softmax_grad, symmetric=True,
                  taylor=lambda n, ins, K: S.exp(_log_softmax_series(n, ins, K)))
-_log_softmax = defop("LogSoftmax", _log_softmax_np, _log_softmax_grad, jvp=_log_softmax_jvp,
+_log_softmax = defop("LogSoftmax", real_only(_log_softmax_np, "log_softmax"), _log_softmax_grad, jvp=_log_softmax_jvp,
                      taylor=_log_softmax_series)
 
 

@@ -9,7 +9,7 @@ from ..registry import defop
 from ..tensor import _wrap, convert_to_tensor
 from .array import (kept_output, reducer, reduce_sum, reduction_axes, reshape, spread,
                     transpose, where)
-from .cast import cast, conj
+from .cast import cast, conj, real_only
 from .compare import equal
 from .math import exp
 
@@ -129,13 +129,15 @@ def _logsumexp_jvp(node, t):
 
 _reduce_mean = defop("Mean", lambda x, axis, keepdims: np.mean(x, axis=axis, keepdims=keepdims),
                      _mean_grad, linear=True)
-_reduce_max = defop("Max", lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
+_reduce_max = defop("Max", real_only(lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
+                                     "reduce_max"),
                     _extreme_grad, jvp=_extreme_jvp, taylor=_extreme_series)
-_reduce_min = defop("Min", lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
+_reduce_min = defop("Min", real_only(lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
+                                     "reduce_min"),
                     _extreme_grad, jvp=_extreme_jvp, taylor=_extreme_series)
 _reduce_prod = defop("Prod", lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims),
                      _prod_grad, jvp=_prod_jvp, taylor=_prod_series)
-_reduce_logsumexp = defop("LogSumExp", _logsumexp_np, _logsumexp_grad, jvp=_logsumexp_jvp,
+_reduce_logsumexp = defop("LogSumExp", real_only(_logsumexp_np, "reduce_logsumexp"), _logsumexp_grad, jvp=_logsumexp_jvp,
                           taylor=lambda n, ins, K: S.logsumexp(ins[0], n.attrs["axis"], n.inputs[0].ndim,
                                                                n.attrs["keepdims"]))
 _reduce_any = defop("Any", lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims),
