@@ -13,10 +13,12 @@ from tape.cli.derivatives import Component
 SMOOTH = {"sin": np.sin, "cos": np.cos, "tanh": np.tanh, "atan": np.arctan,
           "sigmoid": lambda v: 1 / (1 + np.exp(-v)), "softplus": lambda v: np.log1p(np.exp(v)),
           "erf": None}
-# the same functions in mpmath, for a derivative reference computed at 30 digits
-MP_SMOOTH = {"sin": mpmath.sin, "cos": mpmath.cos, "tanh": mpmath.tanh, "atan": mpmath.atan,
-             "sigmoid": lambda v: 1 / (1 + mpmath.exp(-v)),
-             "softplus": lambda v: mpmath.log(1 + mpmath.exp(v))}
+NUMPY = {"number": float, "pi": np.pi, "e": np.e, **SMOOTH}
+# the same in mpmath, for a derivative reference computed at 30 digits
+MPMATH = {"number": mpmath.mpf, "pi": mpmath.pi, "e": mpmath.e, "sin": mpmath.sin,
+          "cos": mpmath.cos, "tanh": mpmath.tanh, "atan": mpmath.atan,
+          "sigmoid": lambda v: 1 / (1 + mpmath.exp(-v)),
+          "softplus": lambda v: mpmath.log(1 + mpmath.exp(v))}
 
 
 def expressions():
@@ -33,12 +35,13 @@ def expressions():
     return st.recursive(leaves, grow, max_leaves=8)
 
 
-def numpy_eval(tree, x, y):
+def evaluate(tree, x, y, lib: dict):
+    """``tree`` at (x, y) with the numbers, constants and functions of ``lib``."""
     def visit(node, kids):
         if isinstance(node, E.Number):
-            return node.value
+            return lib["number"](node.value)
         if isinstance(node, E.Constant):
-            return np.pi if node.name == "pi" else np.e
+            return lib[node.name]
         if isinstance(node, E.Variable):
             return {"x": x, "y": y}[node.name]
         if isinstance(node, E.Unary):
@@ -50,38 +53,22 @@ def numpy_eval(tree, x, y):
             if node.op == "-":
                 return a - b
             return a * b if node.op == "*" else a ** b
-        return SMOOTH[node.name](kids[0])
+        return lib[node.name](kids[0])
 
     return E.fold(tree, visit)
+
+
+def numpy_eval(tree, x, y):
+    return evaluate(tree, x, y, NUMPY)
 
 
 def mpmath_partials(tree, x: float, y: float) -> tuple[float, float]:
     """d/dx and d/dy of ``tree`` at (x, y), differentiated by mpmath at 30 significant digits:
     exact to float64 precision, unlike a float64 central difference whose error on a rapidly
     oscillating function (sin of a square of a square) exceeds any fixed tolerance."""
-    def f(a, b):
-        def visit(node, kids):
-            if isinstance(node, E.Number):
-                return mpmath.mpf(node.value)
-            if isinstance(node, E.Constant):
-                return mpmath.pi if node.name == "pi" else mpmath.e
-            if isinstance(node, E.Variable):
-                return {"x": a, "y": b}[node.name]
-            if isinstance(node, E.Unary):
-                return -kids[0]
-            if isinstance(node, E.Binary):
-                u, v = kids
-                if node.op == "+":
-                    return u + v
-                if node.op == "-":
-                    return u - v
-                return u * v if node.op == "*" else u ** v
-            return MP_SMOOTH[node.name](kids[0])
-
-        return E.fold(tree, visit)
-
     with mpmath.workdps(30):
         point = (mpmath.mpf(x), mpmath.mpf(y))
+        f = lambda a, b: evaluate(tree, a, b, MPMATH)  # noqa: E731
         return (float(mpmath.diff(f, point, (1, 0))), float(mpmath.diff(f, point, (0, 1))))
 
 
