@@ -194,10 +194,30 @@ def _render_plain(result: Result, precision: int = 6, warnings: Optional[list] =
 
 def _render_table(result: Result, precision: int = 6, warnings: Optional[list] = None) -> None:
     read_as = result.read_as
-    if read_as is not None:
-        shown = ", ".join(read_as) if isinstance(read_as, list) else read_as
-        sys.stdout.write(f"read as {shown}\n")
-    result.draw(sys.stdout, precision)
+    if read_as is None:
+        result.draw(sys.stdout, precision)
+        return
+    shown = ", ".join(read_as) if isinstance(read_as, list) else read_as
+    result.draw(_Preceded(sys.stdout, f"read as {shown}\n"), precision)
+
+
+class _Preceded:
+    """``out`` that writes ``first`` just before its first write: a view that fails before
+    drawing anything (a missing extra) leaves standard output empty, and views that ask
+    ``out`` whether it is a terminal still get the real answer."""
+
+    def __init__(self, out, first: str) -> None:
+        self._out = out
+        self._first = first
+
+    def write(self, text: str) -> int:
+        if self._first:
+            self._out.write(self._first)
+            self._first = ""
+        return self._out.write(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self._out, name)
 
 
 #: the writer of each format (``auto`` is resolved before: ``resolve_format``)

@@ -2,7 +2,9 @@
 Python dicts, then one ``json.dumps``. The streamed text must equal this byte for byte.
 
 Copied from tape/cli/commands/{grad,hessian,jacobian}.py, crosscheck.py and output.py as they
-were at commit 71b74ec; only the inputs are passed in rather than closed over.
+were at commit 71b74ec; only the inputs are passed in rather than closed over. SPEC section 4
+then added ``"read_as"`` right after ``"expression"``: ``with_reading`` puts it there, spelled
+from the parsed trees directly rather than through the render path under test.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import math
 
 import numpy as np
 
-from tape.cli import derivatives, output
+from tape.cli import derivatives, expr, output
 from tape.cli.commands.common import (gradient_report, hessian_matrix, hessian_report,
                                       jacobian_report, prepare)
 from tape.cli.derivatives import multisets
@@ -78,6 +80,19 @@ def jacobian_document(problem, outcome) -> dict:
             "wrt": problem.wrt, "points": pts}
 
 
+def with_reading(doc: dict, target) -> dict:
+    """``doc`` with ``"read_as"`` after ``"expression"``: each tree in SymPy syntax, a list
+    when the target was given as several expressions."""
+    spelled = [expr.read_as(tree) for tree in target.trees]
+    reading = spelled if isinstance(target.source, list) else spelled[0]
+    out: dict = {}
+    for key, value in doc.items():
+        out[key] = value
+        if key == "expression":
+            out["read_as"] = reading
+    return out
+
+
 def attach(doc: dict, layout, verdict) -> dict:
     for i, entry in enumerate(doc.get("points", [])):
         entry["check"] = {"method": verdict.method,
@@ -140,6 +155,7 @@ def text(command: str, targets: list[str], at=None, points=None, wrt=None, order
         report = jacobian_report(problem, outcome)
         doc = jacobian_document(problem, outcome)
         layout = Layout.for_jacobian(problem.comps, report.value.shape[1])
+    doc = with_reading(doc, problem.target)
     if with_check:
         doc = attach(doc, layout, check(report, problem, layout, CheckSettings(True)))
     warnings = report.warnings()

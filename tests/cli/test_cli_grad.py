@@ -24,7 +24,7 @@ def test_json_document_exactly_as_the_spec_shows():
     result = tape_cli("grad", "x**2*y", "--at", "x=1,y=2", "--format", "json")
     assert result.exit_code == 0
     assert json.loads(result.stdout) == {
-        "expression": "x**2*y", "variables": ["x", "y"], "wrt": ["x", "y"], "order": 1,
+        "expression": "x**2*y", "read_as": "x**2*y", "variables": ["x", "y"], "wrt": ["x", "y"], "order": 1,
         "points": [{"at": {"x": 1.0, "y": 2.0}, "value": 2.0,
                     "gradient": {"x": 4.0, "y": 1.0}}]}
 

@@ -16,7 +16,7 @@ def test_jacobian_of_a_bracketed_list():
     result = tape_cli("jacobian", "[x*y, x+y]", "--at", "x=1,y=2", "-f", "json")
     assert result.exit_code == 0
     assert json.loads(result.stdout) == {
-        "expression": ["x*y", "x+y"], "variables": ["x", "y"], "wrt": ["x", "y"],
+        "expression": ["x*y", "x+y"], "read_as": ["x*y", "x + y"], "variables": ["x", "y"], "wrt": ["x", "y"],
         "points": [{"at": {"x": 1.0, "y": 2.0}, "value": [2.0, 3.0],
                     "jacobian": [[2.0, 1.0], [1.0, 1.0]]}]}
 

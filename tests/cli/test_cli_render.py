@@ -40,7 +40,9 @@ def test_json_has_read_as_right_after_expression(name, read_as):
 
 
 @pytest.mark.parametrize("name", COMMANDS)
-def test_without_read_as_json_is_unchanged(name):
+def test_without_read_as_json_is_unchanged(name, monkeypatch):
+    # a target with no reading (a script's) adds nothing to the document
+    monkeypatch.setattr(Target, "read_as", None)
     doc = json.loads(tape_cli(*COMMANDS[name], "--format", "json").stdout)
     assert "read_as" not in doc and "expression" in doc
 

@@ -56,8 +56,8 @@ def test_wrt_selects_and_orders():
 
 def test_json_document():
     doc = json.loads(tape_cli("diff", "x^3", "--format", "json").stdout)
-    assert set(doc) == {"expression", "wrt", "order", "derivative"}
-    assert doc["expression"] == "x^3" and doc["wrt"] == ["x"] and doc["order"] == 1
+    assert list(doc) == ["expression", "read_as", "wrt", "order", "derivative"]
+    assert doc["expression"] == "x^3" and doc["read_as"] == "x**3" and doc["wrt"] == ["x"] and doc["order"] == 1
     assert same(doc["derivative"], "3*x**2")
     several = json.loads(tape_cli("diff", "x*y^2", "--format", "json").stdout)
     assert same(several["derivative"]["x"], "y**2") and same(several["derivative"]["y"],

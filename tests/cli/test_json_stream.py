@@ -52,7 +52,8 @@ def run_json(command, targets, at=None, points=None, wrt=None, order=1, check=Fa
 def test_the_spec_example_exactly():
     result = tape_cli("grad", "x**2*y", "--at", "x=1,y=2", "--format", "json")
     assert result.stdout == (
-        '{"expression": "x**2*y", "variables": ["x", "y"], "wrt": ["x", "y"], "order": 1, '
+        '{"expression": "x**2*y", "read_as": "x**2*y", "variables": ["x", "y"], '
+        '"wrt": ["x", "y"], "order": 1, '
         '"points": [{"at": {"x": 1.0, "y": 2.0}, "value": 2.0, '
         '"gradient": {"x": 4.0, "y": 1.0}}]}\n')
 
@@ -60,7 +61,8 @@ def test_the_spec_example_exactly():
 def test_non_finite_values_are_null_and_warned_exactly():
     result = tape_cli("grad", "log(x)+1/x", "--at", "0", "--at", "-1", "--at", "2", "-f", "json")
     assert result.stdout == (
-        '{"expression": "log(x)+1/x", "variables": ["x"], "wrt": ["x"], "order": 1, '
+        '{"expression": "log(x)+1/x", "read_as": "log(x) + 1/x", "variables": ["x"], '
+        '"wrt": ["x"], "order": 1, '
         '"points": [{"at": {"x": 0.0}, "value": null, "gradient": {"x": null}}, '
         '{"at": {"x": -1.0}, "value": null, "gradient": {"x": -2.0}}, '
         '{"at": {"x": 2.0}, "value": 1.1931471805599454, "gradient": {"x": 0.25}}], '
@@ -71,7 +73,8 @@ def test_jacobian_text_keeps_unicode_signed_zero_and_subnormals():
     result = tape_cli("jacobian", "[x·y, 1/x]", "--at", "x=0,y=2", "--at", "x=-0.0,y=1e-320",
                       "-f", "json")
     assert result.stdout == (
-        '{"expression": ["x·y", "1/x"], "variables": ["x", "y"], "wrt": ["x", "y"], '
+        '{"expression": ["x·y", "1/x"], "read_as": ["x*y", "1/x"], "variables": ["x", "y"], '
+        '"wrt": ["x", "y"], '
         '"points": [{"at": {"x": 0.0, "y": 2.0}, "value": [0.0, null], '
         '"jacobian": [[2.0, 0.0], [null, 0.0]]}, {"at": {"x": -0.0, "y": 1e-320}, '
         '"value": [-0.0, null], "jacobian": [[1e-320, 0.0], [null, 0.0]]}], '
@@ -81,7 +84,8 @@ def test_jacobian_text_keeps_unicode_signed_zero_and_subnormals():
 def test_check_text_exactly():
     result = tape_cli("grad", "x*y", "--at", "1,2", "--at", "0,0", "--check", "-f", "json")
     assert result.stdout == (
-        '{"expression": "x*y", "variables": ["x", "y"], "wrt": ["x", "y"], "order": 1, '
+        '{"expression": "x*y", "read_as": "x*y", "variables": ["x", "y"], "wrt": ["x", "y"], '
+        '"order": 1, '
         '"points": [{"at": {"x": 1.0, "y": 2.0}, "value": 2.0, "gradient": {"x": 2.0, "y": 1.0}, '
         '"check": {"method": "sympy", "expected": {"x": 2.0, "y": 1.0}, "max_abs_error": 0.0, '
         '"agree": true}}, {"at": {"x": 0.0, "y": 0.0}, "value": 0.0, '
@@ -93,7 +97,8 @@ def test_check_text_exactly():
 def test_vector_hessian_text_exactly():
     result = tape_cli("hessian", "x^2*w[1]", "--at", "w=[1,2],x=3", "-f", "json")
     assert result.stdout == (
-        '{"expression": "x^2*w[1]", "variables": ["w", "x"], "wrt": ["w", "x"], '
+        '{"expression": "x^2*w[1]", "read_as": "x**2*w[1]", "variables": ["w", "x"], '
+        '"wrt": ["w", "x"], '
         '"points": [{"at": {"w": [1.0, 2.0], "x": 3.0}, "value": 18.0, '
         '"hessian": [[0.0, 0.0, 0.0], [0.0, 0.0, 6.0], [0.0, 6.0, 4.0]]}]}\n')
 

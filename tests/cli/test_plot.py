@@ -224,7 +224,7 @@ def test_terminal_chart_fixed_width_with_legend():
     assert max(len(line) for line in lines) == 60 and len(lines) == 20
     legend = " ".join(lines)
     assert " f " in legend and " f' " in legend and " f'' " in legend
-    assert "x^2" in lines[0]  # the title
+    assert lines[0] == "read as x**2" and "x^2" in lines[1]  # the reading, then the title
     assert "\x1b[" not in result.stdout  # no colour codes when not on a terminal
 
 

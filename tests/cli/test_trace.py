@@ -154,8 +154,10 @@ def test_long_traces_are_cut_in_the_table_only(tmp_path, monkeypatch):
 
 def test_json_structure():
     doc = trace_json(POLY, "--at", "0.5")
-    assert set(doc) == {"expression", "variables", "at", "value", "gradient", "output", "nodes"}
-    assert doc["expression"] == POLY and doc["at"] == {"x": 0.5}
+    assert list(doc) == ["expression", "read_as", "variables", "at", "value", "gradient",
+                         "output", "nodes"]
+    assert doc["expression"] == POLY and doc["read_as"] == "2*x**3 + 4*x**2 + 5*x + 6"
+    assert doc["at"] == {"x": 0.5}
     for n in doc["nodes"]:
         assert set(n) == {"id", "kind", "label", "op", "inputs", "shape", "value", "adjoint",
                           "attrs"}

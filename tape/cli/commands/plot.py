@@ -90,8 +90,10 @@ class PlotResult(output.Result):
 
         width, height = self.size
         columns, rows = shutil.get_terminal_size((100, 30))
+        # the render path prints a `read as` line above the chart: --height counts it
+        above = 0 if self.read_as is None else 1
         text = terminal_chart(self.series, width or max(40, min(columns, 120)),
-                              height or max(12, min(rows - 2, 30)),
+                              (height or max(12 + above, min(rows - 2, 30))) - above,
                               color=output.is_terminal(out))
         out.write(text + "\n")
 
