@@ -146,7 +146,7 @@ def test_timeout_falls_back_to_numbers_wrong(monkeypatch):
 
 
 def test_a_real_tiny_timeout_still_decides():
+    # the numeric search decides a wrong answer without waiting for SymPy
     heavy = "sin(x)^20*cos(x)^13*exp(tan(x))*atan(x^5)"
     result = tape_cli("check", heavy, "--order", "6", "--answer", "0", "--timeout", "0.1")
     assert result.exit_code == 1 and result.stdout.startswith("wrong")
-    assert "did not finish in 0.1 s" in result.stderr

@@ -25,18 +25,23 @@ def check(
         "--answer", metavar="ANSWER",
         help="The proposed derivative, same syntax (^, 2x, ln), e.g. '2sin(x)*cos(x)'.")],
     wrt: Annotated[Optional[str], typer.Option(
-        "--wrt", "-w", metavar="VAR",
-        help="The variable to differentiate by (needed when EXPR has several).")] = None,
+        "--wrt", "-w", metavar="VAR[,VAR...]",
+        help="The variable to differentiate by (needed when EXPR has several); "
+             "x,y is the mixed partial d/dx then d/dy.")] = None,
     order: Annotated[int, typer.Option(
         "--order", "-n", min=1, max=10, help="Check the N-th derivative.")] = 1,
     fmt: output.FormatOption = output.Format.auto,
     timeout: TimeoutOption = TIMEOUT,
+    implicit: Annotated[bool, typer.Option(
+        "--implicit", help="EXPR is a curve F(x,y) = G(x,y); ANSWER is dy/dx on it.")] = False,
+    dependent: Annotated[str, typer.Option(
+        "--dependent", metavar="NAME", help="With --implicit: the dependent variable.")] = "y",
 ) -> None:
     """Is ANSWER the derivative of EXPR? Exit 0 correct, 1 wrong (with a counterexample)."""
     from ..homework import decide
 
     fmt = output.resolve_format(fmt)
-    decision, wrt_name, _ = decide(expression, answer, wrt, order, timeout)
+    decision, wrt_name, _ = decide(expression, answer, wrt, order, timeout, implicit, dependent)
     if decision.note:
         output.warn(decision.note)
     if fmt is output.Format.json:
@@ -61,8 +66,8 @@ def _word(correct: Optional[bool]) -> str:
 
 
 def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
-    lines = [_word(decision.correct)]
-    d = f"d/d{wrt}" if order == 1 else f"d{order}/d{wrt}{order}"
+    lines = [_word(decision.correct)] + ([decision.diagnosis["detail"]] if decision.diagnosis else [])
+    d = decision.label
     if decision.counterexample:
         c = decision.counterexample
         at = ", ".join(f"{k} = {v!r}" for k, v in c["at"].items())
