@@ -23,17 +23,15 @@ it, if one does.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
-from .errors import UNDECIDED, CLIError
-from .highprec import DIGITS as HIGH_DIGITS
-from .timelimit import SymbolicFailure, SymbolicTimeout, run_limited, run_optional
+from .errors import CLIError
+from .timelimit import run_optional
+from .verdict import POLISH, Decision, settle, shown
 
-#: high-precision agreements needed to accept without a symbolic proof
-ENOUGH = 16
 #: float agreements re-checked in high precision
 SAMPLED = 40
 #: float disagreements examined in high precision before giving up on finding a counterexample
@@ -44,30 +42,6 @@ ROUND = [0.5, 1.5, 2.0, -0.5, 0.3, -1.5, 3.0, 0.7, 1.0, -1.0, -2.0, -3.0, 0.0, 0
 #: places where homework functions are often singular or end: points just beside them
 NEAR = [0.0, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 0.5, -0.5]
 SEED = 20240229
-#: seconds for display work (the tidy derivative, the diagnosis) on a wrong answer
-POLISH = 3.0
-
-
-@dataclass
-class Decision:
-    """The verdict on one answer."""
-
-    correct: Optional[bool]        # None: undecided
-    method: str                    # "symbolic" or "numeric"
-    expected: Optional[str]        # the right derivative (None when SymPy did not finish)
-    counterexample: Optional[dict] = None
-    valid_points: int = 0
-    note: Optional[str] = None     # e.g. why the decision is numeric
-    diagnosis: Optional[dict] = None
-    label: str = "d/dx"            # the derivative asked for, as written before EXPR
-    extra: dict = field(default_factory=dict)
-
-    def document(self, expression: str, answer: str) -> dict:
-        """The JSON document (SPEC sections 3 and 5)."""
-        return {"expression": expression, "answer": answer, "correct": self.correct,
-                "method": self.method, "expected": self.expected,
-                "counterexample": self.counterexample, "diagnosis": self.diagnosis,
-                **self.extra}
 
 
 @dataclass
@@ -86,12 +60,17 @@ class Exercise:
 
     @property
     def label(self) -> str:
+        """``d/dx``, ``d2/dx2`` (one variable), ``∂/∂x``, ``∂2/∂x2``, ``∂2/∂x∂y`` (several)."""
         n = len(self.along)
-        if len(set(self.along)) == 1 and len(self.variables) == 1:
-            v = self.along[0]
-            return f"d/d{v}" if n == 1 else f"d{n}/d{v}{n}"
-        top = "∂" if n == 1 else f"∂{n}"
-        return top + "/" + "".join(f"∂{v}" for v in self.along)
+        top = "d" if len(self.variables) == 1 else "∂"
+        runs: list[list] = []
+        for name in self.along:
+            if runs and runs[-1][0] == name:
+                runs[-1][1] += 1
+            else:
+                runs.append([name, 1])
+        bottom = "".join(f"{top}{v}" + (str(k) if k > 1 else "") for v, k in runs)
+        return f"{top}{n if n > 1 else ''}/{bottom}"
 
 
 def decide(expression: str, answer: str, wrt: Optional[str], order: int, timeout: float,
@@ -303,36 +282,17 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
 def _verdict(exercise: Exercise, timeout: float) -> Decision:
     evidence = numeric_evidence(exercise)
     args = (exercise.tree, exercise.answer, exercise.variables, exercise.along)
-    start = time.monotonic()
-    if evidence.counterexample:
-        polish = start + min(timeout, POLISH)
-        expected = run_optional(polish, _tidy_derivative, *args) or \
-            run_optional(time.monotonic() + 1.0, _raw_derivative, *args)
-        from .diagnosis import diagnose
+    if not evidence.counterexample:
+        return settle(len(evidence.agree), "spread over the domain", _difference_is_zero, args,
+                      (_tidy_derivative, _raw_derivative), timeout)
+    polish = time.monotonic() + min(timeout, POLISH)
+    expected = shown(polish, (_tidy_derivative, _raw_derivative), args)
+    from .diagnosis import diagnose
 
-        points = [tuple(evidence.counterexample["at"].values())] + evidence.defined[:8]
-        found = run_optional(max(polish, time.monotonic() + 1.0), diagnose, *args, points)
-        return Decision(False, "numeric", expected, evidence.counterexample,
-                        len(evidence.agree), diagnosis=found)
-    count = len(evidence.agree)
-    reason = None
-    try:
-        zero = run_limited(_difference_is_zero, *args, timeout=timeout,
-                           what="the symbolic proof", consequence="")
-    except (SymbolicTimeout, SymbolicFailure) as exc:
-        zero, reason = None, exc.message
-    expected = run_optional(start + timeout, _tidy_derivative, *args) or \
-        run_optional(time.monotonic() + 1.0, _raw_derivative, *args)
-    if zero:
-        return Decision(True, "symbolic", expected, valid_points=count)
-    reason = reason or "SymPy could not simplify the difference to 0"
-    if count >= ENOUGH:
-        return Decision(True, "numeric", expected, valid_points=count,
-                        note=f"{reason}; both sides agree to {HIGH_DIGITS} digits at {count} points "
-                             f"spread over the domain")
-    raise CLIError(f"undecided: {reason}, and only {count} points where the derivative exists "
-                   f"could be checked (at least {ENOUGH} are needed)", UNDECIDED)
-
+    points = [tuple(evidence.counterexample["at"].values())] + evidence.defined[:8]
+    found = run_optional(max(polish, time.monotonic() + 1.0), diagnose, *args, points)
+    return Decision(False, "numeric", expected, evidence.counterexample, len(evidence.agree),
+                    diagnosis=found)
 
 
 # --------------------------------------------------------------------------- SymPy (in a child)
