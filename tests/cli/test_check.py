@@ -9,7 +9,7 @@ import sympy as sp
 
 from cli_helpers import tape_cli
 
-from tape.cli import homework, timelimit
+from tape.cli import timelimit, verdict
 
 ACCEPTED = [
     ("sin(x)^2", "2*sin(x)*cos(x)"),
@@ -128,7 +128,7 @@ def _timed_out(*args, timeout, **kwargs):
 
 
 def test_timeout_falls_back_to_numbers_correct(monkeypatch):
-    monkeypatch.setattr(homework, "run_limited", _timed_out)
+    monkeypatch.setattr(verdict, "run_limited", _timed_out)
     result = tape_cli("check", "sin(x)^2", "--answer", "sin(2x)", "--format", "json")
     assert result.exit_code == 0
     doc = json.loads(result.stdout)
@@ -137,7 +137,7 @@ def test_timeout_falls_back_to_numbers_correct(monkeypatch):
 
 
 def test_timeout_falls_back_to_numbers_wrong(monkeypatch):
-    monkeypatch.setattr(homework, "run_limited", _timed_out)
+    monkeypatch.setattr(verdict, "run_limited", _timed_out)
     result = tape_cli("check", "sin(x)^2", "--answer", "2cos(x)", "--format", "json")
     assert result.exit_code == 1
     doc = json.loads(result.stdout)
