@@ -221,15 +221,13 @@ class _Rules:
         return Mistake(node, kind, wrong, text)
 
     def _binary_mistakes(self, node) -> list[Mistake]:
-        sp = self.sp
         u, v = self.value(node.left), self.value(node.right)
         du, dv = self.d(node.left, {}), self.d(node.right, {})
         lu, lv = self.depends(node.left), self.depends(node.right)
         out = []
         if node.op in "+-":
             sign = 1 if node.op == "+" else -1
-            for side, dside, other, dother, varies, s in (
-                    (u, du, v, dv, lu, 1), (v, dv, u, du, lv, sign)):
+            for side, dside, varies, s in ((u, du, lu, 1), (v, dv, lv, sign)):
                 if varies:
                     out.append(Mistake(node, "missing term", du + sign * dv - s * dside,
                                        f"the derivative of the term {self.render(side)} "
@@ -302,7 +300,6 @@ class _Rules:
         return out
 
     def _call_mistakes(self, node) -> list[Mistake]:
-        sp = self.sp
         name = node.name
         u = self.value(node.args[0])
         du = self.d(node.args[0], {})

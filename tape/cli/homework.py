@@ -124,7 +124,7 @@ def _along(names: list[str], wrt: Optional[str], order: int) -> list[str]:
         if not names:
             raise CLIError("the expression has no variables; nothing to differentiate by")
         raise CLIError(f"the expression has several variables ({', '.join(names)}): say which "
-                       f"one to differentiate by with --wrt (--wrt x,y for the mixed partial)")
+                       f"one to differentiate by with --wrt")
     along = [w.strip() for w in wrt.split(",")]
     for w in along:
         if w not in names:

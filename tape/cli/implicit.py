@@ -171,7 +171,8 @@ def points_on_curve(relation: Relation, count: int = _X_SCAN, seed: int = 202402
             if values.shape != _Y_GRID.shape:
                 values = np.broadcast_to(values, _Y_GRID.shape)
             ok = np.isfinite(values)
-            change = np.nonzero(ok[:-1] & ok[1:] & (np.sign(values[:-1]) * np.sign(values[1:]) < 0))[0]
+            crossing = np.sign(values[:-1]) * np.sign(values[1:]) < 0
+            change = np.nonzero(ok[:-1] & ok[1:] & crossing)[0]
             for i in change:
                 root = _root(scan, exact, float(x), float(_Y_GRID[i]),
                              float(_Y_GRID[i + 1]), H)

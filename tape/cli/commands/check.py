@@ -66,7 +66,8 @@ def _word(correct: Optional[bool]) -> str:
 
 
 def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
-    lines = [_word(decision.correct)] + ([decision.diagnosis["detail"]] if decision.diagnosis else [])
+    lines = [_word(decision.correct)]
+    lines += [decision.diagnosis["detail"]] if decision.diagnosis else []
     d = decision.label
     if decision.counterexample:
         c = decision.counterexample
