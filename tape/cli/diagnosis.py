@@ -80,11 +80,18 @@ def diagnose(tree, answer_tree, variables: list[str], along: list[str],
 
 
 def _scaled_or_shifted(correct, symbols, checks, H, rules) -> Optional[dict]:
-    """The answer as k * derivative (constant factor / sign) or derivative + c (extra term)."""
-    mp = H.mpmath()
     fn = H.compile_sympy(correct, symbols)
     pairs = [(H.value_at(fn, p), a) for p, a in checks]
-    pairs = [(d, a) for d, a in pairs if d is not None]
+    return scaled_or_shifted([(d, a) for d, a in pairs if d is not None], rules.render(correct))
+
+
+def scaled_or_shifted(pairs: list, derivative: str) -> Optional[dict]:
+    """The answer as k * derivative (``constant factor``; ``sign`` for k = -1) or derivative + c
+    (``extra term``), judged from high-precision ``(derivative, answer)`` pairs at two or more
+    points; None otherwise. ``derivative`` is the right derivative as text."""
+    from . import highprec as H
+
+    mp = H.mpmath()
     if len(pairs) < 2:
         return None
     with mp.workdps(H.DIGITS):
@@ -93,19 +100,19 @@ def _scaled_or_shifted(correct, symbols, checks, H, rules) -> Optional[dict]:
             ratios = [a / d for d, a in nonzero]
             k = ratios[0]
             if all(abs(r - k) <= RTOL * max(1, abs(k)) for r in ratios) and abs(k - 1) > RTOL:
-                text = rules.render(correct)
                 if abs(k + 1) <= RTOL:
                     return {"kind": "sign", "detail": f"the sign is wrong: the derivative is "
-                                                      f"{text}, and the answer is its negative"}
+                                                      f"{derivative}, and the answer is its "
+                                                      f"negative"}
                 return {"kind": "constant factor",
-                        "detail": f"the answer is {mp.nstr(k, 6)} times the derivative {text}: "
-                                  f"a constant factor is wrong"}
+                        "detail": f"the answer is {mp.nstr(k, 6)} times the derivative "
+                                  f"{derivative}: a constant factor is wrong"}
         shifts = [a - d for d, a in pairs]
         c = shifts[0]
         if all(abs(s - c) <= RTOL * max(1, abs(c)) for s in shifts) and abs(c) > RTOL:
             return {"kind": "extra term",
                     "detail": f"the answer has an extra constant term {mp.nstr(c, 6)}: "
-                              f"the derivative is {rules.render(correct)}"}
+                              f"the derivative is {derivative}"}
     return None
 
 

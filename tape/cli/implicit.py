@@ -261,24 +261,31 @@ def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, d
                        f"does not (its names: {', '.join(relation.variables)})")
     f = H.compile_tree(relation.function, relation.variables)
     a = H.compile_tree(given, relation.variables)
-    agree, counterexample = 0, None
+    agree, counterexample, pairs = 0, None, []
     for x, y in points_on_curve(relation):
         expected = slope_high_precision(relation, f, x, y, order)
         got = H.value_at(a, [x, y]) if expected is not None else None
         if got is None:
             continue
-        if H.differ(expected, got):
+        pairs.append((expected, got))
+        if counterexample is None and H.differ(expected, got):
             counterexample = {"at": {relation.x: float(x), relation.y: float(y)},
                               "answer": float(got), "expected": float(expected)}
+        elif counterexample is None:
+            agree += 1
+        if counterexample and len(pairs) >= 6:
             break
-        agree += 1
     label = f"d{relation.y}/d{relation.x}" if order == 1 else f"d2{relation.y}/d{relation.x}2"
     details = {"label": f"{label} on", "extra": {"dependent": relation.y}}
     args = (relation, given, order)
     renderers = (_slope_text, _slope_text)
     if counterexample:
+        from .diagnosis import scaled_or_shifted
+
         expected = shown(time.monotonic() + min(timeout, POLISH), renderers, args)
-        decision = Decision(False, "numeric", expected, counterexample, agree, **details)
+        found = scaled_or_shifted(pairs, expected or f"d{relation.y}/d{relation.x}")
+        decision = Decision(False, "numeric", expected, counterexample, agree,
+                            diagnosis=found, **details)
     else:
         decision = settle(agree, "on the curve", _slope_minus_answer_is_zero, args, renderers,
                           timeout, **details)

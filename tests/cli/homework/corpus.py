@@ -98,6 +98,7 @@ WRONG = [
     ("x^2*y", "2*x", {"wrt": "x"}, "constant factor"),        # the factor y dropped
     ("x^2*y^3", "6*x*y", {"wrt": "x,y"}, None),
     ("x^2*y^3", "2*y^2", {"wrt": "x", "order": 2}, None),
-    ("x^2 + y^2 = 1", "x/y", {"implicit": True}, None),
+    ("x^2 + y^2 = 1", "x/y", {"implicit": True}, "sign"),
+    ("x^2 + y^2 = 1", "-2*x/y", {"implicit": True}, "constant factor"),
     ("x^2 + y^2 = 1", "-x/sqrt(1-x^2)", {"implicit": True}, None),  # the upper branch only
 ]
