@@ -82,6 +82,9 @@ def decide(expression: str, answer: str, wrt: Optional[str], order: int, timeout
         from .implicit import check_implicit
 
         return check_implicit(expression, answer, wrt, order, dependent, timeout)
+    if dependent != "y":
+        raise CLIError("--dependent names the dependent variable of an --implicit equation; "
+                       "add --implicit")
     exercise = _exercise(expression, answer, wrt, order)
     decision = _verdict(exercise, timeout)
     decision.label = exercise.label

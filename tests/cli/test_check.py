@@ -232,3 +232,8 @@ def test_implicit_answers():
     assert other.exit_code == 0
     bad = tape_cli("check", "x^2 + y^2", "--implicit", "--answer", "-x/y")
     assert bad.exit_code == 2 and "one '='" in bad.stderr
+
+
+def test_dependent_needs_implicit():
+    result = tape_cli("check", "x^2", "--answer", "2x", "--dependent", "x")
+    assert result.exit_code == 2 and "--implicit" in result.stderr
