@@ -39,7 +39,6 @@ def compile_sympy(expr, symbols: Sequence) -> Callable:
 
     from .symbolic import _drop_deltas
 
-    mp = mpmath()
     fn = sp.lambdify(list(symbols), _drop_deltas(sp.sympify(expr)), modules=["mpmath"])
 
     def value(*args):
@@ -49,7 +48,6 @@ def compile_sympy(expr, symbols: Sequence) -> Callable:
             raise Undefined from None
         return real(out)
 
-    value.mp = mp
     return value
 
 
