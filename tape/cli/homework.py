@@ -29,8 +29,7 @@ from typing import Optional
 import numpy as np
 
 from .errors import CLIError
-from .timelimit import run_optional
-from .verdict import POLISH, Decision, settle, shown
+from .verdict import POLISH, Decision, optional_work, settle, shown
 
 #: float agreements re-checked in high precision
 SAMPLED = 40
@@ -295,7 +294,7 @@ def _verdict(exercise: Exercise, timeout: float) -> Decision:
     from .diagnosis import diagnose
 
     points = [tuple(evidence.counterexample["at"].values())] + evidence.defined[:8]
-    found = run_optional(max(polish, time.monotonic() + 1.0), diagnose, *args, points)
+    found = optional_work(max(polish, time.monotonic() + 1.0), diagnose, *args, points)
     return Decision(False, "numeric", expected, evidence.counterexample, len(evidence.agree),
                     diagnosis=found)
 

@@ -45,13 +45,21 @@ class Decision:
                 **self.extra}
 
 
+def optional_work(deadline: float, fn: Callable, *args):
+    """``fn(*args)`` in a child for something the verdict does not depend on (a display form,
+    the diagnosis): None when it runs out of time or fails."""
+    try:
+        return run_optional(deadline, fn, *args)
+    except SymbolicFailure:
+        return None
+
 
 def shown(deadline: float, renderers: tuple, args: tuple) -> Optional[str]:
     """The right derivative for display: the first renderer (tidy) by ``deadline``, else the
     second (as differentiated) within a second more; None when neither finishes."""
     tidy, raw = renderers
-    return run_optional(deadline, tidy, *args) or \
-        run_optional(time.monotonic() + 1.0, raw, *args)
+    return optional_work(deadline, tidy, *args) or \
+        optional_work(time.monotonic() + 1.0, raw, *args)
 
 
 def settle(agree: int, where: str, prove: Callable, args: tuple, renderers: tuple,

@@ -237,3 +237,15 @@ def test_implicit_answers():
 def test_dependent_needs_implicit():
     result = tape_cli("check", "x^2", "--answer", "2x", "--dependent", "x")
     assert result.exit_code == 2 and "--implicit" in result.stderr
+
+
+def test_a_failing_diagnosis_does_not_change_the_verdict(monkeypatch):
+    from tape.cli import diagnosis
+
+    def broken(*args):
+        raise RuntimeError("a SymPy failure")
+
+    monkeypatch.setattr(diagnosis, "diagnose", broken)
+    doc = json.loads(tape_cli("check", "sin(3x)", "--answer", "cos(3x)", "--format",
+                              "json").stdout)
+    assert doc["correct"] is False and doc["diagnosis"] is None
