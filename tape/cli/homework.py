@@ -91,10 +91,10 @@ def decide(expression: str, answer: str, wrt: Optional[str], order: int, timeout
 
 
 def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> Exercise:
-    from . import expr as E
+    from .expr import parse
     from .tree import free_variables
 
-    tree, given = _parse("EXPR", expression, E), _parse("--answer", answer, E)
+    tree, given = parse(expression), parse(answer)
     names = free_variables(tree)
     along = _along(names, wrt, order)
     variables = list(dict.fromkeys(along)) + [n for n in names if n not in along]
@@ -104,17 +104,6 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
                        f"{'is' if len(extra) == 1 else 'are'} not in the expression "
                        f"(its variables: {', '.join(variables)})")
     return Exercise(tree, given, variables, along)
-
-
-def _parse(what: str, text: str, E):
-    from .errors import ExprError
-
-    try:
-        return E.parse(text)
-    except ExprError as exc:
-        if not exc.message.startswith(what) and what != "EXPR":
-            exc.message = f"{what}: {exc.message}"
-        raise
 
 
 def _along(names: list[str], wrt: Optional[str], order: int) -> list[str]:
