@@ -2,13 +2,17 @@
 
 Adding a command is one line in ``COMMANDS``. A command's module is imported, and its Typer
 command built, only when that command runs or help lists it (``LazyCommands``): ``tape grad``
-never loads the modules of ``trace``, ``plot``, ``diff`` or ``check``. Commands raise ``CLIError``
-(or call ``output.abort``); ``TapeGroup.main`` is the one place that turns errors into
+never loads the modules of ``trace``, ``plot``, ``diff`` or ``check``. Commands stop with
+``output.abort`` (a ``CLIError``); ``TapeGroup.main`` is the one place that turns errors into
 messages and exit codes, for the console script, ``python -m tape`` and test runners alike:
 
 * ``CLIError`` -> its lines, its code (2 bad input, 1 check failed, 3 undecided);
 * usage errors (unknown option, missing argument, bad value) -> plain lines, exit 2;
 * anything else is a bug in tape: one line naming it, exit 70 (``--debug``: the traceback).
+
+Option values are converted by ``PlainValues`` rather than Typer's pydantic adapters: the
+options here are strings, numbers with bounds, flags and choices, and importing pydantic and
+building its validators cost ~0.2 s on every call.
 """
 
 # (no ``from __future__ import annotations`` here: Typer reads this module's command
@@ -16,12 +20,12 @@ messages and exit codes, for the console script, ``python -m tape`` and test run
 import sys
 import traceback
 from collections.abc import Mapping
+from enum import Enum
 from importlib import import_module
-from typing import Annotated
+from typing import Annotated, get_args, get_origin
 
 import typer
-from typer._click import exceptions as click_exceptions
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 from typer.main import get_command_from_info
 
 from .errors import BAD_INPUT, INTERNAL_ERROR, CLIError, OutputClosed
@@ -41,6 +45,10 @@ COMMANDS = [
 
 DEBUG_FLAG = "--debug"
 
+#: click's usage error (a bad option, a missing argument), reached through Typer's public
+#: ``BadParameter``, its subclass
+UsageError = typer.BadParameter.__base__
+
 
 def command_function(name: str):
     """The function behind command ``name`` (imports its module)."""
@@ -48,10 +56,90 @@ def command_function(name: str):
     return getattr(import_module(f"{__package__}.commands.{module}"), name)
 
 
+class PlainValues:
+    """Converts one parameter's command-line text to its annotation's type: ``str``, ``int``
+    and ``float`` (with the option's ``min``/``max``), ``bool``, an ``Enum`` of choices, and
+    lists or optionals of those. Anything else is left to Typer."""
+
+    SCALARS = (str, int, float, bool)
+
+    def __init__(self, annotation, info) -> None:
+        self.annotation = annotation
+        self.info = info
+
+    @classmethod
+    def handles(cls, annotation) -> bool:
+        if get_origin(annotation) is list:
+            (annotation,) = get_args(annotation)
+        return annotation in cls.SCALARS or (isinstance(annotation, type)
+                                             and issubclass(annotation, Enum))
+
+    def coerce(self, value, param, ctx):
+        if value is None:
+            return () if param.multiple or param.nargs == -1 else None
+        if get_origin(self.annotation) is list:
+            (kind,) = get_args(self.annotation)
+            return [self._one(kind, v, param, ctx) for v in value]
+        return self._one(self.annotation, value, param, ctx)
+
+    def _one(self, kind, value, param, ctx):
+        if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+            converted = value
+        elif issubclass(kind, Enum):
+            converted = self._choice(kind, value, param, ctx)
+        elif kind is bool:
+            converted = str(value).strip().lower() in ("1", "true", "yes", "y", "on", "t")
+        else:
+            try:
+                converted = kind(value)
+            except ValueError:
+                raise typer.BadParameter(f"{value!r} is not a valid {self._type_name(kind)}.",
+                                         ctx=ctx, param=param) from None
+        low, high = self.info.min, self.info.max
+        if kind in (int, float) and ((low is not None and converted < low)
+                                     or (high is not None and converted > high)):
+            bounds = (f"x<={high}" if low is None else f"x>={low}" if high is None
+                      else f"{low}<=x<={high}")
+            raise typer.BadParameter(f"{converted} is not in the range {bounds}.",
+                                     ctx=ctx, param=param)
+        return converted
+
+    def _type_name(self, kind) -> str:
+        """The words click uses for a number type, with or without bounds."""
+        ranged = self.info.min is not None or self.info.max is not None
+        return {int: "int range" if ranged else "integer",
+                float: "float range" if ranged else "float"}.get(kind, kind.__name__)
+
+    def _choice(self, kind, value, param, ctx):
+        fold = (lambda s: s) if self.info.case_sensitive else str.casefold
+        for choice in kind:
+            if fold(str(choice.value)) == fold(str(value)):
+                return choice
+        allowed = ", ".join(repr(c.value) for c in kind)
+        raise typer.BadParameter(f"{value!r} is not one of {allowed}.", ctx=ctx, param=param)
+
+
+def use_plain_values(params) -> None:
+    """Give every parameter whose type ``PlainValues`` handles that converter."""
+    for param in params:
+        descriptor = getattr(param, "type_descriptor", None)
+        if descriptor is not None and PlainValues.handles(descriptor.annotation):
+            converter = PlainValues(descriptor.annotation, descriptor.parameter_info)
+            param.get_runtime_param = lambda converter=converter: converter
+
+
+class TapeCommand(TyperCommand):
+    """A command whose options are read by ``PlainValues``."""
+
+    def parse_args(self, ctx, args):
+        use_plain_values(self.get_params(ctx))
+        return super().parse_args(ctx, args)
+
+
 class LazyCommands(Mapping):
-    """The group's ``commands``: every name is known up front (for listing and "did you mean");
-    a command's module is imported and its click command built on first access, exactly as
-    ``app.command(name)(function)`` would have built it."""
+    """The group's ``commands``: every name is known up front (for listing, completion and
+    "did you mean"); a command's module is imported and its click command built on first
+    access, exactly as ``app.command(name)(function)`` would have built it."""
 
     def __init__(self) -> None:
         self._built: dict = {}
@@ -61,7 +149,7 @@ class LazyCommands(Mapping):
             if name not in self:
                 raise KeyError(name)
             registry = typer.Typer()
-            registry.command(name)(command_function(name))
+            registry.command(name, cls=TapeCommand)(command_function(name))
             self._built[name] = get_command_from_info(
                 registry.registered_commands[0],
                 pretty_exceptions_short=app.pretty_exceptions_short,
@@ -86,6 +174,10 @@ class TapeGroup(TyperGroup):
         super().__init__(*args, **kwargs)
         self.commands = LazyCommands()
 
+    def parse_args(self, ctx, args):
+        use_plain_values(self.get_params(ctx))   # here: Typer adds options after __init__
+        return super().parse_args(ctx, args)
+
     def list_commands(self, ctx) -> list[str]:
         return list(self.commands)
 
@@ -94,21 +186,19 @@ class TapeGroup(TyperGroup):
         args = list(sys.argv[1:] if args is None else args)
         debug = _take_debug_flag(args)
         try:
-            code = super().main(args, prog_name or "tape", complete_var,
+            code = super().main(args or ["--help"], prog_name or "tape", complete_var,
                                 standalone_mode=False, **extra)
             code = code if isinstance(code, int) else 0
         except CLIError as exc:
             if debug:
                 traceback.print_exc()
-            print_error(exc.lines())
+            if exc.message:     # output.abort(code=...) after a result that says it all
+                print_error(exc.lines())
             code = exc.code
-        except click_exceptions.NoArgsIsHelpError as exc:
-            sys.stdout.write(exc.format_message() + "\n")
-            code = 0
-        except click_exceptions.UsageError as exc:
+        except UsageError as exc:
             print_error(_usage_lines(exc))
             code = BAD_INPUT
-        except click_exceptions.ClickException as exc:
+        except typer.TyperException as exc:
             print_error([exc.format_message()])
             code = exc.exit_code if exc.exit_code else BAD_INPUT
         except typer.Abort:
@@ -140,7 +230,7 @@ def _take_debug_flag(args: list[str]) -> bool:
     return found
 
 
-def _usage_lines(exc: click_exceptions.UsageError) -> list[str]:
+def _usage_lines(exc) -> list[str]:
     lines = [exc.format_message()]
     ctx = exc.ctx
     if ctx is not None:
@@ -164,7 +254,6 @@ app = typer.Typer(
     help="Derivatives on the command line: gradients, Jacobians, Hessians and higher "
          "derivatives of expressions and Python scripts, by reverse-mode autodiff.",
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 
 from .errors import BAD_INPUT, CLIError
+from .output import abort
 from .plotting import Series, line_breaks, view, visible
 
 INSTALL_HINT = "install the plot extra: pip install 'tape[plot]'"
@@ -24,8 +25,8 @@ def require(module: str, purpose: str):
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise CLIError(f"{purpose} needs {module.split('.')[0]}, which is not installed; "
-                       f"{INSTALL_HINT}", BAD_INPUT) from None
+        abort(f"{purpose} needs {module.split('.')[0]}, which is not installed; "
+              f"{INSTALL_HINT}", BAD_INPUT)
 
 
 def terminal_chart(series: Series, width: int, height: int, color: bool) -> str:
@@ -86,8 +87,8 @@ def image_format(path: str) -> str:
     """The image format from the file's extension (exit 2 if not png, svg or pdf)."""
     ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
     if ext not in IMAGE_FORMATS:
-        raise CLIError(f"--out: cannot tell the image format of {path!r}; use a name ending "
-                       f"in {', '.join('.' + f for f in IMAGE_FORMATS)}")
+        abort(f"--out: cannot tell the image format of {path!r}; use a name ending "
+              f"in {', '.join('.' + f for f in IMAGE_FORMATS)}")
     return ext
 
 
@@ -121,4 +122,4 @@ def save_image(series: Series, path: str, width: int, height: int) -> None:
     try:
         fig.savefig(path, format=fmt)
     except OSError as exc:
-        raise CLIError(f"--out: cannot write {path!r}: {exc.strerror or exc}") from None
+        abort(f"--out: cannot write {path!r}: {exc.strerror or exc}")

@@ -12,15 +12,13 @@ symbolic strings can be given "in the result's shape" (SPEC section 3).
 """
 from __future__ import annotations
 
-import sys
 import time
 from typing import Any, Optional
 
 import numpy as np
 
-from .checkoptions import (ATOL, RTOL, TIMEOUT, AtolOption, CheckOption,  # noqa: F401
-                           RtolOption, TimeoutOption)
 from .errors import CHECK_FAILED, UNDECIDED, CLIError
+from .options import ATOL, RTOL, TIMEOUT
 from .record import Frozen, Record
 from .timelimit import run_limited, run_optional
 
@@ -58,8 +56,16 @@ class Layout(Record):
         self.outputs = outputs
 
     @classmethod
+    def for_report(cls, command: str, comps, order: int, outputs: int) -> "Layout":
+        """The layout of ``command``'s report (``grad`` of ``order``, ``hessian``,
+        ``jacobian`` with ``outputs`` rows)."""
+        if command == "jacobian":
+            return cls.for_jacobian(comps, outputs)
+        return cls.for_hessian(comps) if command == "hessian" else cls.for_grad(comps, order)
+
+    @classmethod
     def for_grad(cls, comps, order: int) -> "Layout":
-        from .compute import multisets
+        from .derivatives import multisets
 
         keys = multisets(len(comps), order) if comps else []
         kind = "gradient" if order == 1 else ("derivative" if len(comps) == 1 else "partials")
@@ -113,7 +119,8 @@ class Verdict(Record):
 
 def finish(report, problem, layout: Layout, settings: CheckSettings, fmt,
            precision: int) -> None:
-    """Print ``report`` (checked when ``settings.enabled``); raise for exit 1 / exit 3."""
+    """Render ``report`` (checked when ``settings.enabled``); abort with 1 on disagreement,
+    3 when SymPy ran out of time (after rendering the numbers, which still stand)."""
     from . import output
 
     if not settings.enabled:
@@ -122,15 +129,14 @@ def finish(report, problem, layout: Layout, settings: CheckSettings, fmt,
     try:
         verdict = check(report, problem, layout, settings)
     except CLIError as exc:
-        if exc.code == UNDECIDED:   # the numbers still stand
+        if exc.code == UNDECIDED:
             output.render(report, fmt, precision)
         raise
     _attach(report, layout, verdict)
+    report.appendix = lambda console, digits: _draw_check(console, report, verdict, digits)
     output.render(report, fmt, precision)
-    if fmt is output.Format.table:
-        _render_table(report, verdict, precision)
     if not verdict.agree.all():
-        raise CLIError(_failure(report, verdict), CHECK_FAILED)
+        output.abort(_failure(report, verdict), CHECK_FAILED)
 
 
 def check(report, problem, layout: Layout, settings: CheckSettings) -> Verdict:
@@ -226,8 +232,8 @@ def _tidy_job(trees, sizes, wrt, layout: Layout) -> list[str]:
 
 
 def _finite_difference(tape_values, problem, layout: Layout, settings: CheckSettings):
-    from . import evaluate as EV
     from . import fdcheck
+    from .derivatives import run
     from .points import Points
 
     names = problem.variables
@@ -235,7 +241,7 @@ def _finite_difference(tape_values, problem, layout: Layout, settings: CheckSett
 
     def values(arrays):
         pts = Points(names, dict(zip(names, arrays)), problem.points.count)
-        return EV.run(problem.target, pts, names, [], "partials", 1).value
+        return run(problem.target, pts, names, [], "partials", 1).value
 
     moves = [(c.var, c.index) for c in layout.comps]
     count = tape_values.shape[0]
@@ -291,9 +297,9 @@ def _failure(report, verdict: Verdict) -> str:
             f"{columns[worst]!r} by tape, {expected[worst]!r} by {other}")
 
 
-def _render_table(report, verdict: Verdict, precision: int) -> None:
-    """A terminal table: each derivative, its symbolic form (or error estimate) and status."""
-    from rich.console import Console
+def _draw_check(console, report, verdict: Verdict, precision: int) -> None:
+    """Under the report's table: each derivative, its symbolic form (or error estimate) and
+    whether it agrees."""
     from rich.markup import escape
     from rich.table import Table
 
@@ -325,4 +331,4 @@ def _render_table(report, verdict: Verdict, precision: int) -> None:
             row.append(f"{np.nanmax(verdict.estimate[:, j]):.2g}")
         row.append("[green]✓[/green]" if ok else "[red]✗[/red]")
         table.add_row(*row)
-    Console(file=sys.stdout).print(table)
+    console.print(table)

@@ -153,8 +153,7 @@ def candidate_points(width: int, seed: int = SEED) -> np.ndarray:
 
 def _engine_values(exercise: Exercise, points: np.ndarray) -> np.ndarray:
     """f, the derivative asked for (tape engine) and the answer at every point: (3, n)."""
-    from . import compute
-    from .evaluate import run
+    from .derivatives import components, run
     from .points import Points
     from .targets import Target
 
@@ -164,7 +163,7 @@ def _engine_values(exercise: Exercise, points: np.ndarray) -> np.ndarray:
     given = Target("", "expression", variables, [exercise.answer], [""])
     arrays = {n: points[:, i].copy() for i, n in enumerate(variables)}
     pts = Points(variables, arrays, len(points))
-    comps = compute.components(variables, wrt, {n: None for n in variables})
+    comps = components(variables, wrt, {n: None for n in variables})
     key = tuple(sorted(wrt.index(n) for n in exercise.along))
     outcome = run(target, pts, variables, comps, "partials", len(exercise.along))
     answer = run(given, pts, variables, [], "partials", 1).value

@@ -1,4 +1,5 @@
-"""JSON documents whose ``"points"`` list is written a block of points at a time.
+"""The one JSON writer: a plain document in one go, and documents whose ``"points"`` list is
+written a block of points at a time.
 
 A million points as Python dicts take about a gigabyte; streamed, the memory is that of one
 block. The text is exactly what ``json.dumps(doc, ensure_ascii=False)`` gives for the whole
@@ -43,8 +44,12 @@ class Document(Record):
         self.tail = {} if tail is None else tail
 
 
-def write(doc: Document, out: TextIO, cells: int = BLOCK_CELLS) -> None:
-    """Write ``doc`` as one line of JSON and a newline."""
+def write(doc: Document | dict, out: TextIO, cells: int = BLOCK_CELLS) -> None:
+    """Write ``doc`` (a ``Document``, or a dict of plain values, NumPy arrays and floats) as
+    one line of JSON and a newline."""
+    if not isinstance(doc, Document):
+        out.write(_dumps(doc) + "\n")
+        return
     pairs = [_pair(k, v) for k, v in doc.head.items()]
     out.write("{" + "".join(p + ", " for p in pairs) + '"points": [')
     columns: list[Column] = []
@@ -94,7 +99,11 @@ def _texts(values: np.ndarray) -> list[str]:
 
 
 def _finite(obj):
-    """Fixed parts: non-finite floats -> None (JSON has no inf/nan)."""
+    """Fixed parts: non-finite floats -> None (JSON has no inf/nan); NumPy values -> Python."""
+    if isinstance(obj, np.ndarray):
+        return _finite(obj.tolist())
+    if isinstance(obj, np.generic):
+        return _finite(obj.item())
     if isinstance(obj, dict):
         return {k: _finite(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

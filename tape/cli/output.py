@@ -1,5 +1,11 @@
-"""Everything the user sees: stdout/stderr, ``abort``, warnings, the ``--format`` bundle, and
-rendering a ``Report`` as a rich table, plain numbers, JSON or CSV.
+"""Everything the user sees: ``abort``, warnings, progress bars, and the one render path.
+
+A command builds a ``Result`` and hands it to ``render(result, fmt)``, which writes it in the
+chosen ``--format`` through ``WRITERS``: one function per format, each drawing on the views every
+result offers (``document`` for JSON, ``header``/``rows`` for CSV, ``lines`` for plain text,
+``draw`` for a terminal table). Adding a format is a member of ``options.Format`` and its
+writer here. What the target was read as (``target.read_as``, when the reader provides it) is
+shown here too: ``"read_as"`` after ``"expression"`` in JSON, a ``read as`` line above a table.
 
 Results go to standard output; diagnostics (``error:``, ``warning:``, progress bars) go to
 standard error. Machine formats print floats with ``repr`` (shortest round-trip form); tables
@@ -9,57 +15,24 @@ json and csv only to write those formats (every module here is on the path of ev
 from __future__ import annotations
 
 import contextlib
-import math
 import sys
-from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Callable, Iterator, NoReturn, Optional
+from typing import Any, Callable, Iterator, NoReturn, Optional
 
 import numpy as np
-import typer
 
 from .errors import BAD_INPUT, CLIError, OutputClosed
+from .options import Format
 from .record import Record
-
-if TYPE_CHECKING:
-    from .jsonstream import Document
 
 #: rows drawn in a terminal table; the rest are summarised (machine formats print all)
 MAX_TABLE_ROWS = 1000
+#: rows formatted at a time by plain/csv output (bounds memory for a million points)
+OUTPUT_BLOCK = 65_536
 
 
-class Format(str, Enum):
-    """Output formats (``--format``)."""
-
-    auto = "auto"
-    table = "table"
-    plain = "plain"
-    json = "json"
-    csv = "csv"
-
-
-FormatOption = Annotated[Format, typer.Option(
-    "--format", "-f", case_sensitive=False,
-    help="auto (a table on a terminal, plain when piped), table, plain, json or csv.")]
-PrecisionOption = Annotated[int, typer.Option(
-    "--precision", min=1, max=17, help="Significant digits shown in tables.")]
-
-
-def resolve_format(fmt: Format) -> Format:
-    """``auto`` -> ``table`` on a terminal, ``plain`` otherwise."""
-    if fmt is Format.auto:
-        return Format.table if _isatty(sys.stdout) else Format.plain
-    return fmt
-
-
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def abort(message: str, code: int = BAD_INPUT) -> NoReturn:
-    """Stop the command: ``app.main`` prints ``error: message`` and exits with ``code``."""
+def abort(message: str = "", code: int = BAD_INPUT) -> NoReturn:
+    """Stop the command: ``app.TapeGroup.main`` prints ``error: message`` (nothing when the
+    message is empty: the output already said it) and exits with ``code``."""
     raise CLIError(message, code)
 
 
@@ -75,9 +48,19 @@ def warn(message: str) -> None:
     sys.stderr.flush()
 
 
-def number(value: float) -> str:
-    """A float for machine formats: Python's shortest round-trip repr (``inf``, ``nan`` too)."""
-    return repr(float(value))
+def is_terminal(stream) -> bool:
+    """Whether ``stream`` is an interactive terminal."""
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def resolve_format(fmt: Format) -> Format:
+    """``auto`` -> ``table`` on a terminal, ``plain`` otherwise."""
+    if fmt is Format.auto:
+        return Format.table if is_terminal(sys.stdout) else Format.plain
+    return fmt
 
 
 @contextlib.contextmanager
@@ -97,28 +80,168 @@ def progress(total: int, description: str, enabled: bool) -> Iterator[Callable[[
 
 def progress_wanted(fmt: Format) -> bool:
     """Progress bars only on an interactive terminal and never with machine formats."""
-    return fmt is Format.table and _isatty(sys.stderr)
+    return fmt is Format.table and is_terminal(sys.stderr)
 
 
-class Report(Record):
-    """A command's result in a form every format can draw.
+# ====================================================================== results and render
+class Result:
+    """What a command hands to ``render``. Subclasses provide the views their formats use.
+
+    ``target`` is what the command read (its ``read_as``, if any, is shown); ``warnings()``
+    are printed to standard error before the result.
+    """
+
+    target: Any = None
+    #: True when every CSV field is a number's repr (nothing to quote: written in bulk)
+    numeric_rows = False
+
+    @property
+    def read_as(self):
+        """How the target was read (a string, or a list for several expressions), or None."""
+        return getattr(self.target, "read_as", None)
+
+    def warnings(self) -> list[str]:
+        return []
+
+    def document(self):
+        """The JSON document: a dict, or a ``jsonstream.Document`` written a block at a time."""
+        raise NotImplementedError
+
+    def header(self) -> list[str]:
+        """The CSV header row."""
+        raise NotImplementedError
+
+    def rows(self) -> Iterator[list]:
+        """The CSV rows after the header, in blocks (lists of rows of strings)."""
+        raise NotImplementedError
+
+    def lines(self) -> Iterator[str]:
+        """Plain text, in chunks (each ends with a newline)."""
+        raise NotImplementedError
+
+    def draw(self, out, precision: int) -> None:
+        """The terminal view (a rich table, a chart, pretty text) written to ``out``."""
+        raise NotImplementedError
+
+
+def render(result: Result, fmt: Format, precision: int = 6) -> None:
+    """Print ``result`` to standard output in ``fmt`` (already resolved, not ``auto``), and its
+    warnings to standard error."""
+    warnings = result.warnings()
+    for message in warnings:
+        warn(message)
+    try:
+        WRITERS[fmt](result, precision, warnings)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise OutputClosed() from None
+
+
+def _render_json(result: Result, precision: int, warnings: list[str]) -> None:
+    from .jsonstream import write
+
+    doc = result.document()
+    read_as = result.read_as
+    if read_as is not None:
+        doc = _insert_after(doc, "expression", "read_as", read_as)
+    if warnings:
+        doc = _insert_after(doc, None, "warnings", warnings)
+    write(doc, sys.stdout)
+
+
+def _insert_after(doc, key: Optional[str], new: str, value):
+    """``doc`` (a dict or a streamed Document) with ``new: value`` after ``key`` (None: at the
+    end); keys of a Document's ``points`` list come after its head."""
+    from .jsonstream import Document
+
+    if isinstance(doc, Document):
+        if key is None:
+            doc.tail[new] = value
+        else:
+            doc.head = _insert_after(doc.head, key, new, value)
+        return doc
+    if key is None or key not in doc:
+        return {**doc, new: value}
+    out: dict = {}
+    for k, v in doc.items():
+        out[k] = v
+        if k == key:
+            out[new] = value
+    return out
+
+
+def _render_csv(result: Result, precision: int = 6, warnings: Optional[list] = None) -> None:
+    if result.numeric_rows:
+        # a float's repr has nothing the csv module would quote: what writer.writerows
+        # writes, ~5x faster for 10^6 rows
+        sys.stdout.write(",".join(result.header()) + "\n")
+        for block in result.rows():
+            if block:
+                sys.stdout.write("\n".join(map(",".join, block)) + "\n")
+        return
+    import csv
+
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(result.header())
+    for block in result.rows():
+        writer.writerows(block)
+
+
+def _render_plain(result: Result, precision: int = 6, warnings: Optional[list] = None) -> None:
+    for chunk in result.lines():
+        sys.stdout.write(chunk)
+
+
+def _render_table(result: Result, precision: int = 6, warnings: Optional[list] = None) -> None:
+    read_as = result.read_as
+    if read_as is not None:
+        shown = ", ".join(read_as) if isinstance(read_as, list) else read_as
+        sys.stdout.write(f"read as {shown}\n")
+    result.draw(sys.stdout, precision)
+
+
+#: the writer of each format (``auto`` is resolved before: ``resolve_format``)
+WRITERS = {Format.json: _render_json, Format.csv: _render_csv, Format.plain: _render_plain,
+           Format.table: _render_table}
+
+
+def number(value: float) -> str:
+    """A float for machine formats: Python's shortest round-trip repr (``inf``, ``nan`` too)."""
+    return repr(float(value))
+
+
+def repr_columns(block: np.ndarray) -> list[tuple[str, ...]]:
+    """Rows of ``block`` (a 2-D float array) as tuples of reprs."""
+    columns = [list(map(repr, block[:, j].tolist())) for j in range(block.shape[1])]
+    return list(zip(*columns))
+
+
+def table_number(value: float, precision: int) -> str:
+    """A float in a table: ``precision`` significant digits (``-0.0`` shown as 0)."""
+    return f"{value + 0.0:.{precision}g}"
+
+
+# ====================================================================== derivative reports
+class Report(Result, Record):
+    """The result of ``grad``, ``jacobian`` and ``hessian`` at every point.
 
     ``at``, ``value`` and ``derivatives`` are (N, ·) float arrays, one row per point, with
     column labels. ``document`` builds the JSON document, a ``jsonstream.Document`` written a
-    block of points at a time (only called for ``--format json``).
-    ``matrix`` optionally names rows and columns of a per-point matrix (Hessian, Jacobian)
-    that a one-point table shows as a grid.
+    block of points at a time (only called for ``--format json``). ``matrix`` optionally names
+    rows and columns of a per-point matrix (Hessian, Jacobian) that a one-point table shows as
+    a grid. ``appendix`` draws more under the table (``--check``'s table).
     """
 
     _fields = ("title", "at_labels", "at", "value_labels", "value", "derivative_labels",
-               "table_labels", "derivatives", "document", "matrix", "notes")
+               "table_labels", "derivatives", "document", "matrix", "notes", "target")
+    numeric_rows = True
 
     def __init__(self, title: str, at_labels: list[str], at: np.ndarray,
                  value_labels: list[str], value: np.ndarray, derivative_labels: list[str],
                  table_labels: list[str], derivatives: np.ndarray,
-                 document: Callable[[], Document],
+                 document: Callable[[], Any],
                  matrix: Optional[tuple[list[str], list[str]]] = None,
-                 notes: Optional[list[str]] = None) -> None:
+                 notes: Optional[list[str]] = None, target: Any = None) -> None:
         self.title = title
         self.at_labels = at_labels
         self.at = at
@@ -130,147 +253,81 @@ class Report(Record):
         self.document = document
         self.matrix = matrix
         self.notes = [] if notes is None else notes
+        self.target = target
+        self.appendix: Optional[Callable[[Any, int], None]] = None
 
+    def warnings(self) -> list[str]:
+        """Inf/nan results (naming the first such point), then the engine's notes."""
+        bad = ~np.isfinite(self.value).all(axis=1) | ~np.isfinite(self.derivatives).all(axis=1)
+        if not bad.any():
+            return list(self.notes)
+        first = int(np.argmax(bad))
+        where = ", ".join(f"{lab}={number(v)}" for lab, v in zip(self.at_labels, self.at[first]))
+        count = int(bad.sum())
+        return [f"non-finite result (inf or nan) at {count} point{'s' if count > 1 else ''}, "
+                f"first at {where or 'the only point'}"] + self.notes
 
-def nonfinite_warnings(report: Report) -> list[str]:
-    """Warnings about inf/nan results, naming the first such point."""
-    bad = ~np.isfinite(report.value).all(axis=1) | ~np.isfinite(report.derivatives).all(axis=1)
-    if not bad.any():
-        return []
-    first = int(np.argmax(bad))
-    where = ", ".join(f"{lab}={number(v)}" for lab, v in zip(report.at_labels, report.at[first]))
-    count = int(bad.sum())
-    return [f"non-finite result (inf or nan) at {count} point{'s' if count > 1 else ''}, "
-            f"first at {where or 'the only point'}"]
+    def header(self) -> list[str]:
+        return self.at_labels + self.value_labels + self.derivative_labels
 
+    def rows(self) -> Iterator[list]:
+        rows = np.concatenate([self.at, self.value, self.derivatives], axis=1)
+        for start in range(0, rows.shape[0], OUTPUT_BLOCK):
+            yield repr_columns(rows[start:start + OUTPUT_BLOCK])
 
-def render(report: Report, fmt: Format, precision: int = 6) -> None:
-    """Print ``report`` to standard output in ``fmt`` (already resolved, not ``auto``),
-    and its warnings to standard error."""
-    warnings = nonfinite_warnings(report) + report.notes
-    for message in warnings:
-        warn(message)
-    try:
-        _write(report, fmt, precision, warnings)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        raise OutputClosed() from None
+    def lines(self) -> Iterator[str]:
+        numbers = self.derivatives if self.derivatives.shape[1] else self.value
+        for start in range(0, numbers.shape[0], OUTPUT_BLOCK):
+            yield "".join(" ".join(row) + "\n"
+                          for row in repr_columns(numbers[start:start + OUTPUT_BLOCK]))
 
+    def draw(self, out, precision: int) -> None:
+        from rich.console import Console
 
-def _write(report: Report, fmt: Format, precision: int, warnings: list[str]) -> None:
-    if fmt is Format.json:
-        from .jsonstream import write
+        console = Console(file=out)
+        if self.matrix is not None and self.at.shape[0] == 1:
+            self._draw_matrix(console, precision)
+        else:
+            self._draw_rows(console, precision)
+        if self.appendix is not None:
+            self.appendix(console, precision)
 
-        doc = report.document()
-        if warnings:
-            doc.tail["warnings"] = warnings
-        write(doc, sys.stdout)
-    elif fmt is Format.csv:
-        _render_csv(report)
-    elif fmt is Format.plain:
-        _render_plain(report)
-    else:
-        _render_table(report, precision)
+    def _draw_rows(self, console, precision: int) -> None:
+        from rich.markup import escape
+        from rich.table import Table
 
+        n = self.at.shape[0]
+        table = Table(title=escape(self.title), title_justify="left")
+        for label in self.at_labels:
+            table.add_column(escape(label), justify="right", style="cyan")
+        for label in ["f"] if len(self.value_labels) == 1 else self.value_labels:
+            table.add_column(escape(label), justify="right")
+        for label in self.table_labels:
+            table.add_column(escape(label), justify="right", style="green")
+        rows = np.concatenate([self.at, self.value, self.derivatives], axis=1)
+        for row in rows[:MAX_TABLE_ROWS].tolist():
+            table.add_row(*[table_number(v, precision) for v in row])
+        if n > MAX_TABLE_ROWS:
+            table.caption = (f"{n - MAX_TABLE_ROWS} more rows not shown "
+                             f"(--format plain, csv or json prints all)")
+        console.print(table)
 
-def _json_safe(obj):
-    """Replace non-finite floats by None (JSON has no inf/nan); numpy scalars -> floats."""
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    if isinstance(obj, (float, np.floating)):
-        return float(obj) if math.isfinite(obj) else None
-    if isinstance(obj, np.ndarray):
-        return _json_safe(obj.tolist())
-    return obj
+    def _draw_matrix(self, console, precision: int) -> None:
+        from rich.markup import escape
+        from rich.table import Table
 
-
-#: rows formatted at a time by plain/csv output (bounds memory for a million points)
-OUTPUT_BLOCK = 65_536
-
-
-def _render_plain(report: Report) -> None:
-    numbers = report.derivatives if report.derivatives.shape[1] else report.value
-    for start in range(0, numbers.shape[0], OUTPUT_BLOCK):
-        block = numbers[start:start + OUTPUT_BLOCK]
-        columns = [list(map(repr, block[:, j].tolist())) for j in range(block.shape[1])]
-        lines = columns[0] if len(columns) == 1 else map(" ".join, zip(*columns))
-        sys.stdout.write("\n".join(lines) + "\n")
-
-
-def _render_csv(report: Report) -> None:
-    import csv
-
-    writer = csv.writer(sys.stdout, lineterminator="\n")
-    writer.writerow(report.at_labels + report.value_labels + report.derivative_labels)
-    rows = np.concatenate([report.at, report.value, report.derivatives], axis=1)
-    for start in range(0, rows.shape[0], OUTPUT_BLOCK):
-        block = rows[start:start + OUTPUT_BLOCK]
-        columns = [list(map(repr, block[:, j].tolist())) for j in range(block.shape[1])]
-        # what writer.writerows(zip(*columns)) writes, ~5x faster for 10^6 rows: a float's
-        # repr has nothing the csv module would quote (no delimiter, quote, space or newline)
-        sys.stdout.write("\n".join(map(",".join, zip(*columns))) + "\n")
-
-
-def _fmt(value: float, precision: int) -> str:
-    # "+ 0.0" shows -0.0 as 0 in tables (machine formats keep the exact sign)
-    return f"{value + 0.0:.{precision}g}"
-
-
-def _render_table(report: Report, precision: int) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    console = Console(file=sys.stdout)
-    n = report.at.shape[0]
-    if report.matrix is not None and n == 1:
-        _render_matrix(console, report, precision)
-        return
-    table = Table(title=escape(report.title), title_justify="left")
-    for label in report.at_labels:
-        table.add_column(escape(label), justify="right", style="cyan")
-    for label in ["f"] if len(report.value_labels) == 1 else report.value_labels:
-        table.add_column(escape(label), justify="right")
-    for label in report.table_labels:
-        table.add_column(escape(label), justify="right", style="green")
-    rows = np.concatenate([report.at, report.value, report.derivatives], axis=1)
-    for row in rows[:MAX_TABLE_ROWS].tolist():
-        table.add_row(*[_fmt(v, precision) for v in row])
-    if n > MAX_TABLE_ROWS:
-        table.caption = (f"{n - MAX_TABLE_ROWS} more rows not shown "
-                         f"(--format plain, csv or json prints all)")
-    console.print(table)
-
-
-def _render_matrix(console, report: Report, precision: int) -> None:
-    from rich.markup import escape
-    from rich.table import Table
-
-    rows, cols = report.matrix
-    point = ", ".join(f"{lab} = {_fmt(v, precision)}"
-                      for lab, v in zip(report.at_labels, report.at[0]))
-    values = ", ".join(_fmt(v, precision) for v in report.value[0])
-    console.print(f"[bold]{escape(report.title)}[/bold]")
-    console.print(escape(f"at {point or 'the only point'}: value {values}"), highlight=False)
-    grid = np.asarray(report.derivatives[0]).reshape(len(rows), len(cols))
-    table = Table(show_header=True)
-    table.add_column("", style="bold")
-    for label in cols:
-        table.add_column(escape(label), justify="right")
-    for label, row in zip(rows, grid.tolist()):
-        table.add_row(escape(label), *[_fmt(v, precision) for v in row])
-    console.print(table)
-
-
-def print_json(doc: dict) -> None:
-    """Write ``doc`` as one line of JSON on standard output (inf/nan become null)."""
-    import json
-
-    sys.stdout.write(json.dumps(_json_safe(doc), ensure_ascii=False) + "\n")
-
-
-def is_terminal(stream) -> bool:
-    """Whether ``stream`` is an interactive terminal (for commands that draw)."""
-    return _isatty(stream)
+        rows, cols = self.matrix
+        point = ", ".join(f"{lab} = {table_number(v, precision)}"
+                          for lab, v in zip(self.at_labels, self.at[0]))
+        values = ", ".join(table_number(v, precision) for v in self.value[0])
+        console.print(f"[bold]{escape(self.title)}[/bold]")
+        console.print(escape(f"at {point or 'the only point'}: value {values}"),
+                      highlight=False)
+        grid = np.asarray(self.derivatives[0]).reshape(len(rows), len(cols))
+        table = Table(show_header=True)
+        table.add_column("", style="bold")
+        for label in cols:
+            table.add_column(escape(label), justify="right")
+        for label, row in zip(rows, grid.tolist()):
+            table.add_row(escape(label), *[table_number(v, precision) for v in row])
+        console.print(table)

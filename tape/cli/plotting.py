@@ -2,8 +2,8 @@
 
 ``compute_series`` evaluates the function and every derivative up to ``order`` in one
 vectorized pass over a ``(points,)`` tensor: with the engine's Taylor-mode
-``tape.derivative(f, x, order=k)`` when it exists, otherwise with ``order`` nested
-``GradientTape``s (each tape records the backward pass of the one inside it). Because f acts on
+``tape.derivative(f, x, order=k)`` when it exists, otherwise with the nested tapes of
+``derivatives.nested_partials``. Because f acts on
 each grid point independently, the gradient of the sum over points is every point's own
 derivative.
 
@@ -18,13 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import CLIError
+from .output import abort
+from .options import PLOT_MAX_ORDER as MAX_ORDER, PLOT_MAX_POINTS as MAX_POINTS
 from .targets import ScriptError, Target
 
-#: the most derivatives ``tape plot`` draws (nested tapes grow quickly with the order)
-MAX_ORDER = 6
-#: the most grid points
-MAX_POINTS = 100_000
 #: a y-range this many interquartile ranges tall is taken to come from a pole and is cut ...
 POLE_RATIO = 50
 #: ... to the quartiles widened by this many interquartile ranges
@@ -56,12 +53,12 @@ def parse_range(text: str) -> tuple[float, float]:
 
     parts = text.split(":")
     if len(parts) != 2:
-        raise CLIError(f"--range: {text!r} is not of the form A:B (for example -5:5)")
+        abort(f"--range: {text!r} is not of the form A:B (for example -5:5)")
     lo, hi = (parse_number(p, "--range") for p in parts)
     if not (np.isfinite(lo) and np.isfinite(hi)):
-        raise CLIError(f"--range: {text!r} must have finite ends")
+        abort(f"--range: {text!r} must have finite ends")
     if not lo < hi:
-        raise CLIError(f"--range: the start must be below the end (got {text!r})")
+        abort(f"--range: the start must be below the end (got {text!r})")
     return lo, hi
 
 
@@ -69,8 +66,8 @@ def plot_function(target: Target, count: int):
     """``(variable, f)``: the target as a function of one ``(count,)`` tensor."""
     names = target.ordered([])
     if len(names) > 1:
-        raise CLIError(f"tape plot draws functions of one variable; {target.source!r} has "
-                       f"{len(names)} ({', '.join(names)})")
+        abort(f"tape plot draws functions of one variable; {target.source!r} has "
+              f"{len(names)} ({', '.join(names)})")
     if not names:  # a constant: draw it over x, its derivatives are zero
         run = target.batched([], {}, count)
         return "x", lambda x: run() + 0.0 * x
@@ -84,9 +81,9 @@ def compute_series(target: Target, lo: float, hi: float, points: int, order: int
     import tape
 
     if not 2 <= points <= MAX_POINTS:
-        raise CLIError(f"--points must be between 2 and {MAX_POINTS}")
+        abort(f"--points must be between 2 and {MAX_POINTS}")
     if not 0 <= order <= MAX_ORDER:
-        raise CLIError(f"--order must be between 0 and {MAX_ORDER}")
+        abort(f"--order must be between 0 and {MAX_ORDER}")
     variable, fn = plot_function(target, points)
     grid = np.linspace(lo, hi, points)
     with np.errstate(all="ignore"):
@@ -122,24 +119,11 @@ def _taylor(tape, fn, grid, order):
 
 
 def _nested(tape, fn, grid, order):
-    """f and its derivatives with ``order`` nested tapes, innermost differentiated first."""
-    x = tape.constant(grid)
-    tapes = [tape.GradientTape() for _ in range(order)]
-    for t in tapes:
-        t.__enter__()
-        t.watch(x)
-    try:
-        current = fn(x)
-        ys = [current]
-        while tapes:
-            t = tapes.pop()
-            t.__exit__(None, None, None)
-            current = t.gradient(current, x, unconnected_gradients="zero")
-            ys.append(current)
-    finally:
-        while tapes:
-            tapes.pop().__exit__(None, None, None)
-    return [np.asarray(y.numpy() if hasattr(y, "numpy") else y, dtype=np.float64) for y in ys]
+    """f and its derivatives with ``order`` nested tapes (``derivatives.nested_partials``)."""
+    from .derivatives import Component, as_numpy, nested_partials
+
+    levels = nested_partials(fn, [tape.constant(grid)], [Component("x", 0, None)], order)
+    return [as_numpy(level[(0,) * k]) for k, level in enumerate(levels)]
 
 
 def _clean(y, points, target) -> np.ndarray:
@@ -147,8 +131,8 @@ def _clean(y, points, target) -> np.ndarray:
     if y.shape != (points,):
         if y.size == 1:
             return np.full(points, float(y.reshape(-1)[0]))
-        raise CLIError(f"tape plot needs a scalar function; {target.source!r} gives shape "
-                       f"{y.shape[1:]} per point")
+        abort(f"tape plot needs a scalar function; {target.source!r} gives shape "
+              f"{y.shape[1:]} per point")
     y = y.copy()
     y[~np.isfinite(y)] = np.nan
     return y

@@ -1,7 +1,7 @@
 """Plain value classes for the modules every ``tape`` run imports, in place of ``@dataclass``.
 
 Creating a dataclass generates and compiles its methods at import time (~0.3 ms each, plus the
-``dataclasses`` module): a dozen of them were ~4 ms of every cold start (issue 7, W7). A class
+``dataclasses`` module): a dozen of them would be ~4 ms of every cold start. A class
 here writes its ``__init__`` by hand and names its fields in ``_fields``; ``Record`` supplies
 what the dataclass did: ``repr`` (``Name(a=1, b=2)``, without the fields in ``_unshown``),
 ``==`` between instances of the same class on the fields (``__hash__`` None, as for a mutable

@@ -12,12 +12,14 @@ Where ``fork`` is unavailable (Windows) the work runs in-process without a limit
 from __future__ import annotations
 
 import os
+import sys
 import time
 import traceback
 from typing import Any, Callable
 
-from .checkoptions import TIMEOUT as DEFAULT_TIMEOUT   # the default --timeout, in seconds
+from .options import TIMEOUT as DEFAULT_TIMEOUT   # the default --timeout, in seconds
 from .errors import UNDECIDED, CLIError
+from .output import abort
 
 
 class SymbolicTimeout(CLIError):
@@ -49,7 +51,7 @@ def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIM
     raises ``SymbolicTimeout(timeout, what, consequence)``.
     """
     if timeout is None or timeout <= 0:
-        raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
+        abort(f"--timeout must be a positive number of seconds, got {timeout}")
     import multiprocessing
 
     import sympy  # noqa: F401  (loaded before the fork, so the child starts warm)
@@ -58,7 +60,7 @@ def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIM
         return fn(*args)
     context = multiprocessing.get_context("fork")
     reader, writer = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=(writer, fn, args), daemon=True)
+    child = context.Process(target=_child, args=(writer, os.getpid(), fn, args), daemon=True)
     child.start()
     writer.close()
     try:
@@ -78,7 +80,7 @@ def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIM
         return payload
     if status == "cli":
         message, code = payload
-        raise CLIError(message, code)
+        abort(message, code)
     raise SymbolicFailure(f"{what} failed inside SymPy: {payload}")
 
 
@@ -94,7 +96,34 @@ def run_optional(deadline: float, fn: Callable[..., Any], *args: Any) -> Any:
         return None
 
 
-def _child(writer, fn, args) -> None:
+def _tie_to_parent(parent: int) -> None:
+    """Make this worker die with the process that forked it, however that one ends.
+
+    A daemon child is reaped only when its parent exits normally; SIGKILL, SIGTERM or SIGHUP
+    on the parent would leave SymPy running under init. Linux's PR_SET_PDEATHSIG has the kernel
+    send SIGKILL instead; the parent may already be gone by the time it is set, hence the check
+    after it. Ctrl-C reaches the whole process group: the worker ignores it and the parent, which
+    gets KeyboardInterrupt, kills the worker on its way out.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:
+        os._exit(0)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _child(writer, parent, fn, args) -> None:
+    _tie_to_parent(parent)
     try:
         try:
             outcome = ("ok", fn(*args))

@@ -11,12 +11,10 @@ import math
 
 import numpy as np
 
-from tape.cli import evaluate, output
-from tape.cli.commands.common import prepare
-from tape.cli.commands.grad import gradient_report
-from tape.cli.commands.hessian import hessian_matrix, hessian_report
-from tape.cli.commands.jacobian import jacobian_report
-from tape.cli.compute import multisets
+from tape.cli import derivatives, output
+from tape.cli.commands.common import (gradient_report, hessian_matrix, hessian_report,
+                                      jacobian_report, prepare)
+from tape.cli.derivatives import multisets
 from tape.cli.crosscheck import CheckSettings, Layout, check
 
 
@@ -128,7 +126,7 @@ def text(command: str, targets: list[str], at=None, points=None, wrt=None, order
     finally:
         sys.stdin = saved
     mode = "jacobian" if command == "jacobian" else "partials"
-    outcome = evaluate.run(problem.target, problem.points, problem.variables, problem.comps,
+    outcome = derivatives.run(problem.target, problem.points, problem.variables, problem.comps,
                            mode, 2 if command == "hessian" else order)
     if command == "grad":
         report = gradient_report(problem, outcome, order)
@@ -144,7 +142,7 @@ def text(command: str, targets: list[str], at=None, points=None, wrt=None, order
         layout = Layout.for_jacobian(problem.comps, report.value.shape[1])
     if with_check:
         doc = attach(doc, layout, check(report, problem, layout, CheckSettings(True)))
-    warnings = output.nonfinite_warnings(report) + report.notes
+    warnings = report.warnings()
     if warnings:
         doc["warnings"] = warnings
     if not all(np.isfinite(a).all() for a in (report.at, report.value, report.derivatives)):

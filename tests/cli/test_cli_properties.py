@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import assume, given, settings, strategies as st
 
-from tape.cli import compute, expr as E, lower
-from tape.cli.compute import Component
+from tape.cli import derivatives, expr as E, lower
+from tape.cli.derivatives import Component
 
 # functions that are smooth and finite on the sampled region, with NumPy twins
 SMOOTH = {"sin": np.sin, "cos": np.cos, "tanh": np.tanh, "atan": np.arctan,
@@ -70,7 +70,7 @@ def test_batched_gradients_match_central_differences(text):
         return tape.reshape(out + tape.zeros((5, 1), dtype=tape.float64), (-1,))
 
     comps = [Component("x", 0, None), Component("y", 1, None)]
-    value, parts = compute.partials(fn, [xs, ys], comps, 1)
+    value, parts = derivatives.partials(fn, [xs, ys], comps, 1)
     np.testing.assert_allclose(value, numpy_eval(tree, xs, ys) + 0 * xs, rtol=1e-12, atol=1e-12)
     h = 1e-6
     dx = (numpy_eval(tree, xs + h, ys) - numpy_eval(tree, xs - h, ys)) / (2 * h)

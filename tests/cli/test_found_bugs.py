@@ -47,14 +47,14 @@ def test_symbolic_derivative_of_cbrt_of_an_expression_has_no_unevaluated_derivat
 
 def test_jacobian_of_many_outputs_is_one_sweep_per_variable():
     # 300 outputs used to take 300 backward sweeps; batch_jacobian takes one per variable
-    from tape.cli import compute
+    from tape.cli import derivatives
     from tape.engine import tape as tape_module
     import numpy as np
     x = np.array([0.3, 0.7])
     fn = lambda t: tape.stack([tape.sin(t * float(i)) for i in range(300)], axis=1)
-    comps = compute.components(["x"], ["x"], {"x": None})
+    comps = derivatives.components(["x"], ["x"], {"x": None})
     before = tape_module.sweep_count
-    value, jac = compute.jacobian(fn, [x], comps)
+    value, jac = derivatives.jacobian(fn, [x], comps)
     assert tape_module.sweep_count - before == 1
     expected = np.cos(x[:, None] * np.arange(300)) * np.arange(300)
     np.testing.assert_allclose(jac[:, :, 0], expected, rtol=1e-12, atol=1e-12)

@@ -12,7 +12,7 @@ import pytest
 
 import json_reference as REF
 from cli_helpers import tape_cli
-from tape.cli import evaluate, jsonstream, output
+from tape.cli import derivatives, jsonstream, output
 from tape.cli.jsonstream import Column, Document
 
 
@@ -140,7 +140,7 @@ def test_checked_documents_are_unchanged(command, targets, at):
 @pytest.fixture(scope="module")
 def big_csv(tmp_path_factory):
     """65,537 points: one past a whole evaluation chunk, with zeros for inf/nan results."""
-    n = evaluate.CHUNK + 1
+    n = derivatives.CHUNK + 1
     assert n == 65_537
     data = np.random.default_rng(3).uniform(-2, 2, size=(n, 2))
     data[::997, 0] = 0.0

@@ -10,7 +10,7 @@ One place per concept:
   disagrees with the exact value the problem is ill-conditioned at that point (any float64
   evaluation loses the digits), which is how disagreements are classified.
 * ``tape_partials`` / ``tape_jacobian`` / ``tape_derivative`` - the engine's numbers, through
-  the CLI's own path (``targets`` + ``compute``: lowering, batching, nested tapes) and, for
+  the CLI's own path (``targets`` + ``derivatives``: lowering, batching, nested tapes) and, for
   Jacobians and N-th derivatives, through the engine API directly as well.
 * ``compare(expr_text, ...)`` runs every check on one generated expression and returns the
   ``Case`` records (one per derivative value); ``summarise`` prints "N/M agree, worst ...".
@@ -27,7 +27,7 @@ import numpy as np
 import sympy as sp
 
 import tape
-from tape.cli import compute
+from tape.cli import derivatives
 from tape.cli import expr as E
 from tape.cli.functions import CONSTANTS
 from tape.cli.symbolic import component_symbols, to_sympy
@@ -264,10 +264,10 @@ def tape_partials(text, points, order, wrt=None):
     target = expression_target(text)
     variables = target.ordered(wrt)
     sizes = {n: VECTORS.get(n) for n in variables}
-    comps = compute.components(variables, wrt or variables, sizes)
+    comps = derivatives.components(variables, wrt or variables, sizes)
     fn = target.batched(variables, sizes, len(points))
     with np.errstate(all="ignore"):
-        value, parts = compute.partials(fn, stack_points(points, variables), comps, order)
+        value, parts = derivatives.partials(fn, stack_points(points, variables), comps, order)
     return variables, comps, value, parts
 
 
@@ -277,12 +277,12 @@ def tape_jacobian(texts, points):
     target = expressions_target(list(texts))
     variables = target.ordered(None)
     sizes = {n: VECTORS.get(n) for n in variables}
-    comps = compute.components(variables, variables, sizes)
+    comps = derivatives.components(variables, variables, sizes)
     n = len(points)
     fn = target.batched(variables, sizes, n)
     arrays = stack_points(points, variables)
     with np.errstate(all="ignore"):
-        value, jac = compute.jacobian(fn, arrays, comps)
+        value, jac = derivatives.jacobian(fn, arrays, comps)
         xs = [tape.constant(a) for a in arrays]
         with tape.GradientTape() as t:
             t.watch(xs)

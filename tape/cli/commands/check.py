@@ -6,32 +6,25 @@ input, 3 undecided.
 """
 from __future__ import annotations
 
-import csv
-import json
-import sys
 from typing import Annotated, Optional
 
 import typer
 
-from .. import output
-from ..crosscheck import TIMEOUT, TimeoutOption
+from .. import options as O, output
 from ..errors import CHECK_FAILED, UNDECIDED
 
 
 def check(
     expression: Annotated[str, typer.Argument(
         metavar="EXPR", help="The function, e.g. 'sin(x)^2'.")],
-    answer: Annotated[str, typer.Option(
-        "--answer", metavar="ANSWER",
-        help="The proposed derivative, same syntax (^, 2x, ln), e.g. '2sin(x)*cos(x)'.")],
+    answer: O.AnswerOption,
     wrt: Annotated[Optional[str], typer.Option(
         "--wrt", "-w", metavar="VAR[,VAR...]",
         help="The variable to differentiate by (needed when EXPR has several); "
              "x,y is the mixed partial d/dx then d/dy.")] = None,
-    order: Annotated[int, typer.Option(
-        "--order", "-n", min=1, max=10, help="Check the N-th derivative.")] = 1,
-    fmt: output.FormatOption = output.Format.auto,
-    timeout: TimeoutOption = TIMEOUT,
+    order: O.CheckOrderOption = 1,
+    fmt: O.FormatOption = O.Format.auto,
+    timeout: O.TimeoutOption = O.TIMEOUT,
     implicit: Annotated[bool, typer.Option(
         "--implicit", help="EXPR is a curve F(x,y) = G(x,y); ANSWER is dy/dx on it.")] = False,
     dependent: Annotated[str, typer.Option(
@@ -39,26 +32,49 @@ def check(
 ) -> None:
     """Is ANSWER the derivative of EXPR? Exit 0 correct, 1 wrong (with a counterexample)."""
     from ..homework import decide
+    from ..targets import expression_target
 
-    fmt = output.resolve_format(fmt)
     decision, wrt_name, _ = decide(expression, answer, wrt, order, timeout, implicit, dependent)
-    if decision.note:
-        output.warn(decision.note)
-    if fmt is output.Format.json:
-        sys.stdout.write(json.dumps(decision.document(expression, answer),
-                                    ensure_ascii=False) + "\n")
-    elif fmt is output.Format.csv:
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(["correct", "method", "expected"])
-        writer.writerow([_word(decision.correct), decision.method, decision.expected or ""])
-    else:
-        sys.stdout.write("".join(line + "\n" for line in
-                                 _explain(decision, expression, wrt_name, order)))
-    sys.stdout.flush()
+    target = None if implicit else expression_target(expression)
+    output.render(CheckResult(decision, expression, answer, wrt_name, order, target),
+                  output.resolve_format(fmt))
     if decision.correct is None:
-        raise typer.Exit(UNDECIDED)
+        output.abort(code=UNDECIDED)
     if not decision.correct:
-        raise typer.Exit(CHECK_FAILED)
+        output.abort(code=CHECK_FAILED)
+
+
+class CheckResult(output.Result):
+    """The verdict on ANSWER: ``correct``/``wrong`` and, when wrong, why."""
+
+    def __init__(self, decision, expression: str, answer: str, wrt: str, order: int,
+                 target) -> None:
+        self.decision = decision
+        self.expression = expression
+        self.answer = answer
+        self.wrt = wrt
+        self.order = order
+        self.target = target
+
+    def warnings(self) -> list[str]:
+        return [self.decision.note] if self.decision.note else []
+
+    def document(self) -> dict:
+        return self.decision.document(self.expression, self.answer)
+
+    def header(self) -> list[str]:
+        return ["correct", "method", "expected"]
+
+    def rows(self):
+        d = self.decision
+        yield [[_word(d.correct), d.method, d.expected or ""]]
+
+    def lines(self):
+        yield "".join(line + "\n" for line in
+                      _explain(self.decision, self.expression, self.wrt, self.order))
+
+    def draw(self, out, precision: int) -> None:
+        out.writelines(self.lines())
 
 
 def _word(correct: Optional[bool]) -> str:

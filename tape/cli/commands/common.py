@@ -1,28 +1,18 @@
-"""What grad, jacobian and hessian share: options, reading targets and points, labels."""
+"""What grad, jacobian and hessian share: one routine (``derive``) from the parsed options to
+the rendered report, and the pieces it is built from (reading targets and points, labels)."""
 from __future__ import annotations
 
+import inspect
 import sys
-from typing import Annotated, Optional
+from typing import Optional
 
 import numpy as np
-import typer
 
-from .. import points as P
-from ..compute import Component, components
-from ..errors import CLIError
+from .. import options as O, output, points as P
+from ..derivatives import Component, Outcome, components, multisets, run
+from ..options import Format
 from ..record import Record
 from ..targets import Target, make_target
-
-AtOption = Annotated[Optional[list[str]], typer.Option(
-    "--at", "-a", metavar="POINT",
-    help="Point: 0.5, x=1,y=2, 1,2 (variable order) or x=[1,2,3]; '-' reads one point per "
-         "line from standard input. Repeat for several points.")]
-PointsOption = Annotated[Optional[str], typer.Option(
-    "--points", "-p", metavar="FILE",
-    help="CSV file whose header names the variables (extra columns ignored); '-' for stdin.")]
-WrtOption = Annotated[Optional[str], typer.Option(
-    "--wrt", "-w", metavar="VARS",
-    help="Comma-separated variables to differentiate, in this order; others stay constant.")]
 
 #: refuse to compute more distinct partial derivatives than this per point
 MAX_PARTIALS = 10_000
@@ -43,6 +33,97 @@ class Problem(Record):
         self.output = output        # None: one scalar output; m: m output components
 
 
+class Request(Record):
+    """What the user asked ``grad``, ``jacobian`` or ``hessian`` for, as the options say."""
+
+    _fields = ("command", "texts", "at", "points", "wrt", "order", "fmt", "precision",
+               "check", "rtol", "atol", "timeout")
+
+    def __init__(self, command: str, texts: list[str], at, points, wrt, order: int,
+                 fmt: Format, precision: int, check: bool, rtol: float, atol: float,
+                 timeout: float) -> None:
+        self.command = command
+        self.texts = texts
+        self.at = at
+        self.points = points
+        self.wrt = wrt
+        self.order = order
+        self.fmt = fmt
+        self.precision = precision
+        self.check = check
+        self.rtol = rtol
+        self.atol = atol
+        self.timeout = timeout
+
+
+#: the options grad, jacobian and hessian share, in help order: (name, type, default);
+#: "order" is taken only by the commands that let the user choose it
+SHARED_OPTIONS = [("at", O.AtOption, None), ("points", O.PointsOption, None),
+                  ("wrt", O.WrtOption, None), ("order", O.GradOrderOption, 1),
+                  ("fmt", O.FormatOption, O.Format.auto), ("precision", O.PrecisionOption, 6),
+                  ("check", O.CheckOption, False), ("rtol", O.RtolOption, O.RTOL),
+                  ("atol", O.AtolOption, O.ATOL), ("timeout", O.TimeoutOption, O.TIMEOUT)]
+
+
+def derivative_command(name: str, target, help: str, order: Optional[int] = None):
+    """The command function of ``grad``, ``jacobian`` or ``hessian``: TARGET (of type
+    ``target``; a list for several) and ``SHARED_OPTIONS``, with ``--order`` unless the
+    command's ``order`` is fixed. Typer reads the signature set here."""
+
+    def command(**values) -> None:
+        texts = values.pop("target")
+        values.setdefault("order", order)
+        derive(Request(name, texts if isinstance(texts, list) else [texts], **values))
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter("target", keyword, annotation=target)] + [
+        inspect.Parameter(n, keyword, annotation=t, default=d) for n, t, d in SHARED_OPTIONS
+        if not (n == "order" and order is not None)]
+    command.__signature__ = inspect.Signature(params)
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    command.__name__ = command.__qualname__ = name
+    command.__doc__ = help
+    return command
+
+
+def derive(request: Request) -> None:
+    """Parse, differentiate at every point, build the report, check it if asked, render it.
+
+    ``grad`` and ``hessian`` take partials of one order (``hessian``: 2) of a scalar target;
+    ``jacobian`` takes first derivatives of a vector target.
+    """
+    fmt = output.resolve_format(request.fmt)
+    vector = request.command == "jacobian"
+    problem = prepare(request.texts, request.at, request.points, request.wrt, vector=vector)
+    if not vector:
+        _require_scalar(request, problem.output, "target", "components")
+        check_partial_count(len(problem.comps), request.order)
+    outcome = run(problem.target, problem.points, problem.variables, problem.comps,
+                  "jacobian" if vector else "partials", request.order,
+                  output.progress_wanted(fmt))
+    if not vector and outcome.value.ndim != 1:
+        _require_scalar(request, outcome.value.shape[1], "function", "values per point")
+    report = REPORTS[request.command](problem, outcome, request.order)
+    if not request.check:   # what crosscheck.finish does without --check, without importing it
+        output.render(report, fmt, request.precision)
+        return
+    from ..crosscheck import CheckSettings, Layout, finish
+
+    finish(report, problem, Layout.for_report(request.command, problem.comps, request.order,
+                                              report.value.shape[1]),
+           CheckSettings(True, request.rtol, request.atol, request.timeout), fmt,
+           request.precision)
+
+
+def _require_scalar(request: Request, count, what: str, unit: str) -> None:
+    if count is None:
+        return
+    shown = repr(request.texts[0]) if what == "target" else request.texts[0]
+    advice = " (use tape jacobian)" if request.command == "grad" else ""
+    output.abort(f"{request.command} needs a scalar {what}; {shown} "
+                 f"{'has' if what == 'target' else 'returns'} {count} {unit}{advice}")
+
+
 def prepare(texts: list[str], at: Optional[list[str]], points_file: Optional[str],
             wrt_text: Optional[str], vector: bool = False) -> Problem:
     """Parse TARGET(s), --wrt and the points; check names and shapes (exit 2 on problems)."""
@@ -50,24 +131,24 @@ def prepare(texts: list[str], at: Optional[list[str]], points_file: Optional[str
     wrt = parse_wrt(wrt_text)
     variables = target.ordered(wrt)
     if at and points_file:
-        raise CLIError("give the points with --at or with --points, not both")
+        output.abort("give the points with --at or with --points, not both")
     if at:
         pts = P.from_at(at, variables, sys.stdin)
     elif points_file:
         try:
             pts = P.from_csv(points_file, variables, sys.stdin)
-        except UnicodeDecodeError as exc:   # bad input, not a bug in tape (was exit 70)
-            raise CLIError(f"--points {points_file}: not UTF-8 text ({exc.reason} at byte "
-                           f"{exc.start})") from None
+        except UnicodeDecodeError as exc:   # bad input, not a bug in tape
+            output.abort(f"--points {points_file}: not UTF-8 text ({exc.reason} at byte "
+                         f"{exc.start})")
     elif variables:
-        raise CLIError(f"the target has variables ({', '.join(variables)}): say where to "
-                       f"evaluate with --at or --points")
+        output.abort(f"the target has variables ({', '.join(variables)}): say where to "
+                     f"evaluate with --at or --points")
     else:
         pts = P.Points([], {}, 1)
     sizes = pts.sizes()
-    output = target.output_shape(sizes)
+    shape = target.output_shape(sizes)
     comps = components(variables, wrt or variables, sizes)
-    return Problem(target, variables, wrt or list(variables), pts, comps, output)
+    return Problem(target, variables, wrt or list(variables), pts, comps, shape)
 
 
 def parse_wrt(text: Optional[str]) -> list[str]:
@@ -76,8 +157,128 @@ def parse_wrt(text: Optional[str]) -> list[str]:
         return []
     names = [n.strip() for n in text.split(",")]
     if not all(names):
-        raise CLIError(f"--wrt: {text!r} is not a comma-separated list of names")
+        output.abort(f"--wrt: {text!r} is not a comma-separated list of names")
     return names
+
+
+def check_partial_count(n_components: int, order: int) -> None:
+    """Refuse requests whose number of distinct partials would be unreasonable."""
+    from math import comb
+
+    count = comb(n_components + order - 1, order)
+    if count > MAX_PARTIALS:
+        output.abort(f"--order {order} with {n_components} components asks for {count} "
+                     f"distinct partial derivatives; the limit is {MAX_PARTIALS}")
+
+
+# ====================================================================== the three reports
+def gradient_report(problem: Problem, outcome: Outcome, order: int) -> output.Report:
+    """grad: the value and every distinct partial of ``order`` (order 1: the gradient)."""
+    comps = problem.comps
+    keys = multisets(len(comps), order) if comps else []
+    ordinary = len(problem.variables) == 1 and len(comps) == 1
+    names = [derivative_labels(comps, k, ordinary) for k in keys]
+    n = problem.points.count
+    derivs = (np.stack([outcome.partials[k] for k in keys], axis=1) if keys
+              else np.zeros((n, 0)))
+
+    def entry(Column):
+        columns = {k: Column(outcome.partials[k]) for k in keys}
+        point = {"value": Column(outcome.value)}
+        if order == 1:
+            point["gradient"] = by_variable(comps, [columns[k] for k in keys])
+        elif len(comps) == 1:
+            point["derivative"] = columns[keys[0]]
+        else:
+            point["partials"] = [{"wrt": [comps[j].label for j in k], "value": columns[k]}
+                                 for k in keys]
+        return point
+
+    return _report("grad", problem, outcome, entry, {"order": order},
+                   value=outcome.value.reshape(n, 1), value_labels=["value"],
+                   derivative_labels=[c for c, _ in names], table_labels=[t for _, t in names],
+                   derivatives=derivs)
+
+
+def hessian_report(problem: Problem, outcome: Outcome, order: int = 2) -> output.Report:
+    """hessian: the value and the (N, d, d) matrices, filled symmetrically."""
+    comps = problem.comps
+    d, n = len(comps), problem.points.count
+    h = hessian_matrix(outcome, d, n)
+    names = [derivative_labels(comps, (i, j), False) for i in range(d) for j in range(d)]
+    labels = [c.label for c in comps]
+
+    def entry(Column):
+        return {"value": Column(outcome.value),
+                "hessian": [[Column(h[:, i, j]) for j in range(d)] for i in range(d)]}
+
+    return _report("hessian", problem, outcome, entry, {}, value=outcome.value.reshape(n, 1),
+                   value_labels=["value"], derivative_labels=[c for c, _ in names],
+                   table_labels=[t for _, t in names], derivatives=h.reshape(n, d * d),
+                   matrix=(labels, labels))
+
+
+def hessian_matrix(outcome: Outcome, d: int, n: int) -> np.ndarray:
+    """The (N, d, d) Hessians, filled symmetrically from the distinct partials."""
+    h = np.zeros((n, d, d))
+    for i, j in multisets(d, 2):
+        h[:, i, j] = h[:, j, i] = outcome.partials[(i, j)]
+    return h
+
+
+def jacobian_report(problem: Problem, outcome: Outcome, order: int = 1) -> output.Report:
+    """jacobian: the m values and the (N, m, d) matrices, one row per output."""
+    value = outcome.value if outcome.value.ndim == 2 else outcome.value[:, None]
+    n, m = value.shape
+    comps = problem.comps
+    outs = ["f"] if m == 1 else [f"f{i + 1}" for i in range(m)]
+    jac = outcome.jacobian
+
+    def entry(Column):
+        return {"value": [Column(value[:, o]) for o in range(m)],
+                "jacobian": [[Column(jac[:, o, j]) for j in range(len(comps))]
+                             for o in range(m)]}
+
+    return _report("jacobian", problem, outcome, entry, {}, value=value,
+                   value_labels=["value"] if m == 1 else [f"value[{i}]" for i in range(m)],
+                   derivative_labels=[f"d{f}/d{c.label}" for f in outs for c in comps],
+                   table_labels=[f"∂{f}/∂{c.label}" for f in outs for c in comps],
+                   derivatives=jac.reshape(n, m * len(comps)),
+                   matrix=(outs, [c.label for c in comps]))
+
+
+#: the report of each command that ``derive`` serves
+REPORTS = {"grad": gradient_report, "hessian": hessian_report, "jacobian": jacobian_report}
+
+
+def _report(command: str, problem: Problem, outcome: Outcome, entry, head: dict,
+            **columns) -> output.Report:
+    """The parts every derivative report shares: the title, the point columns, the JSON
+    document (its head, each point's ``at``, and ``entry(Column)``), the engine's notes."""
+    at_labels, at_matrix = at_columns(problem)
+
+    def document():
+        from ..jsonstream import Column, Document   # json is imported only to write JSON
+
+        point = {"at": json_at(problem.points, Column), **entry(Column)}
+        return Document({"expression": problem.target.source, "variables": problem.variables,
+                         "wrt": problem.wrt, **head}, point, problem.points.count)
+
+    return output.Report(title=title(command, problem.target), at_labels=at_labels,
+                         at=at_matrix, document=document, notes=outcome.warnings,
+                         target=problem.target, **columns)
+
+
+def by_variable(comps: list[Component], values: list) -> dict:
+    """``{"x": v, "w": [v0, v1]}``: one entry per wrt variable, in order, a vector variable's
+    components as a list."""
+    out: dict = {}
+    for c, v in zip(comps, values):
+        if c.index is None:
+            out[c.name] = v
+        else:
+            out.setdefault(c.name, []).append(v)
+    return out
 
 
 def at_columns(problem: Problem) -> tuple[list[str], np.ndarray]:
@@ -95,19 +296,11 @@ def at_columns(problem: Problem) -> tuple[list[str], np.ndarray]:
     return labels, (np.concatenate(columns, axis=1) if columns else np.zeros((n, 0)))
 
 
-def json_at(points: P.Points) -> dict:
+def json_at(points: P.Points, Column) -> dict:
     """A point's ``"at"`` in a streamed JSON entry: a Column per scalar variable, a list of
-    Columns per vector variable (what ``Points.all_at`` gives for each point)."""
-    from ..jsonstream import Column   # json is imported only to write JSON
-
+    Columns per vector variable."""
     return {n: Column(a) if a.ndim == 1 else [Column(a[:, k]) for k in range(a.shape[1])]
             for n, a in ((n, points.arrays[n]) for n in points.names)}
-
-
-def json_head(problem: Problem, **more) -> dict:
-    """The keys every grad/jacobian/hessian document starts with."""
-    return {"expression": problem.target.source, "variables": problem.variables,
-            "wrt": problem.wrt, **more}
 
 
 def title(command: str, target: Target) -> str:
@@ -145,13 +338,3 @@ def derivative_labels(comps: list[Component], key: tuple, ordinary: bool,
     table_name = (f"{d}{superscript(order)}{f}/"
                   + "".join(f"{d}{lab}{superscript(k)}" for lab, k in runs))
     return csv_name, table_name
-
-
-def check_partial_count(n_components: int, order: int) -> None:
-    """Refuse requests whose number of distinct partials would be unreasonable."""
-    from math import comb
-
-    count = comb(n_components + order - 1, order)
-    if count > MAX_PARTIALS:
-        raise CLIError(f"--order {order} with {n_components} components asks for {count} "
-                       f"distinct partial derivatives; the limit is {MAX_PARTIALS}")

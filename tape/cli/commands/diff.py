@@ -6,85 +6,113 @@ variables: one ``x: 2*x*y`` line each); ``--latex`` gives LaTeX in every format;
 """
 from __future__ import annotations
 
-import json
-import sys
 import time
 from typing import Annotated
 
 import typer
 
-from .. import output
-from ..crosscheck import TIMEOUT, TimeoutOption
-from ..errors import CLIError
+from .. import options as O, output
 from ..timelimit import run_limited, run_optional
-from .common import WrtOption, derivative_labels, parse_wrt
+from .common import by_variable, derivative_labels, parse_wrt
 
-#: highest --order accepted
-MAX_ORDER = 20
+#: the most distinct partial derivatives one ``tape diff`` prints
+MAX_PARTIALS = 200
 
 
 def diff(
     expression: Annotated[str, typer.Argument(
         metavar="EXPR", help="An expression such as 'x^2*sin(y)' (variables are scalars).")],
-    wrt: WrtOption = None,
-    order: Annotated[int, typer.Option(
-        "--order", "-n", min=1, max=MAX_ORDER,
-        help="Derivative order; with several variables every distinct N-th partial.")] = 1,
-    latex: Annotated[bool, typer.Option(
-        "--latex", help="LaTeX instead of text (in every format).")] = False,
-    fmt: output.FormatOption = output.Format.auto,
-    timeout: TimeoutOption = TIMEOUT,
+    wrt: O.WrtOption = None,
+    order: O.DiffOrderOption = 1,
+    latex: O.LatexOption = False,
+    fmt: O.FormatOption = O.Format.auto,
+    timeout: O.TimeoutOption = O.TIMEOUT,
 ) -> None:
     """Symbolic derivative of EXPR (SymPy), simplified into a readable form."""
-    from ..compute import components, multisets
+    fmt = output.resolve_format(fmt)
+    style = "latex" if latex else ("pretty" if fmt is O.Format.table else "plain")
+    output.render(differentiate(expression, wrt, order, style, timeout), fmt)
+
+
+class DiffResult(output.Result):
+    """The derivatives of ``expression``: ``texts[j]`` is the partial named ``labels[j]``."""
+
+    def __init__(self, expression: str, target, wrt: list[str], order: int, comps: list,
+                 labels: list[str], texts: list[str]) -> None:
+        self.expression = expression
+        self.target = target
+        self.wrt = wrt
+        self.order = order
+        self.comps = comps
+        self.labels = labels
+        self.texts = texts
+
+    @property
+    def single(self) -> bool:
+        return len(self.comps) == 1
+
+    def document(self) -> dict:
+        derivative = self.texts[0] if self.single else (
+            by_variable(self.comps, self.texts) if self.order == 1
+            else dict(zip(self.labels, self.texts)))
+        return {"expression": self.expression, "wrt": self.wrt, "order": self.order,
+                "derivative": derivative}
+
+    def header(self) -> list[str]:
+        return ["wrt", "derivative"]
+
+    def rows(self):
+        yield list(zip(self.labels, self.texts))
+
+    def lines(self):
+        if self.single:
+            yield self.texts[0] + "\n"
+        else:
+            yield "".join(f"{label}: {text}\n" for label, text in zip(self.labels, self.texts))
+
+    def draw(self, out, precision: int) -> None:
+        if self.single:
+            out.write(self.texts[0] + "\n")
+            return
+        for label, text in zip(self.labels, self.texts):
+            lines = text.splitlines() or [""]
+            if len(lines) == 1:
+                out.write(f"{label}: {lines[0]}\n")
+            else:
+                out.write(f"{label}:\n" + "".join(f"  {line}\n" for line in lines))
+
+
+def differentiate(expression: str, wrt, order: int, style: str, timeout: float) -> DiffResult:
+    """Every distinct partial of ``order`` of ``expression`` by SymPy, tidied when that
+    finishes within ``timeout`` seconds, written in ``style`` (plain, pretty or latex)."""
+    from ..derivatives import components, multisets
     from ..symbolic import infer_sizes
     from ..targets import expression_target
 
-    fmt = output.resolve_format(fmt)
     target = expression_target(expression)
     names = parse_wrt(wrt)
     variables = target.ordered(names)
     wrt_names = names or list(variables)
     if not wrt_names:
-        raise CLIError(f"{expression!r} has no variables to differentiate by")
+        output.abort(f"{expression!r} has no variables to differentiate by")
     sizes = infer_sizes(target.trees[0])
     comps = components(variables, wrt_names, sizes)
     keys = multisets(len(comps), order)
-    if len(keys) > 200:
-        raise CLIError(f"--order {order} with {len(comps)} variables asks for {len(keys)} "
-                       f"partial derivatives; the limit for tape diff is 200")
-    style = "latex" if latex else ("pretty" if fmt is output.Format.table else "plain")
+    if len(keys) > MAX_PARTIALS:
+        output.abort(f"--order {order} with {len(comps)} variables asks for {len(keys)} "
+                     f"partial derivatives; the limit for tape diff is {MAX_PARTIALS}")
     deadline = time.monotonic() + timeout
     job = (target.trees[0], sizes, wrt_names, keys, style)
     raw = run_limited(_differentiate, *job, False, timeout=timeout,
                       what="symbolic differentiation", consequence="")
-    results = run_optional(deadline, _differentiate, *job, True)
-    if results is None:
+    texts = run_optional(deadline, _differentiate, *job, True)
+    if texts is None:
         output.warn(f"simplifying did not finish in {timeout:g} s; the derivative is shown "
                     f"as differentiated")
-        results = raw
-    ordinary = len(comps) == 1
+        texts = raw
     labels = [c.label for c in comps] if order == 1 else \
-        [derivative_labels(comps, k, ordinary)[0] for k in keys]
-    if fmt is output.Format.json:
-        document = results[0] if ordinary else (
-            _by_variable(comps, results) if order == 1 else dict(zip(labels, results)))
-        sys.stdout.write(json.dumps({"expression": expression, "wrt": wrt_names,
-                                     "order": order, "derivative": document},
-                                    ensure_ascii=False) + "\n")
-        return
-    _print(labels, results, fmt, ordinary)
-
-
-def _by_variable(comps, results) -> dict:
-    """``{"x": "...", "w": ["...", "..."]}``: a vector variable's components as a list."""
-    out: dict = {}
-    for c, text in zip(comps, results):
-        if c.index is None:
-            out[c.name] = text
-        else:
-            out.setdefault(c.name, []).append(text)
-    return out
+        [derivative_labels(comps, k, len(comps) == 1)[0] for k in keys]
+    return DiffResult(expression, target, wrt_names, order, comps, labels, texts)
 
 
 def _differentiate(tree, sizes, wrt, keys, style, tidy):
@@ -99,25 +127,3 @@ def _differentiate(tree, sizes, wrt, keys, style, tidy):
         d = S.derivative(f, [comps[i] for i in key])
         out.append(S.render(S.tidy(d) if tidy else d, style))
     return out
-
-
-def _print(labels, results, fmt, single) -> None:
-    out = sys.stdout
-    if fmt is output.Format.csv:
-        import csv
-
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["wrt", "derivative"])
-        writer.writerows(zip(labels, results))
-    elif single:
-        out.write(results[0] + "\n")
-    elif fmt is output.Format.table:
-        for label, text in zip(labels, results):
-            lines = text.splitlines() or [""]
-            if len(lines) == 1:
-                out.write(f"{label}: {lines[0]}\n")
-            else:
-                out.write(f"{label}:\n" + "".join(f"  {line}\n" for line in lines))
-    else:
-        out.write("".join(f"{label}: {text}\n" for label, text in zip(labels, results)))
-    out.flush()

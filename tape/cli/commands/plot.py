@@ -13,17 +13,14 @@ Where it goes:
 """
 from __future__ import annotations
 
-import csv
 import shutil
-import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import numpy as np
 import typer
 
-from .. import output
-from ..errors import CLIError
-from ..plotting import MAX_ORDER, MAX_POINTS, Series, compute_series, parse_range
+from .. import options as O, output
+from ..plotting import Series, compute_series, parse_range
 from ..targets import make_target
 
 #: image size in pixels when --width/--height are not given
@@ -34,26 +31,13 @@ def plot(
     expression: Annotated[str, typer.Argument(
         metavar="EXPR", help="A function of one variable, such as 'sin(x)/x' "
                              "(or a script path.py[:function] that accepts arrays).")],
-    range_: Annotated[str, typer.Option(
-        "--range", "-r", metavar="A:B",
-        help="The x range, e.g. -5:5 or -pi:pi.")
-    ] = "-5:5",
-    order: Annotated[int, typer.Option(
-        "--order", "-n", min=0, max=MAX_ORDER,
-        help="Draw f and its first N derivatives.")] = 1,
-    out: Annotated[Optional[str], typer.Option(
-        "--out", "-o", metavar="FILE",
-        help="Write an image instead: FILE.png, .svg or .pdf (needs the plot extra).")
-    ] = None,
-    points: Annotated[int, typer.Option(
-        "--points", min=2, max=MAX_POINTS, help="Number of grid points.")] = 401,
-    width: Annotated[Optional[int], typer.Option(
-        "--width", min=20, max=20_000,
-        help="Chart width: terminal columns, or image pixels with --out (800).")] = None,
-    height: Annotated[Optional[int], typer.Option(
-        "--height", min=8, max=20_000,
-        help="Chart height: terminal rows, or image pixels with --out (500).")] = None,
-    fmt: output.FormatOption = output.Format.auto,
+    range_: O.RangeOption = "-5:5",
+    order: O.PlotOrderOption = 1,
+    out: O.ImageOption = None,
+    points: O.GridOption = 401,
+    width: O.WidthOption = None,
+    height: O.HeightOption = None,
+    fmt: O.FormatOption = O.Format.auto,
 ) -> None:
     """Plot EXPR and its first N derivatives over a range.
 
@@ -74,20 +58,42 @@ def plot(
 
         save_image(series, out, width or IMAGE_SIZE[0], height or IMAGE_SIZE[1])
         return
-    chosen = output.resolve_format(fmt)
-    if chosen is output.Format.table:
+    output.render(PlotResult(series, target, lo, hi, width, height), output.resolve_format(fmt))
+
+
+class PlotResult(output.Result):
+    """f and its derivatives on the grid: a chart on a terminal, numbers otherwise."""
+
+    def __init__(self, series: Series, target, lo: float, hi: float, width, height) -> None:
+        self.series = series
+        self.target = target
+        self.range = (lo, hi)
+        self.size = (width, height)
+
+    def document(self) -> dict:
+        return document(self.series, *self.range)
+
+    def header(self) -> list[str]:
+        return [self.series.variable] + self.series.labels
+
+    def rows(self):
+        yield [[repr(v) for v in row] for row in self._numbers()]
+
+    def lines(self):
+        yield "".join(" ".join(map(repr, row)) + "\n" for row in self._numbers())
+
+    def _numbers(self) -> list[list[float]]:
+        return np.column_stack([self.series.x] + self.series.ys).tolist()
+
+    def draw(self, out, precision: int) -> None:
         from ..charts import terminal_chart
 
+        width, height = self.size
         columns, rows = shutil.get_terminal_size((100, 30))
-        text = terminal_chart(series, width or max(40, min(columns, 120)),
+        text = terminal_chart(self.series, width or max(40, min(columns, 120)),
                               height or max(12, min(rows - 2, 30)),
-                              color=output.is_terminal(sys.stdout))
-        sys.stdout.write(text + "\n")
-    elif chosen is output.Format.json:
-        output.print_json(document(series, lo, hi))
-    else:
-        write_rows(series, csv_header=chosen is output.Format.csv)
-    sys.stdout.flush()
+                              color=output.is_terminal(out))
+        out.write(text + "\n")
 
 
 def document(series: Series, lo: float, hi: float) -> dict:
@@ -97,22 +103,11 @@ def document(series: Series, lo: float, hi: float) -> dict:
             "series": {label: y.tolist() for label, y in zip(series.labels, series.ys)}}
 
 
-def write_rows(series: Series, csv_header: bool) -> None:
-    """One line per grid point: x then f, f', ... (space separated, or CSV with a header)."""
-    rows = np.column_stack([series.x] + series.ys).tolist()
-    if csv_header:
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow([series.variable] + series.labels)
-        writer.writerows([repr(v) for v in row] for row in rows)
-    else:
-        sys.stdout.write("".join(" ".join(map(repr, row)) + "\n" for row in rows))
-
-
 def _warn_gaps(series: Series) -> None:
     undefined = int(np.isnan(series.ys[0]).sum())
     if undefined == len(series.x):
-        raise CLIError(f"{series.expression!r} is undefined (inf or nan) at every point of the "
-                       f"range")
+        output.abort(f"{series.expression!r} is undefined (inf or nan) at every point of the "
+                     f"range")
     if undefined:
         output.warn(f"f is undefined (inf or nan) at {undefined} of {len(series.x)} points; "
                     f"they are left as gaps")

@@ -14,33 +14,24 @@ Formats (``--format``):
 """
 from __future__ import annotations
 
-import csv
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from .. import output, points as P
-from ..errors import CLIError
+from .. import options as O, output, points as P
 from ..targets import make_target
 from ..tracing import Node, Trace, record
 from ..values import exact, preview
-
-AtPointOption = Annotated[Optional[str], typer.Option(
-    "--at", "-a", metavar="POINT",
-    help="The point: 0.5, x=1,y=2, 1,2 (variable order) or x=[1,2,3].")]
-DotOption = Annotated[Optional[str], typer.Option(
-    "--dot", metavar="FILE",
-    help="Also write the graph as Graphviz DOT to FILE ('-': print only the DOT).")]
 
 
 def trace(
     target: Annotated[str, typer.Argument(
         help="An expression such as '2*x**3+4*x**2+5*x+6' or a script path.py[:function].")],
-    at: AtPointOption = None,
-    dot: DotOption = None,
-    fmt: output.FormatOption = output.Format.auto,
-    precision: output.PrecisionOption = 6,
+    at: O.OnePointOption = None,
+    dot: O.DotOption = None,
+    fmt: O.FormatOption = O.Format.auto,
+    precision: O.PrecisionOption = 6,
 ) -> None:
     """Show the tape recorded for TARGET at one point: ops, values and adjoints.
 
@@ -53,37 +44,49 @@ def trace(
     variables = parsed.ordered([])
     if at is None:
         if variables:
-            raise CLIError(f"the target has variables ({', '.join(variables)}): say where to "
-                           f"evaluate with --at")
+            output.abort(f"the target has variables ({', '.join(variables)}): say where to "
+                         f"evaluate with --at")
         point = {}
     else:
         if at.strip() == "-":
-            raise CLIError("tape trace takes one point; give it with --at")
+            output.abort("tape trace takes one point; give it with --at")
         point = P.parse_point(at, variables)
-    result = record(parsed, variables, point)
-    title = f"trace of {target}" + (f" at {_point_text(point)}" if point else "")
+    result = TraceResult(record(parsed, variables, point), target, parsed,
+                         f"trace of {target}" + (f" at {_point_text(point)}" if point else ""))
     if dot is not None:
-        write_dot(result, dot, title, precision)
+        write_dot(result.trace, dot, result.title, precision)
         if dot == "-":
             return
-    messages = result.notes + nonfinite(result)
-    for message in messages:
-        output.warn(message)
-    if fmt is output.Format.json:
-        doc = document(result, target)
-        if messages:
-            doc["warnings"] = messages
-        output.print_json(doc)
-    elif fmt is output.Format.csv:
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(["id", "kind", "label", "inputs", "value", "adjoint"])
-        writer.writerows(plain_fields(result, node) for node in result.nodes)
-    elif fmt is output.Format.plain:
-        for node in result.nodes:
-            sys.stdout.write(" ".join(plain_fields(result, node)) + "\n")
-    else:
-        render_table(result, title, precision)
-    sys.stdout.flush()
+    output.render(result, fmt, precision)
+
+
+class TraceResult(output.Result):
+    """The recorded tape, in every format (see the module docstring)."""
+
+    def __init__(self, trace: Trace, source: str, target, title: str) -> None:
+        self.trace = trace
+        self.source = source
+        self.target = target
+        self.title = title
+
+    def warnings(self) -> list[str]:
+        return self.trace.notes + nonfinite(self.trace)
+
+    def document(self) -> dict:
+        return document(self.trace, self.source)
+
+    def header(self) -> list[str]:
+        return ["id", "kind", "label", "inputs", "value", "adjoint"]
+
+    def rows(self):
+        yield [plain_fields(self.trace, node) for node in self.trace.nodes]
+
+    def lines(self):
+        yield "".join(" ".join(plain_fields(self.trace, node)) + "\n"
+                      for node in self.trace.nodes)
+
+    def draw(self, out, precision: int) -> None:
+        render_table(self.trace, self.title, precision, out)
 
 
 def write_dot(result: Trace, path: str, title: str, precision: int) -> None:
@@ -98,7 +101,7 @@ def write_dot(result: Trace, path: str, title: str, precision: int) -> None:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as exc:
-        raise CLIError(f"--dot: cannot write {path!r}: {exc.strerror}") from None
+        output.abort(f"--dot: cannot write {path!r}: {exc.strerror}")
 
 
 def _point_text(point: dict) -> str:
@@ -147,7 +150,7 @@ def document(result: Trace, source: str) -> dict:
     }
 
 
-def render_table(result: Trace, title: str, precision: int) -> None:
+def render_table(result: Trace, title: str, precision: int, out) -> None:
     """A rich table, one row per node; the output row in bold."""
     from rich.console import Console
     from rich.markup import escape
@@ -180,4 +183,4 @@ def render_table(result: Trace, title: str, precision: int) -> None:
         caption += (f"\n{len(result.nodes) - len(shown)} more nodes not shown "
                     f"(--format plain, csv or json prints all)")
     table.caption = escape(caption)
-    Console(file=sys.stdout).print(table)
+    Console(file=out).print(table)

@@ -1,0 +1,71 @@
+"""How far one CLI request travels through tape's own code: calls, files and file transitions.
+
+    python benchmarks/cli_path.py                      # tape grad "x^2" --at 3
+    python benchmarks/cli_path.py grad "x*y" --at 1,2  # any other command line
+    python benchmarks/cli_path.py --by-file            # also the calls per file
+
+Counts Python function calls (``sys.setprofile`` "call" events) whose code lives under the
+``tape`` package, while ``tape.cli.app.main`` runs the command (modules already imported, so
+import-time code is not counted). A *transition* is a call whose file differs from the previous
+counted call's: the number of times a reader following the request changes files.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+from collections import Counter
+
+
+def trace(argv: list[str]) -> list[str]:
+    """The files (relative to the package) of every tape call made while running ``argv``."""
+    import tape
+    from tape.cli import app
+
+    root = os.path.dirname(tape.__file__) + os.sep
+    app.LazyCommands()[argv[0]]            # import the command's module before counting
+    seen: list[str] = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            name = frame.f_code.co_filename
+            if name.startswith(root):
+                seen.append(name[len(root):])
+
+    sys.argv = ["tape"] + argv
+    with contextlib.redirect_stdout(io.StringIO()):
+        sys.setprofile(profile)
+        try:
+            app.main()
+        except SystemExit:
+            pass
+        finally:
+            sys.setprofile(None)
+    return seen
+
+
+def summary(files: list[str]) -> dict:
+    transitions = sum(1 for a, b in zip(files, files[1:]) if a != b)
+    return {"calls": len(files), "files": len(set(files)), "transitions": transitions}
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    by_file = "--by-file" in args
+    argv = [a for a in args if a != "--by-file"] or ["grad", "x^2", "--at", "3"]
+    files = trace(argv)
+    whole = summary(files)
+    cli = summary([f for f in files if f.startswith("cli" + os.sep)])
+    print(f"tape {' '.join(argv)}")
+    print(f"  all of tape/: {whole['calls']} calls, {whole['files']} files, "
+          f"{whole['transitions']} transitions")
+    print(f"  tape/cli only: {cli['calls']} calls, {cli['files']} files, "
+          f"{cli['transitions']} transitions")
+    if by_file:
+        for name, count in Counter(files).most_common():
+            print(f"  {count:5d}  {name}")
+
+
+if __name__ == "__main__":
+    main()

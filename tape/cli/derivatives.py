@@ -1,0 +1,318 @@
+"""Derivatives of a target at many points, through the public ``tape`` API.
+
+``run`` evaluates a target at every point: expressions in one vectorized pass per chunk of
+``CHUNK`` points; a script is also tried vectorized (its function gets ``(N,)`` / ``(N, k)``
+tensors), and the result is trusted only if it has one row per point and matches one-point
+calls at the first and last points; otherwise the script is called point by point with the
+shapes it was written for (scalars ``()``, vectors ``(k,)``).
+
+The routines below ``run`` take a batched function ``fn(*tensors)`` (points along the first
+axis, see ``targets.Target.batched``) and the stacked input arrays. Because the function treats
+points independently, the gradient of the *sum* over points gives every point's own gradient;
+nested tapes repeat the trick for higher orders (each gradient rule is differentiable).
+
+Derivatives are taken with respect to *components*: a scalar variable is one component, a
+vector variable of length k contributes k (``x[0]``, ``x[1]``, ...), in ``wrt`` order.
+"""
+from __future__ import annotations
+
+import itertools
+import warnings
+from typing import Callable
+
+import numpy as np
+
+from .errors import CLIError
+from .output import progress
+from .points import Points
+from .record import Frozen, Record
+from .targets import ScriptError, Target
+
+#: points per vectorized pass (bounds memory: every recorded op keeps an (N, k) array)
+CHUNK = 65_536
+
+
+class Outcome(Record):
+    """Results for all points: ``value`` (N,) or (N, m); ``partials`` maps a multiset of
+    component indices to (N,); ``jacobian`` is (N, m, d). ``warnings`` come from the engine."""
+
+    _fields = ("value", "partials", "jacobian", "warnings")
+
+    def __init__(self, value: np.ndarray, partials: dict | None = None,
+                 jacobian: np.ndarray | None = None, warnings: list[str] | None = None) -> None:
+        self.value = value
+        self.partials = {} if partials is None else partials
+        self.jacobian = jacobian
+        self.warnings = [] if warnings is None else warnings
+
+
+def run(target: Target, points: Points, variables: list[str], comps, mode: str,
+        order: int = 1, show_progress: bool = False) -> Outcome:
+    """Evaluate ``mode`` ("partials" of ``order``, or "jacobian") at every point."""
+    sizes = points.sizes()
+    arrays = [points.arrays[n] for n in variables]
+
+    def compute_on(fn, chunk_arrays):
+        if mode == "jacobian":
+            value, jac = jacobian(fn, chunk_arrays, comps)
+            return Outcome(value, jacobian=jac)
+        if not comps:
+            return Outcome(value_only(fn, chunk_arrays))
+        if order > 1 and len(comps) == 1:
+            taylor = single_derivative(fn, chunk_arrays, comps[0], order)
+            if taylor is not None:
+                return Outcome(*taylor)
+        value, parts = partials(fn, chunk_arrays, comps, order)
+        return Outcome(value, parts)
+
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
+        warnings.simplefilter("always")
+        if target.is_script and points.count > 0:
+            outcome = _run_script(target, arrays, variables, sizes, points.count, compute_on,
+                                  show_progress)
+        else:
+            outcome = _run_chunked(target, arrays, variables, sizes, points.count, compute_on,
+                                   show_progress)
+    outcome.warnings = _distinct_messages(caught)
+    return outcome
+
+
+def _distinct_messages(caught) -> list[str]:
+    seen = []
+    for w in caught:
+        # the engine warns with UserWarning (e.g. a NumPy call it does not differentiate);
+        # NumPy's overflow/invalid RuntimeWarnings are reported as non-finite results instead
+        if not issubclass(w.category, UserWarning):
+            continue
+        text = str(w.message)
+        if text not in seen:
+            seen.append(text)
+    return seen
+
+
+def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progress):
+    starts = list(range(0, max(count, 1), CHUNK))
+    pieces = []
+    with progress(count, "evaluating", show_progress and len(starts) > 1) as advance:
+        for start in starts:
+            chunk = [a[start:start + CHUNK] for a in arrays]
+            n = min(CHUNK, count - start) if count else 1
+            fn = target.batched(variables, sizes, n)
+            pieces.append(compute_on(fn, chunk))
+            advance(n)
+    return _join(pieces)
+
+
+def _run_script(target, arrays, variables, sizes, count, compute_on, show_progress):
+    def one(i):
+        fn = unbatched(target.batched(variables, sizes, 1))
+        return _differentiate_script(compute_on, fn, [a[i:i + 1] for a in arrays])
+
+    first = one(0)
+    if count == 1:
+        return first
+    try:
+        whole = _run_chunked(target, arrays, variables, sizes, count,
+                             lambda fn, chunk: _differentiate_script(compute_on, fn, chunk),
+                             show_progress)
+        if _agrees(whole, first, 0, count) and _agrees(whole, one(count - 1), count - 1,
+                                                       count):
+            return whole
+    except CLIError:
+        pass
+    pieces = [first]
+    with progress(count, "evaluating point by point", show_progress) as advance:
+        advance(1)
+        for i in range(1, count):
+            pieces.append(one(i))
+            advance(1)
+    return _join(pieces)
+
+
+def _differentiate_script(compute_on: Callable, fn, chunk) -> Outcome:
+    try:
+        return compute_on(fn, chunk)
+    except CLIError:
+        raise
+    except (LookupError, TypeError, ValueError, IndexError, RuntimeError) as exc:
+        raise ScriptError(f"cannot differentiate the script: {type(exc).__name__}: {exc}") \
+            from exc
+
+
+def _agrees(whole: Outcome, single: Outcome, i: int, count: int) -> bool:
+    """Whether row ``i`` of a vectorized result equals a one-point evaluation there."""
+    if whole.value.shape[:1] != (count,) or whole.value.shape[1:] != single.value.shape[1:]:
+        return False
+    if set(whole.partials) != set(single.partials):
+        return False
+    rows = slice(i, i + 1)
+    pairs = [(whole.value[rows], single.value)]
+    pairs += [(whole.partials[k][rows], single.partials[k]) for k in single.partials]
+    if single.jacobian is not None:
+        pairs.append((whole.jacobian[rows], single.jacobian))
+    return all(a.shape == b.shape and np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True)
+               for a, b in pairs)
+
+
+def _join(pieces: list[Outcome]) -> Outcome:
+    if len(pieces) == 1:
+        return pieces[0]
+    value = np.concatenate([p.value for p in pieces])
+    partials = {k: np.concatenate([p.partials[k] for p in pieces]) for k in pieces[0].partials}
+    jac = (np.concatenate([p.jacobian for p in pieces])
+           if pieces[0].jacobian is not None else None)
+    return Outcome(value, partials, jac)
+
+
+class Component(Frozen):
+    """One differentiable component: variable ``name`` (index ``var`` among the inputs) and,
+    for a vector variable, the component ``index``."""
+
+    _fields = ("name", "var", "index")
+
+    def __init__(self, name: str, var: int, index: int | None) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "var", var)
+        object.__setattr__(self, "index", index)
+
+    @property
+    def label(self) -> str:
+        return self.name if self.index is None else f"{self.name}[{self.index}]"
+
+
+def components(variables: list[str], wrt: list[str], sizes: dict) -> list[Component]:
+    """The wrt components in order (vectors flattened)."""
+    out = []
+    for name in wrt:
+        var = variables.index(name)
+        if sizes[name] is None:
+            out.append(Component(name, var, None))
+        else:
+            out.extend(Component(name, var, i) for i in range(sizes[name]))
+    return out
+
+
+def multisets(n_components: int, order: int) -> list[tuple[int, ...]]:
+    """Every distinct order-``order`` partial, as sorted index tuples, in lexicographic order."""
+    return list(itertools.combinations_with_replacement(range(n_components), order))
+
+
+def as_numpy(t) -> np.ndarray:
+    """A tensor (or array) as a float64 NumPy array."""
+    return np.asarray(t.numpy() if hasattr(t, "numpy") else t, dtype=np.float64)
+
+
+def nested_partials(fn, xs: list, comps: list[Component], order: int) -> list[dict]:
+    """The value and every distinct partial derivative up to ``order``, as tensors.
+
+    ``levels[k]`` maps each multiset of ``k`` indices into ``comps`` (a sorted tuple) to that
+    partial; ``levels[0]`` is ``{(): value}``. ``order`` persistent tapes are nested: the
+    innermost differentiates the value, each outer one the partials of the tape inside it.
+    """
+    import tape
+
+    wrt_vars = sorted({c.var for c in comps}, key=[c.var for c in comps].index)
+    sources = [xs[v] for v in wrt_vars]
+    slot = {v: i for i, v in enumerate(wrt_vars)}
+    entered = []
+    try:
+        for _ in range(order):
+            t = tape.GradientTape(persistent=True)
+            t.__enter__()
+            entered.append(t)
+            t.watch(sources)
+        levels = [{(): fn(*xs)}]
+        while entered:
+            t = entered.pop()
+            t.__exit__(None, None, None)
+            following = {}
+            for key, z in levels[-1].items():
+                grads = t.gradient(z, sources, unconnected_gradients="zero")
+                for ci in range(key[-1] if key else 0, len(comps)):
+                    c = comps[ci]
+                    g = grads[slot[c.var]]
+                    following[key + (ci,)] = g if c.index is None else g[:, c.index]
+            levels.append(following)
+    finally:
+        while entered:
+            entered.pop().__exit__(None, None, None)
+    return levels
+
+
+def partials(fn, arrays: list[np.ndarray], comps: list[Component], order: int):
+    """``(value, {multiset: array (N,)})``: every distinct partial derivative of order
+    ``order`` (order 1: one entry per component, i.e. the gradient)."""
+    import tape
+
+    levels = nested_partials(fn, [tape.constant(a) for a in arrays], comps, order)
+    return as_numpy(levels[0][()]), {k: as_numpy(v) for k, v in levels[-1].items()}
+
+
+def single_derivative(fn, arrays: list[np.ndarray], comp: Component, order: int):
+    """The ``order``-th derivative along one scalar variable, by the engine's Taylor mode
+    (``tape.derivative``) when it exists and handles the batch; None otherwise (the caller
+    then uses ``partials``)."""
+    import tape
+
+    derivative = getattr(tape, "derivative", None)
+    if derivative is None or comp.index is not None:
+        return None
+    xs = [tape.constant(a) for a in arrays]
+
+    def along(x):
+        return fn(*[x if i == comp.var else t for i, t in enumerate(xs)])
+
+    try:
+        got = as_numpy(derivative(along, xs[comp.var], order=order))
+        value = value_only(fn, arrays)
+    except (TypeError, ValueError, NotImplementedError, LookupError):
+        return None
+    if got.shape != value.shape:
+        return None
+    return value, {(0,) * order: got}
+
+
+def value_only(fn, arrays: list[np.ndarray]) -> np.ndarray:
+    """Just the function's value at every point."""
+    import tape
+
+    return as_numpy(fn(*[tape.constant(a) for a in arrays]))
+
+
+def jacobian(fn, arrays: list[np.ndarray], comps: list[Component]):
+    """Value ``(N, m)`` and Jacobian ``(N, m, len(comps))`` of a vector-valued function.
+
+    Points are independent, so each variable's block is one ``batch_jacobian``: a single
+    backward sweep carrying all m output rows, whatever m is.
+    """
+    import tape
+
+    xs = [tape.constant(a) for a in arrays]
+    wrt_vars = sorted({c.var for c in comps}, key=[c.var for c in comps].index)
+    sources = [xs[v] for v in wrt_vars]
+    with tape.GradientTape(persistent=True) as t:
+        t.watch(sources)
+        y = fn(*xs)
+        if len(y.shape) == 1:
+            y = tape.reshape(y, (-1, 1))
+    n, m = int(y.shape[0]), int(y.shape[1])
+    jac = np.zeros((n, m, len(comps)))
+    blocks = {v: as_numpy(t.batch_jacobian(y, xs[v], unconnected_gradients="zero"))
+              for v in wrt_vars}                     # (N, m) or (N, m, k) for a vector variable
+    for j, c in enumerate(comps):
+        block = blocks[c.var]
+        jac[:, :, j] = block if c.index is None else block[:, :, c.index]
+    jac += 0.0        # a zero cotangent row times a negative partial gives -0.0: print it as 0.0
+    return as_numpy(y), jac
+
+
+def unbatched(fn):
+    """Adapt a function written for one point (scalars ``()``, vectors ``(k,)``) to the
+    batched layout with N = 1: the inputs are sliced inside the tape, so gradients flow."""
+    import tape
+
+    def run(*tensors):
+        out = fn(*[x[0] for x in tensors])
+        return tape.expand_dims(out, 0)
+
+    return run

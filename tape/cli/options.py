@@ -1,0 +1,111 @@
+"""Every option of every command, declared once (a command's signature lists the ones it takes).
+
+Each ``...Option`` is a ``typing.Annotated`` type for a command parameter; the defaults that
+other modules need (``RTOL``, ``ATOL``, ``TIMEOUT``) live here too, so that declaring
+``--check`` does not import the checking machinery.
+"""
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Optional
+
+import typer
+
+
+class Format(str, Enum):
+    """Output formats (``--format``); ``output.WRITERS`` has one writer per format."""
+
+    auto = "auto"
+    table = "table"
+    plain = "plain"
+    json = "json"
+    csv = "csv"
+
+
+FormatOption = Annotated[Format, typer.Option(
+    "--format", "-f", case_sensitive=False,
+    help="auto (a table on a terminal, plain when piped), table, plain, json or csv.")]
+PrecisionOption = Annotated[int, typer.Option(
+    "--precision", min=1, max=17, help="Significant digits shown in tables.")]
+
+# ------------------------------------------------------------------ where and what to derive
+AtOption = Annotated[Optional[list[str]], typer.Option(
+    "--at", "-a", metavar="POINT",
+    help="Point: 0.5, x=1,y=2, 1,2 (variable order) or x=[1,2,3]; '-' reads one point per "
+         "line from standard input. Repeat for several points.")]
+PointsOption = Annotated[Optional[str], typer.Option(
+    "--points", "-p", metavar="FILE",
+    help="CSV file whose header names the variables (extra columns ignored); '-' for stdin.")]
+WrtOption = Annotated[Optional[str], typer.Option(
+    "--wrt", "-w", metavar="VARS",
+    help="Comma-separated variables to differentiate, in this order; others stay constant.")]
+OnePointOption = Annotated[Optional[str], typer.Option(
+    "--at", "-a", metavar="POINT",
+    help="The point: 0.5, x=1,y=2, 1,2 (variable order) or x=[1,2,3].")]
+
+#: highest --order of grad (nested tapes grow quickly with the order)
+GRAD_MAX_ORDER = 10
+#: highest --order of diff
+DIFF_MAX_ORDER = 20
+#: highest --order of check
+CHECK_MAX_ORDER = 10
+#: the most derivatives ``tape plot`` draws
+PLOT_MAX_ORDER = 6
+
+GradOrderOption = Annotated[int, typer.Option(
+    "--order", "-n", min=1, max=GRAD_MAX_ORDER,
+    help="Derivative order: one variable gives the N-th derivative; several give "
+         "every distinct N-th order partial.")]
+DiffOrderOption = Annotated[int, typer.Option(
+    "--order", "-n", min=1, max=DIFF_MAX_ORDER,
+    help="Derivative order; with several variables every distinct N-th partial.")]
+CheckOrderOption = Annotated[int, typer.Option(
+    "--order", "-n", min=1, max=CHECK_MAX_ORDER, help="Check the N-th derivative.")]
+PlotOrderOption = Annotated[int, typer.Option(
+    "--order", "-n", min=0, max=PLOT_MAX_ORDER, help="Draw f and its first N derivatives.")]
+
+# ------------------------------------------------------------------ --check and its tolerances
+CheckOption = Annotated[bool, typer.Option(
+    "--check", help="Cross-check every number: SymPy for expressions, finite differences "
+                    "for scripts; exit 1 on disagreement.")]
+RtolOption = Annotated[float, typer.Option(
+    "--rtol", min=0.0, help="Relative tolerance of --check.")]
+AtolOption = Annotated[float, typer.Option(
+    "--atol", min=0.0, help="Absolute tolerance of --check.")]
+TimeoutOption = Annotated[float, typer.Option(
+    "--timeout", min=0.0, help="Seconds the symbolic work may take (then exit 3).")]
+
+RTOL = 1e-6
+ATOL = 1e-9
+#: seconds the symbolic work may take by default
+TIMEOUT = 10.0
+
+# ------------------------------------------------------------------ one command's own options
+LatexOption = Annotated[bool, typer.Option(
+    "--latex", help="LaTeX instead of text (in every format).")]
+AnswerOption = Annotated[str, typer.Option(
+    "--answer", metavar="ANSWER",
+    help="The proposed derivative, same syntax (^, 2x, ln), e.g. '2sin(x)*cos(x)'.")]
+VarOption = Annotated[Optional[str], typer.Option(
+    "--wrt", "-w", metavar="VAR",
+    help="The variable to differentiate by (needed when EXPR has several).")]
+DotOption = Annotated[Optional[str], typer.Option(
+    "--dot", metavar="FILE",
+    help="Also write the graph as Graphviz DOT to FILE ('-': print only the DOT).")]
+
+#: the most grid points of ``tape plot``
+PLOT_MAX_POINTS = 100_000
+
+RangeOption = Annotated[str, typer.Option(
+    "--range", "-r", metavar="A:B", help="The x range, e.g. -5:5 or -pi:pi.")]
+ImageOption = Annotated[Optional[str], typer.Option(
+    "--out", "-o", metavar="FILE",
+    help="Write an image instead: FILE.png, .svg or .pdf (needs the plot extra).")]
+GridOption = Annotated[int, typer.Option(
+    "--points", min=2, max=PLOT_MAX_POINTS, help="Number of grid points.")]
+WidthOption = Annotated[Optional[int], typer.Option(
+    "--width", min=20, max=20_000,
+    help="Chart width: terminal columns, or image pixels with --out (800).")]
+HeightOption = Annotated[Optional[int], typer.Option(
+    "--height", min=8, max=20_000,
+    help="Chart height: terminal rows, or image pixels with --out (500).")]
