@@ -112,15 +112,14 @@ def slope(relation: Relation, order: int = 1):
 # --------------------------------------------------------------------------- numbers
 
 def _engine(relation: Relation, x: float, y: float, order: int):
-    from . import compute
-    from .evaluate import run
+    from .derivatives import components, run
     from .points import Points
     from .targets import Target
 
     variables = relation.variables
     target = Target("", "expression", variables, [relation.function], [""])
     pts = Points(variables, {relation.x: np.array([x]), relation.y: np.array([y])}, 1)
-    comps = compute.components(variables, variables, {n: None for n in variables})
+    comps = components(variables, variables, {n: None for n in variables})
     return run(target, pts, variables, comps, "partials", order)
 
 
