@@ -29,10 +29,12 @@ class ExprError(CLIError):
 
     ``start`` and ``end`` are character offsets into ``text`` (the expression as the user
     typed it); ``lines()`` shows the message with the column, the text and a caret under it.
+    ``label`` names the text when a command reads several (``--answer``); ``hint`` is an
+    extra line (a suggestion, or what is allowed).
     """
 
     #: how many characters of a long expression to show on each side of the offending part
-    CONTEXT = 30
+    CONTEXT = 90
 
     def __init__(self, message: str, text: str | None = None,
                  start: int | None = None, end: int | None = None):
@@ -41,11 +43,13 @@ class ExprError(CLIError):
         self.start = start
         self.end = end
         self.hint: str | None = None
+        self.label: str | None = None
 
     def lines(self) -> list[str]:
         hint = [self.hint] if self.hint else []
+        message = f"{self.label}: {self.message}" if self.label else self.message
         if self.text is None or self.start is None:
-            return [self.message] + hint
+            return [message] + hint
         start = max(0, min(self.start, len(self.text)))
         end = max(start + 1, min(self.end if self.end is not None else start + 1,
                                  len(self.text) + 1))
@@ -56,7 +60,7 @@ class ExprError(CLIError):
         suffix = "..." if hi < len(self.text) else ""
         width = min(end, hi + 1) - start
         caret = " " * (len(prefix) + start - lo) + "^" * max(1, width)
-        return [f"{self.message} (column {start + 1})",
+        return [f"{message} (column {start + 1})",
                 "  " + prefix + shown + suffix,
                 "  " + caret] + hint
 

@@ -1,20 +1,22 @@
-"""The expression language: text -> whitelisted Python ``ast`` -> a small expression tree.
+"""The expression language: text -> Python syntax -> whitelisted ``ast`` -> expression tree.
 
-Steps (``parse``):
+Steps (``read``; ``parse`` returns just the tree):
 
 1. limits: length and bracket nesting are checked first, so abuse fails fast with a message
    naming the limit;
-2. ``rewrite``: ``^`` becomes ``**``; ``π − × · ÷`` become ``pi - * * /``; a ``*`` is inserted
-   between a number and a directly following name or ``(`` (``2x``, ``3(x+1)``, ``4sin(x)``),
-   so implicit multiplication binds exactly like ``*``. A map from rewritten to original
-   columns keeps error carets pointing at what the user typed;
-3. ``ast.parse(mode="eval")`` (retried on a thread with a large stack when a long flat chain
+2. LaTeX (text holding a backslash) is turned into plain notation by ``latex.py``;
+3. ``reading.py`` reads the notation of SPEC section 4 (implicit products, split letters,
+   functions without brackets, ``sin^2 x``, ``|x|``, ``x²``, ``√x``, ...) and writes Python
+   syntax, with a map from its columns back to the text as typed (error carets point at what
+   the user typed) and notes on readings that had another plausible meaning; labels
+   (``y =``, ``f(x) =``, ``d/dx``) are dropped here, other equations become a ``Relation``;
+4. ``ast.parse(mode="eval")`` (retried on a thread with a large stack when a long flat chain
    such as ``x+x+...+x`` is deeper than the default recursion limit allows);
-4. an iterative walk that accepts only the node types below and builds the tree. User text is
+5. an iterative walk that accepts only the node types below and builds the tree. User text is
    never passed to ``eval``/``exec`` or to SymPy's string parser.
 
 The result is a tree of ``tree.py`` nodes (re-exported here: ``expr.Number``, ``expr.fold``,
-...).
+...); ``read_as(tree)`` writes it back in SymPy syntax; reading that gives the same tree.
 """
 from __future__ import annotations
 
@@ -23,15 +25,16 @@ import re
 import sys
 import threading
 
+from . import reading as R
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS, allowed_summary
 from .record import Record
-from .tree import (Binary, Call, Constant, Expr, Index, Number, Unary, Variable, children,
-                   fold, free_variables)
+from .tree import (Binary, Call, Constant, Expr, Index, Number, Relation, Unary, Variable,
+                   children, fold, free_variables)
 
-__all__ = ["parse", "parse_list", "rewrite", "MAX_LENGTH", "MAX_NESTING", "Expr", "Number",
-           "Constant", "Variable", "Unary", "Binary", "Call", "Index", "children", "fold",
-           "free_variables"]
+__all__ = ["read", "parse", "parse_list", "rewrite", "read_as", "Reading", "MAX_LENGTH",
+           "MAX_NESTING", "Expr", "Number", "Constant", "Variable", "Unary", "Binary", "Call",
+           "Index", "Relation", "children", "fold", "free_variables"]
 
 #: Longest expression accepted, in characters (SPEC: at least 100,000).
 MAX_LENGTH = 250_000
@@ -42,88 +45,203 @@ ALLOWED = ("expressions may use numbers, variable names, + - * / ** ^, parenthes
            "x[0] on vectors, and functions")
 
 
-# --------------------------------------------------------------------------- rewriting
+# --------------------------------------------------------------------------- reading
 
-_UNICODE = {"π": "pi", "−": "-", "×": "*", "·": "*", "⋅": "*", "÷": "/"}
-_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_NAME = re.compile(r"[^\W\d]\w*")
+class Reading(Record):
+    """What a text was read as: the tree, its canonical spelling ``read_as`` (SymPy syntax),
+    the ``notes`` on readings with another plausible meaning, and ``wrt`` when the text
+    said ``d/dx`` (or ``dy/dx = ...``)."""
+
+    _fields = ("tree", "notes", "wrt")
+
+    def __init__(self, tree, notes: list, wrt: str | None = None) -> None:
+        self.tree = tree
+        self.notes = notes
+        self.wrt = wrt
+
+    @property
+    def read_as(self) -> str:
+        """Written when asked for: a long text's reading costs a walk of its tree."""
+        return read_as(self.tree)
 
 
-def rewrite(text: str) -> tuple[str, list[int]]:
-    """Rewrite the language's extras into Python syntax.
+#: ``d/dx`` before an expression (one letter, or a declared name)
+_DERIVATIVE = re.compile(r"\s*d\s*/\s*d([^\W\d_]\w*?)(?=[\s(\[|]|$)")
+#: a label on the left of ``=``: ``y``, ``f(x)``, ``f'(x)``, ``y'``, ``dy/dx``
+_LABEL = re.compile(r"\s*(?:[^\W\d]\w*\s*'*\s*(?:\(\s*[^\W\d]\w*(?:\s*,\s*[^\W\d]\w*)*\s*\))?"
+                    r"|d\s*(?:[^\W\d]\w*)?\s*/\s*d\s*(?P<wrt>[^\W\d]\w*))\s*")
 
-    Returns the Python text and ``origin``, where ``origin[i]`` is the column in ``text`` of
-    column ``i`` of the result (one extra entry for the end).
+
+def read(text: str, label: str | None = None, declared=(), relation: bool = False
+         ) -> Reading:
+    """Read one expression (SPEC sections 3 and 4) or raise ``ExprError``.
+
+    ``label`` names the text in errors (``--answer``); ``declared`` are names the command
+    was given (``--at``, ``--wrt``, ...), never split into letters; with ``relation`` an
+    equation that is not a label is returned as a ``Relation`` tree, otherwise it is an error.
+    """
+    try:
+        return _read(text, tuple(declared), relation)
+    except ExprError as err:
+        if label and not err.label:
+            err.label = label
+        raise
+
+
+def _read(text, declared, relation) -> Reading:
+    tokens, fold, typed = _tokens(text, declared)
+    wrt = None
+    start = _DERIVATIVE.match(typed.folded)
+    if start and (len(start.group(1)) == 1 or start.group(1) in declared):
+        wrt = start.group(1)
+        tokens = [t for t in tokens if t.start >= start.end()]
+        if tokens and tokens[0].text == "[" and tokens[-1].text == "]" and \
+                len(_top_level(tokens[1:-1], "]")) == 0:
+            tokens[0].text, tokens[-1].text = "(", ")"    # d/dx [x^2]
+        if not tokens:
+            raise ExprError(f"d/d{wrt} needs an expression after it, like d/d{wrt} {wrt}^2",
+                            text, fold[start.start()], fold[start.end()])
+    equals = _top_level(tokens, "=")
+    if len(equals) > 1:
+        second = tokens[equals[1]]
+        raise ExprError("only one = is allowed (y = f(x), or one equation)", text,
+                        fold[second.start], fold[second.end])
+    if equals:
+        k = equals[0]
+        left, right = tokens[:k], tokens[k + 1:]
+        if not left or not right:
+            raise ExprError("an equation needs an expression on both sides of =", text,
+                            fold[tokens[k].start], fold[tokens[k].end])
+        left_text = typed.folded[left[0].start:left[-1].end]
+        is_label = _LABEL.fullmatch(left_text)
+        if is_label:
+            wrt = is_label.group("wrt") or wrt
+            tree, notes = _tree(typed, right, fold)
+        else:
+            lhs, notes = _tree(typed, left, fold)
+            rhs, more = _tree(typed, right, fold)
+            tree = Relation(lhs, rhs, (fold[left[0].start], fold[right[-1].end]))
+            notes += [n for n in more if n not in notes]
+            if not relation:
+                raise ExprError(f"{text.strip()} is an equation, read as an implicit "
+                                f"relation; this command takes an expression (implicit "
+                                f"derivatives: --implicit)", text, fold[tokens[k].start],
+                                fold[tokens[k].end])
+    else:
+        tree, notes = _tree(typed, tokens, fold)
+    return Reading(tree, notes, wrt)
+
+
+class _Typed(Record):
+    _fields = ("text", "folded")
+
+    def __init__(self, text: str, folded: str) -> None:
+        self.text = text        # as typed
+        self.folded = folded    # after LaTeX and character folding
+
+
+def _tokens(text, declared):
+    if not isinstance(text, str):
+        raise ExprError("an expression must be text")
+    _check_limits(text)
+    working, base = text, None
+    if "\\" in text:   # LaTeX: only then is its reader imported
+        from .latex import from_latex
+
+        working, base = from_latex(text)
+    folded, fold = R.fold_characters(working)
+    if base is not None:
+        fold = [base[c] for c in fold]
+    return R.tokenize(folded, declared), fold, _Typed(text, folded)
+
+
+def _top_level(tokens, text: str) -> list[int]:
+    depth, found = 0, []
+    for k, tok in enumerate(tokens):
+        if tok.kind == R.OP and tok.text in "([":
+            depth += 1
+        elif tok.kind == R.OP and tok.text in ")]":
+            depth -= 1
+        elif depth == 0 and tok.kind == R.OP and tok.text == text:
+            found.append(k)
+    return found
+
+
+def _translate(typed, tokens, fold) -> tuple["_Source", list]:
+    if not tokens:
+        raise ExprError("empty expression")
+    translation = R.Translation(typed.text, tokens, fold)
+    translation.run()
+    python = translation.python()
+    origin = translation.origin + [fold[tokens[-1].end]]
+    return _source(typed.text, python, origin), translation.notes
+
+
+def _tree(typed, tokens, fold):
+    source, notes = _translate(typed, tokens, fold)
+    node = _ast_of(source)
+    if isinstance(node.body, ast.List):
+        raise _Walker(source).error(node.body, "a bracketed list is only allowed as the "
+                                               "whole target of tape jacobian")
+    return _Walker(source).convert(node.body), notes
+
+
+def rewrite(text: str, declared=()) -> tuple[str, list[int]]:
+    """The Python syntax ``text`` is read as, and ``origin``: ``origin[i]`` is the column in
+    ``text`` of column ``i`` of the result (one extra entry for the end).
 
     >>> rewrite("2x^2")[0]
     '2*x**2'
     >>> rewrite("3(x+1)·π")[0]
     '3*(x+1)*pi'
     """
-    out: list[str] = []
-    origin: list[int] = []
+    tokens, fold, typed = _tokens(text, tuple(declared))
+    source, _ = _translate(typed, tokens, fold)
+    return source.python, source.origin
 
-    def emit(s: str, col: int) -> None:
-        out.append(s)
-        origin.extend([col] * len(s))
 
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        number = _NUMBER.match(text, i) if (ch.isdigit() or ch == ".") else None
-        if number:
-            for k, c in enumerate(number.group()):
-                emit(c, i + k)
-            i = number.end()
-            if i < n and (text[i] == "(" or text[i] == "π" or _NAME.match(text, i)):
-                emit("*", i)
-            continue
-        name = _NAME.match(text, i) if ch != "π" else None
-        if name:
-            for k, c in enumerate(name.group()):
-                emit(c, i + k)
-            i = name.end()
-        elif ch == "^":
-            emit("**", i)
-            i += 1
-        elif ch in _UNICODE:
-            emit(_UNICODE[ch], i)
-            i += 1
-        elif ch.isspace():
-            if out:  # leading blanks would be an "unexpected indent" to Python
-                emit(" ", i)
-            i += 1
-        else:
-            emit(ch, i)
-            i += 1
-    origin.append(n)
-    return "".join(out), origin
+def read_as(tree) -> str:
+    """The canonical reading of a tree in SymPy syntax (``2*x*y``, ``sin(x)**2``)."""
+    return R.canonical(tree)
 
 
 # --------------------------------------------------------------------------- parsing
 
-def parse(text: str) -> Expr:
+def parse(text: str, declared=()) -> Expr:
     """Parse one scalar-or-vector expression into a tree, or raise ``ExprError``."""
-    node, source = _parse_python(text)
-    if isinstance(node.body, ast.List):
-        raise _Walker(source).error(node.body, "a bracketed list is only allowed as the "
-                                               "whole target of tape jacobian")
-    return _Walker(source).convert(node.body)
+    return read(text, declared=declared).tree
 
 
-def parse_list(text: str) -> list[tuple[str, Expr]]:
+def parse_list(text: str, declared=()) -> list[tuple[str, Expr]]:
     """Parse ``"[f1, f2, ...]"`` (or one expression) into (source text, tree) pairs."""
-    node, source = _parse_python(text)
-    walker = _Walker(source)
-    if not isinstance(node.body, ast.List):
-        return [(text.strip(), walker.convert(node.body))]
-    if not node.body.elts:
-        raise walker.error(node.body, "the list of expressions is empty")
-    items = []
-    for elt in node.body.elts:
-        start, end = walker.span(elt)
-        items.append((text[start:end], walker.convert(elt)))
-    return items
+    return [(t, r.tree) for t, r in read_list(text, declared=declared)]
+
+
+def read_list(text: str, label: str | None = None, declared=()) -> list[tuple[str, Reading]]:
+    """Like ``read`` for ``"[f1, f2, ...]"``: (source text, reading) for each item."""
+    if not (isinstance(text, str) and text.strip().startswith("[")):
+        return [(text.strip(), read(text, label, declared))]
+    try:
+        tokens, fold, typed = _tokens(text, tuple(declared))
+        source, notes = _translate(typed, tokens, fold)
+        node = _ast_of(source)
+        walker = _Walker(source)
+        if not isinstance(node.body, ast.List):
+            tree = walker.convert(node.body)
+            return [(text.strip(), Reading(tree, notes))]
+        if not node.body.elts:
+            raise walker.error(node.body, "the list of expressions is empty")
+        items = []
+        for elt in node.body.elts:
+            start, end = walker.span(elt)
+            tree = walker.convert(elt)
+            items.append((text[start:end].strip(), Reading(tree, notes)))
+            notes = []
+        return items
+    except ExprError as err:
+        if label and not err.label:
+            err.label = label
+        raise
 
 
 class _Source(Record):
@@ -145,20 +263,19 @@ class _Source(Record):
         return self.byte_to_char[max(0, min(byte_col, len(self.byte_to_char) - 1))]
 
 
-def _parse_python(text: str) -> tuple[ast.Expression, _Source]:
-    if not isinstance(text, str):
-        raise ExprError("an expression must be text")
-    _check_limits(text)
-    python, origin = rewrite(text)
+def _source(text: str, python: str, origin: list[int]) -> "_Source":
     byte_to_char = None
     if not python.isascii():
         byte_to_char = []
         for col, ch in enumerate(python):
             byte_to_char.extend([col] * len(ch.encode("utf-8")))
         byte_to_char.append(len(python))
-    source = _Source(text, python, origin, byte_to_char)
+    return _Source(text, python, origin, byte_to_char)
+
+
+def _ast_of(source: "_Source") -> ast.Expression:
     try:
-        return _ast_parse(python), source
+        return _ast_parse(source.python)
     except SyntaxError as exc:
         raise _syntax_error(exc, source) from None
     except (MemoryError, RecursionError):
@@ -353,7 +470,9 @@ class _Walker:
             kind = "dunder names" if name.startswith("__") else "names starting with _"
             raise self.error(node, f"{kind} are not allowed: {name!r}", hint=True)
         if name in FUNCTIONS:
-            raise self.error(node, f"{name!r} is a function; call it like {name}(x)")
+            err = self.error(node, f"{name!r} is a function; call it like {name}(x)")
+            err.hint = f"or without brackets on one factor: {name} x, {name} 2x, {name}^2 x"
+            raise err
 
     def _check_call(self, node: ast.Call) -> list:
         func = node.func
@@ -367,17 +486,18 @@ class _Walker:
             raise self.error(func, f"{kind} are not allowed: {name!r}", hint=True)
         if name not in FUNCTIONS:
             err = self.error(func, f"unknown function {name!r}")
-            err.hint = allowed_summary()
+            err.hint = R.suggest_function(name) or allowed_summary()
             raise err
         if node.keywords:
             raise self.error(node.keywords[0], "keyword arguments are not allowed")
         for arg in node.args:
             if isinstance(arg, ast.Starred):
                 raise self.error(arg, "starred arguments are not allowed")
-        arity = FUNCTIONS[name].arity
-        if len(node.args) != arity:
-            plural = "argument" if arity == 1 else "arguments"
-            raise self.error(node, f"{name} takes {arity} {plural}, got {len(node.args)}")
+        low, high = FUNCTIONS[name].arity, FUNCTIONS[name].max_arity
+        if not low <= len(node.args) <= high:
+            plural = "argument" if high == 1 else "arguments"
+            count = str(low) if low == high else f"{low} or {high}"
+            raise self.error(node, f"{name} takes {count} {plural}, got {len(node.args)}")
         return list(node.args)
 
     def _index_value(self, node: ast.Subscript) -> int:

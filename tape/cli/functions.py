@@ -32,23 +32,53 @@ from .record import Frozen
 class Function(Frozen):
     """One allowed function of the expression language (see the module docstring)."""
 
-    _fields = ("name", "arity", "tape", "sympy", "kind", "summary")
+    _fields = ("name", "arity", "tape", "sympy", "kind", "summary", "max_arity")
 
     def __init__(self, name: str, arity: int, tape: Callable[..., Any],
                  sympy: str | Callable[..., Any], kind: str = "elementwise",
-                 summary: str = "") -> None:
+                 summary: str = "", max_arity: int | None = None) -> None:
+        # ``arity`` arguments, or up to ``max_arity`` (``log(x)`` and ``log(x, b)``)
         for field, value in (("name", name), ("arity", arity), ("tape", tape),
-                             ("sympy", sympy), ("kind", kind), ("summary", summary)):
+                             ("sympy", sympy), ("kind", kind), ("summary", summary),
+                             ("max_arity", arity if max_arity is None else max_arity)):
             object.__setattr__(self, field, value)
 
 
-def _entry(name, arity, tape_op, sympy, kind="elementwise", summary=""):
-    return name, Function(name, arity, tape_op, sympy, kind, summary)
+def _entry(name, arity, tape_op, sympy, kind="elementwise", summary="", max_arity=None):
+    return name, Function(name, arity, tape_op, sympy, kind, summary, max_arity)
 
 
 def _cbrt(x):
     # the real cube root, odd in x: sign(x) * |x|^(1/3)
     return tape.sign(x) * tape.abs(x) ** (1.0 / 3.0)
+
+
+def _log(x, base=None):
+    return tape.log(x) if base is None else tape.log(x) / tape.log(base)
+
+
+def _max(a, b):
+    return tape.maximum(a, b)
+
+
+def _min(a, b):
+    return tape.minimum(a, b)
+
+
+_STEPS: dict = {}
+
+
+def _sympy_step(name: str):
+    """SymPy's ``floor``/``ceiling`` with derivative 0 (where it exists, as on the tape side);
+    SymPy itself leaves ``Derivative(floor(x), x)`` unevaluated. A subclass keeps the name, so
+    it prints and evaluates as SymPy's own."""
+    def build(sp, x):
+        if name not in _STEPS:
+            _STEPS[name] = type(name, (getattr(sp, name),),
+                                {"fdiff": lambda self, argindex=1: sp.S.Zero})
+        return _STEPS[name](x)
+
+    return build
 
 
 def _sympy_sigmoid(sp, x):
@@ -75,14 +105,29 @@ FUNCTIONS: dict[str, Function] = dict([
     _entry("atan", 1, lambda x: tape.atan(x), "atan", summary="inverse tangent"),
     _entry("atan2", 2, lambda y, x: tape.atan2(y, x), "atan2",
            summary="atan2(y, x): angle of the point (x, y)"),
+    _entry("asec", 1, lambda x: tape.acos(1.0 / x), "asec", summary="inverse secant"),
+    _entry("acsc", 1, lambda x: tape.asin(1.0 / x), "acsc", summary="inverse cosecant"),
+    _entry("acot", 1, lambda x: tape.atan(1.0 / x), "acot",
+           summary="inverse cotangent atan(1/x)"),
     _entry("sinh", 1, lambda x: tape.sinh(x), "sinh", summary="hyperbolic sine"),
     _entry("cosh", 1, lambda x: tape.cosh(x), "cosh", summary="hyperbolic cosine"),
     _entry("tanh", 1, lambda x: tape.tanh(x), "tanh", summary="hyperbolic tangent"),
     _entry("asinh", 1, lambda x: tape.asinh(x), "asinh", summary="inverse hyperbolic sine"),
     _entry("acosh", 1, lambda x: tape.acosh(x), "acosh", summary="inverse hyperbolic cosine"),
     _entry("atanh", 1, lambda x: tape.atanh(x), "atanh", summary="inverse hyperbolic tangent"),
+    _entry("sech", 1, lambda x: 1.0 / tape.cosh(x), "sech", summary="hyperbolic secant"),
+    _entry("csch", 1, lambda x: 1.0 / tape.sinh(x), "csch", summary="hyperbolic cosecant"),
+    _entry("coth", 1, lambda x: tape.cosh(x) / tape.sinh(x), "coth",
+           summary="hyperbolic cotangent"),
+    _entry("asech", 1, lambda x: tape.acosh(1.0 / x), "asech",
+           summary="inverse hyperbolic secant"),
+    _entry("acsch", 1, lambda x: tape.asinh(1.0 / x), "acsch",
+           summary="inverse hyperbolic cosecant"),
+    _entry("acoth", 1, lambda x: tape.atanh(1.0 / x), "acoth",
+           summary="inverse hyperbolic cotangent"),
     _entry("exp", 1, lambda x: tape.exp(x), "exp", summary="e to the x"),
-    _entry("log", 1, lambda x: tape.log(x), "log", summary="natural logarithm"),
+    _entry("log", 1, _log, "log", max_arity=2,
+           summary="natural logarithm; log(x, b): logarithm of x to the base b"),
     _entry("ln", 1, lambda x: tape.log(x), "log", summary="natural logarithm"),
     _entry("log2", 1, lambda x: tape.log(x) / math.log(2.0),
            lambda sp, x: sp.log(x, 2), summary="logarithm base 2"),
@@ -90,6 +135,15 @@ FUNCTIONS: dict[str, Function] = dict([
            lambda sp, x: sp.log(x, 10), summary="logarithm base 10"),
     _entry("sqrt", 1, lambda x: tape.sqrt(x), "sqrt", summary="square root"),
     _entry("cbrt", 1, _cbrt, lambda sp, x: sp.real_root(x, 3), summary="real cube root"),
+    _entry("root", 2, lambda x, n: x ** (1.0 / n), lambda sp, x, n: x ** (1 / sp.S(n)),
+           summary="root(x, n): the n-th root x^(1/n)"),
+    _entry("sign", 1, lambda x: tape.sign(x), "sign", summary="sign: -1, 0 or 1"),
+    _entry("floor", 1, lambda x: tape.floor(x), _sympy_step("floor"),
+           summary="largest integer <= x (derivative 0 between the jumps)"),
+    _entry("ceil", 1, lambda x: tape.ceil(x), _sympy_step("ceiling"),
+           summary="smallest integer >= x (derivative 0 between the jumps)"),
+    _entry("max", 2, _max, "Max", summary="the larger of two values"),
+    _entry("min", 2, _min, "Min", summary="the smaller of two values"),
     _entry("abs", 1, lambda x: tape.abs(x), "Abs", summary="absolute value"),
     _entry("sigmoid", 1, lambda x: tape.sigmoid(x), _sympy_sigmoid,
            summary="logistic 1/(1+exp(-x))"),

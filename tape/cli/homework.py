@@ -46,12 +46,14 @@ SEED = 20240229
 @dataclass
 class Exercise:
     """What is asked: the derivative of ``tree`` along ``along`` (one name per
-    differentiation, in order), compared with ``answer``."""
+    differentiation, in order), compared with ``answer``; ``read_as`` is how both texts were
+    read."""
 
     tree: object
     answer: object
     variables: list[str]
     along: list[str]
+    read_as: Optional[dict] = None
 
     @property
     def orders(self) -> list[int]:
@@ -87,23 +89,25 @@ def decide(expression: str, answer: str, wrt: Optional[str], order: int, timeout
     exercise = _exercise(expression, answer, wrt, order)
     decision = _verdict(exercise, timeout)
     decision.label = exercise.label
+    decision.read_as = exercise.read_as
     return decision, ",".join(dict.fromkeys(exercise.along)), exercise.variables
 
 
 def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> Exercise:
-    from .expr import parse
-    from .tree import free_variables
+    from .targets import declared_names, expression_target
 
-    tree, given = parse(expression), parse(answer)
-    names = free_variables(tree)
-    along = _along(names, wrt, order)
+    target = expression_target(expression, declared=declared_names(wrt=wrt))
+    given = expression_target(answer, label="--answer", declared=target.names)
+    names = target.names
+    along = _along(names, wrt or target.wrt_hint, order)
     variables = list(dict.fromkeys(along)) + [n for n in names if n not in along]
-    extra = [n for n in free_variables(given) if n not in variables]
+    extra = [n for n in given.names if n not in variables]
     if extra:
         raise CLIError(f"the answer uses {', '.join(map(repr, extra))}, which "
                        f"{'is' if len(extra) == 1 else 'are'} not in the expression "
                        f"(its variables: {', '.join(variables)})")
-    return Exercise(tree, given, variables, along)
+    return Exercise(target.trees[0], given.trees[0], variables, along,
+                    {"expression": target.read_as, "answer": given.read_as})
 
 
 def _along(names: list[str], wrt: Optional[str], order: int) -> list[str]:

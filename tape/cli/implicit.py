@@ -3,14 +3,15 @@
 One place for everything ``--implicit`` needs (``tape check`` now; ``tape diff`` and
 ``tape grad`` use the same functions):
 
-* ``Relation`` - the two sides as expression trees, the independent and dependent names;
-  ``relation_from_text`` builds one from an equation's text;
-* ``slope(relation, order)`` - dy/dx (order 1) or d²y/dx² (order 2) as a simplified SymPy
+* ``Curve`` - the two sides as expression trees, the independent and dependent names;
+  ``curve_from_text`` builds one from the reader's ``Relation`` (``expr.read(text,
+  relation=True)``);
+* ``slope(curve, order)`` - dy/dx (order 1) or d²y/dx² (order 2) as a simplified SymPy
   expression, from F = left - right: y' = -F_x/F_y, y'' = -(F_xx + 2 F_xy y' + F_yy y'²)/F_y;
-* ``slope_at(relation, x, y)`` - the number -F_x/F_y at a point, by the tape engine;
-* ``residual(relation, x, y)`` / ``require_on_curve`` - F at a point, and an error (exit 2)
+* ``slope_at(curve, x, y)`` - the number -F_x/F_y at a point, by the tape engine;
+* ``residual(curve, x, y)`` / ``require_on_curve`` - F at a point, and an error (exit 2)
   showing it when the point is off the curve;
-* ``points_on_curve(relation)`` - points on the curve found numerically (a scan in y for
+* ``points_on_curve(curve)`` - points on the curve found numerically (a scan in y for
   many x, each sign change refined to 40 digits), and ``slope_high_precision`` there.
 
 ``check_implicit`` is ``tape check EQUATION --implicit --answer A``.
@@ -32,7 +33,7 @@ _X_SCAN = 36
 _Y_GRID = np.concatenate([-np.logspace(3, -3, 40), [0.0], np.logspace(-3, 3, 40)])
 
 
-class Relation:
+class Curve:
     """``left = right`` in the independent name ``x`` and the dependent name ``y``."""
 
     def __init__(self, left: E.Expr, right: E.Expr, x: str, y: str):
@@ -43,37 +44,30 @@ class Relation:
     def variables(self) -> list[str]:
         return [self.x, self.y]
 
+    @property
+    def read_as(self) -> str:
+        """How the equation was read, in SymPy syntax (``x**2 + y**2 = 1``)."""
+        from .expr import read_as
 
-def split_equation(text: str) -> tuple[str, str]:
-    """The two sides of ``text`` at its single top-level ``=``.
-
-    PROVISIONAL: the reader learns equations (a relation node in the tree); when it does, this
-    function is replaced by reading the relation node, and nothing else here changes.
-    """
-    depth, cut = 0, []
-    for i, c in enumerate(text):
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "=" and depth == 0 and text[i - 1:i] not in ("<", ">", "!", "=") \
-                and text[i + 1:i + 2] != "=":
-            cut.append(i)
-    if len(cut) != 1:
-        raise CLIError(f"--implicit needs an equation with one '=', like 'x^2 + y^2 = 1'; "
-                       f"got {text!r}")
-    return text[:cut[0]], text[cut[0] + 1:]
+        return read_as(E.Relation(self.left, self.right))
 
 
-def relation_from_text(text: str, dependent: str = "y", wrt: Optional[str] = None) -> Relation:
-    """Read an equation; ``dependent`` is y, ``wrt`` (default: the other name) is x."""
-    from .expr import parse
+def curve_from_text(text: str, dependent: str = "y", wrt: Optional[str] = None) -> Curve:
+    """Read an equation (the reader's ``Relation``); ``dependent`` is y, ``wrt`` (default: the
+    other name) is x. Both names are declared to the reader, so they are never split."""
+    from .expr import read
+    from .targets import show_notes
 
-    left_text, right_text = split_equation(text)
-    if not left_text.strip() or not right_text.strip():
-        raise CLIError(f"--implicit: both sides of the equation must be expressions; "
-                       f"got {text!r}")
-    left, right = parse(left_text), parse(right_text)
+    declared = [dependent] + ([wrt.strip()] if wrt else [])
+    reading = read(text, declared=declared, relation=True)
+    if not isinstance(reading.tree, E.Relation):
+        why = ("its left side is a label (a lone name or f(x)), so it reads as the expression "
+               f"{reading.read_as}; write the equation with both names on one side, or check "
+               f"the expression without --implicit") if "=" in text else "it has no '='"
+        raise CLIError(f"--implicit needs an equation in two names, like 'x^2 + y^2 = 1'; "
+                       f"{text.strip()!r}: {why}")
+    show_notes(reading.notes)
+    left, right = reading.tree.left, reading.tree.right
     names = sorted(set(E.free_variables(left)) | set(E.free_variables(right)))
     if dependent not in names:
         raise CLIError(f"--dependent: {dependent!r} is not in the equation "
@@ -88,20 +82,20 @@ def relation_from_text(text: str, dependent: str = "y", wrt: Optional[str] = Non
     if len(others) != 1:
         raise CLIError(f"--implicit needs a curve in exactly two names, the dependent "
                        f"{dependent!r} and one other; got {', '.join(names)}")
-    return Relation(left, right, others[0], dependent)
+    return Curve(left, right, others[0], dependent)
 
 
 # --------------------------------------------------------------------------- symbolic
 
-def slope(relation: Relation, order: int = 1):
+def slope(curve: Curve, order: int = 1):
     """dy/dx (order 1) or d²y/dx² (order 2) on the curve, simplified (SymPy)."""
     from . import symbolic as S
 
     if order not in (1, 2):
         raise CLIError("--implicit gives dy/dx (--order 1) or d²y/dx² (--order 2)")
     sp = S.sympy()
-    x, y = S.symbol(relation.x), S.symbol(relation.y)
-    f = S.as_scalar(S.to_sympy(relation.function, {relation.x: None, relation.y: None}))
+    x, y = S.symbol(curve.x), S.symbol(curve.y)
+    f = S.as_scalar(S.to_sympy(curve.function, {curve.x: None, curve.y: None}))
     first = -S.derivative(f, [x]) / S.derivative(f, [y])
     if order == 1:
         return sp.simplify(first)
@@ -111,42 +105,42 @@ def slope(relation: Relation, order: int = 1):
 
 # --------------------------------------------------------------------------- numbers
 
-def _engine(relation: Relation, x: float, y: float, order: int):
+def _engine(curve: Curve, x: float, y: float, order: int):
     from .derivatives import components, run
     from .points import Points
     from .targets import Target
 
-    variables = relation.variables
-    target = Target("", "expression", variables, [relation.function], [""])
-    pts = Points(variables, {relation.x: np.array([x]), relation.y: np.array([y])}, 1)
+    variables = curve.variables
+    target = Target("", "expression", variables, [curve.function], [""])
+    pts = Points(variables, {curve.x: np.array([x]), curve.y: np.array([y])}, 1)
     comps = components(variables, variables, {n: None for n in variables})
     return run(target, pts, variables, comps, "partials", order)
 
 
-def residual(relation: Relation, x: float, y: float) -> float:
+def residual(curve: Curve, x: float, y: float) -> float:
     """F = left - right at (x, y), by the engine."""
-    return float(np.ravel(_engine(relation, x, y, 1).value)[0])
+    return float(np.ravel(_engine(curve, x, y, 1).value)[0])
 
 
-def require_on_curve(relation: Relation, x: float, y: float) -> None:
+def require_on_curve(curve: Curve, x: float, y: float) -> None:
     """CLIError (exit 2) printing F when (x, y) is off the curve."""
-    f = residual(relation, x, y)
+    f = residual(curve, x, y)
     size = 1.0 + abs(x) + abs(y)
     if not np.isfinite(f) or abs(f) > ON_CURVE_TOL * size:
-        raise CLIError(f"the point {relation.x}={x!r}, {relation.y}={y!r} is not on the curve: "
+        raise CLIError(f"the point {curve.x}={x!r}, {curve.y}={y!r} is not on the curve: "
                        f"left - right = {f!r} there")
 
 
-def slope_at(relation: Relation, x: float, y: float) -> float:
+def slope_at(curve: Curve, x: float, y: float) -> float:
     """dy/dx = -F_x/F_y at (x, y), by the tape engine (nan where F_y = 0)."""
-    out = _engine(relation, x, y, 1)
+    out = _engine(curve, x, y, 1)
     fx = float(np.ravel(out.partials[(0,)])[0])
     fy = float(np.ravel(out.partials[(1,)])[0])
     with np.errstate(all="ignore"):
         return float(-np.float64(fx) / np.float64(fy))
 
 
-def points_on_curve(relation: Relation, count: int = _X_SCAN, seed: int = 20240229) -> list:
+def points_on_curve(curve: Curve, count: int = _X_SCAN, seed: int = 20240229) -> list:
     """Points (x, y) on the curve as 40-digit mpf pairs: for ``count`` x values spread over
     the line, every sign change of F along a y grid refined by bisection; poles (where F
     changes sign through infinity) are dropped."""
@@ -155,8 +149,8 @@ def points_on_curve(relation: Relation, count: int = _X_SCAN, seed: int = 202402
 
     sp = S.sympy()
     mp = H.mpmath()
-    sx, sy = S.symbol(relation.x), S.symbol(relation.y)
-    f_expr = S.as_scalar(S.to_sympy(relation.function, {relation.x: None, relation.y: None}))
+    sx, sy = S.symbol(curve.x), S.symbol(curve.y)
+    f_expr = S.as_scalar(S.to_sympy(curve.function, {curve.x: None, curve.y: None}))
     scan = sp.lambdify([sx, sy], f_expr, modules=["numpy"])
     exact = H.compile_sympy(f_expr, [sx, sy])
     rng = np.random.default_rng(seed)
@@ -214,9 +208,9 @@ def _root(scan, fn, x: float, lo: float, hi: float, H):
     return root
 
 
-def slope_high_precision(relation: Relation, fn, x, y, order: int = 1):
+def slope_high_precision(curve: Curve, fn, x, y, order: int = 1):
     """dy/dx (or d²y/dx²) at a point on the curve in 40 digits, from ``fn`` =
-    ``highprec.compile_tree(relation.function, relation.variables)``; None where F is not
+    ``highprec.compile_tree(curve.function, curve.variables)``; None where F is not
     differentiable or F_y = 0 (a vertical tangent or a singular point of the curve)."""
     from . import highprec as H
 
@@ -247,58 +241,60 @@ def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, d
                    timeout: float):
     """``tape check EQUATION --implicit --answer A``: ``(Decision, wrt, variables)``."""
     from . import highprec as H
-    from .expr import parse
+    from .targets import expression_target
     from .verdict import POLISH, Decision, settle, shown
 
-    relation = relation_from_text(equation, dependent, wrt)
+    curve = curve_from_text(equation, dependent, wrt)
     if order not in (1, 2):
         raise CLIError("--implicit checks dy/dx (--order 1) or d²y/dx² (--order 2)")
-    given = parse(answer)
-    extra = [n for n in E.free_variables(given) if n not in relation.variables]
+    answer_target = expression_target(answer, label="--answer", declared=curve.variables)
+    given = answer_target.trees[0]
+    extra = [n for n in E.free_variables(given) if n not in curve.variables]
     if extra:
         raise CLIError(f"the answer uses {', '.join(map(repr, extra))}, which the equation "
-                       f"does not (its names: {', '.join(relation.variables)})")
-    f = H.compile_tree(relation.function, relation.variables)
-    a = H.compile_tree(given, relation.variables)
+                       f"does not (its names: {', '.join(curve.variables)})")
+    f = H.compile_tree(curve.function, curve.variables)
+    a = H.compile_tree(given, curve.variables)
     agree, counterexample, pairs = 0, None, []
-    for x, y in points_on_curve(relation):
-        expected = slope_high_precision(relation, f, x, y, order)
+    for x, y in points_on_curve(curve):
+        expected = slope_high_precision(curve, f, x, y, order)
         got = H.value_at(a, [x, y]) if expected is not None else None
         if got is None:
             continue
         pairs.append((expected, got))
         if counterexample is None and H.differ(expected, got):
-            counterexample = {"at": {relation.x: float(x), relation.y: float(y)},
+            counterexample = {"at": {curve.x: float(x), curve.y: float(y)},
                               "answer": float(got), "expected": float(expected)}
         elif counterexample is None:
             agree += 1
         if counterexample and len(pairs) >= 6:
             break
-    label = f"d{relation.y}/d{relation.x}" if order == 1 else f"d2{relation.y}/d{relation.x}2"
-    details = {"label": f"{label} on", "extra": {"dependent": relation.y}}
-    args = (relation, given, order)
+    label = f"d{curve.y}/d{curve.x}" if order == 1 else f"d2{curve.y}/d{curve.x}2"
+    details = {"label": f"{label} on", "extra": {"dependent": curve.y},
+               "read_as": {"expression": curve.read_as, "answer": answer_target.read_as}}
+    args = (curve, given, order)
     renderers = (_slope_text, _slope_text)
     if counterexample:
         from .diagnosis import scaled_or_shifted
 
         expected = shown(time.monotonic() + min(timeout, POLISH), renderers, args)
-        found = scaled_or_shifted(pairs, expected or f"d{relation.y}/d{relation.x}")
+        found = scaled_or_shifted(pairs, expected or f"d{curve.y}/d{curve.x}")
         decision = Decision(False, "numeric", expected, counterexample, agree,
                             diagnosis=found, **details)
     else:
         decision = settle(agree, "on the curve", _slope_minus_answer_is_zero, args, renderers,
                           timeout, **details)
-    return decision, relation.x, relation.variables
+    return decision, curve.x, curve.variables
 
 
-def _slope_text(relation: Relation, given, order: int) -> str:
+def _slope_text(curve: Curve, given, order: int) -> str:
     from . import symbolic as S
 
-    return S.render(slope(relation, order))
+    return S.render(slope(curve, order))
 
 
-def _slope_minus_answer_is_zero(relation: Relation, given, order: int):
+def _slope_minus_answer_is_zero(curve: Curve, given, order: int):
     from . import symbolic as S
 
-    a = S.as_scalar(S.to_sympy(given, {relation.x: None, relation.y: None}))
-    return S.is_zero(slope(relation, order) - a)
+    a = S.as_scalar(S.to_sympy(given, {curve.x: None, curve.y: None}))
+    return S.is_zero(slope(curve, order) - a)

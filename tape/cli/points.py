@@ -13,6 +13,7 @@ All points are stacked into one array per variable: shape ``(N,)`` for a scalar 
 from __future__ import annotations
 
 import io
+import re
 import warnings
 
 import numpy as np
@@ -81,6 +82,10 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
     return [p.strip() for p in parts]
 
 
+#: ``1e``, ``2e+``: a number whose exponent is missing (not ``1*e``, which is written so)
+_INCOMPLETE_EXPONENT = re.compile(r"[+-]?((?:[0-9]+\.?[0-9]*|\.[0-9]+))[eE][+-]?$")
+
+
 def parse_number(text: str, where: str) -> float:
     """A float from ``text``: a number or a constant expression (``pi/4``)."""
     text = text.strip()
@@ -92,6 +97,12 @@ def parse_number(text: str, where: str) -> float:
 
     if not text:
         raise CLIError(f"{where}: a value is missing")
+    incomplete = _INCOMPLETE_EXPONENT.match(text)
+    if incomplete:
+        mantissa = incomplete.group(1)
+        raise CLIError(f"{where}: {text!r} has an incomplete exponent; write "
+                       f"{mantissa}e0 for the number {mantissa} or {mantissa}*e for "
+                       f"{mantissa} times Euler's number")
     try:
         tree = expr.parse(text)
     except ExprError:

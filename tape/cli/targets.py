@@ -33,15 +33,19 @@ class Target(Record):
     ``source`` is what JSON echoes as ``expression``: the text as given, or the list of
     expressions for ``jacobian``. ``trees`` holds the parsed expressions (empty for scripts),
     ``texts`` their source text; ``function`` and ``path`` describe a script.
+    ``read_as`` is how an expression was read, in SymPy syntax (a list for several; None for
+    scripts); ``notes`` the readings that had another plausible meaning (already printed to
+    standard error); ``wrt_hint`` the variable a ``d/dx`` in the text named, if any.
     """
 
     _fields = ("source", "kind", "names", "trees", "texts", "function", "path",
-               "keyword_only", "_shapes")
+               "keyword_only", "notes", "wrt_hint", "_shapes")
     _unshown = ("_shapes",)
 
     def __init__(self, source: Any, kind: str, names: list[str], trees: list | None = None,
                  texts: list | None = None, function: Callable | None = None,
                  path: str | None = None, keyword_only: frozenset = frozenset(),
+                 notes: list | None = None, wrt_hint: str | None = None,
                  _shapes: dict | None = None) -> None:
         self.source = source
         self.kind = kind                    # "expression" or "script"
@@ -51,7 +55,18 @@ class Target(Record):
         self.function = function
         self.path = path
         self.keyword_only = keyword_only    # script parameters after a bare *
+        self.notes = [] if notes is None else notes
+        self.wrt_hint = wrt_hint
         self._shapes = {} if _shapes is None else _shapes
+
+    @property
+    def read_as(self) -> str | list | None:
+        """How the expression(s) were read, in SymPy syntax: a string, a list of strings for
+        several expressions (``jacobian``), None for a script. Written when asked for."""
+        if self.is_script:
+            return None
+        spelled = [E.read_as(tree) for tree in self.trees]
+        return spelled if isinstance(self.source, list) else spelled[0]
 
     @property
     def is_script(self) -> bool:
@@ -130,36 +145,78 @@ def is_script(text: str) -> bool:
     return ".py" in text and bool(re.match(_SCRIPT, text.strip(), re.S))
 
 
-def expression_target(text: str) -> Target:
-    """A target from one expression."""
-    tree = E.parse(text)
-    return Target(text, "expression", E.free_variables(tree), [tree], [text])
+def expression_target(text: str, label: str | None = None, declared=()) -> Target:
+    """A target from one expression. ``label`` names the text in errors and notes
+    (``--answer``); ``declared`` are the names the command was given (never split into
+    letters). Notes on ambiguous readings go to standard error."""
+    reading = E.read(text, label=label, declared=declared)
+    show_notes(reading.notes, label)
+    return Target(text, "expression", E.free_variables(reading.tree), [reading.tree], [text],
+                  notes=reading.notes, wrt_hint=reading.wrt)
 
 
-def expressions_target(texts: list[str]) -> Target:
+def expressions_target(texts: list[str], declared=()) -> Target:
     """A vector target (``jacobian``): several expressions, or one bracketed list."""
     if len(texts) == 1:
-        items = E.parse_list(texts[0])
+        items = E.read_list(texts[0], declared=declared)
         source = [t for t, _ in items] if texts[0].strip().startswith("[") else texts[0]
     else:
-        items = [(t, E.parse(t)) for t in texts]
+        items = [(t, E.read(t, declared=declared)) for t in texts]
         source = list(texts)
-    names = sorted({n for _, tree in items for n in E.free_variables(tree)})
-    return Target(source, "expression", names, [tree for _, tree in items],
-                  [t for t, _ in items])
+    notes = [n for _, r in items for n in r.notes]
+    show_notes(notes)
+    names = sorted({n for _, r in items for n in E.free_variables(r.tree)})
+    hints = {r.wrt for _, r in items if r.wrt}
+    return Target(source, "expression", names, [r.tree for _, r in items],
+                  [t for t, _ in items], notes=notes, wrt_hint=hints.pop() if len(hints) == 1 else None)
 
 
-def make_target(texts: list[str], vector: bool = False) -> Target:
-    """The target for a command's TARGET argument(s)."""
+def make_target(texts: list[str], vector: bool = False, declared=()) -> Target:
+    """The target for a command's TARGET argument(s); ``declared``: see
+    ``expression_target`` (``declared_names`` collects them from the options)."""
     if any(is_script(t) for t in texts):
         if len(texts) != 1:
             raise CLIError("a script target must be the only TARGET")
         return script_target(texts[0].strip())
     if vector:
-        return expressions_target(texts)
+        return expressions_target(texts, declared)
     if len(texts) != 1:
         raise CLIError("give one TARGET expression (several: use tape jacobian)")
-    return expression_target(texts[0])
+    return expression_target(texts[0], declared=declared)
+
+
+def declared_names(at: list[str] | None = None, wrt: str | None = None,
+                   points_file: str | None = None, dependent: str | None = None
+                   ) -> tuple[str, ...]:
+    """The names a command was given (``--at x=...``, ``--wrt``, a ``--points`` header,
+    ``--dependent``): the reader keeps them whole (``rate`` is not r*a*t*e)."""
+    names: list[str] = []
+    for value in at or []:
+        for part in _top_level_parts(value):
+            if "=" in part:
+                names.append(part.split("=", 1)[0].strip())
+    names += [n.strip() for n in (wrt or "").split(",")]
+    names += [n.strip() for n in (dependent or "").split(",")]
+    if points_file and points_file != "-" and os.path.isfile(points_file):
+        try:
+            with open(points_file, encoding="utf-8") as handle:
+                names += [n.strip() for n in handle.readline().split(",")]
+        except (OSError, UnicodeDecodeError):
+            pass   # the points reader reports it
+    return tuple(n for n in names if n.isidentifier())
+
+
+def _top_level_parts(text: str) -> list[str]:
+    from .points import split_top_level
+
+    return split_top_level(text)
+
+
+def show_notes(notes: list[str], label: str | None = None) -> None:
+    """Each note as one ``note: read ... as ...`` line on standard error."""
+    prefix = f"note: {label}: " if label else "note: "
+    for note in notes:
+        sys.stderr.write(prefix + note + "\n")
 
 
 def script_target(text: str) -> Target:

@@ -10,7 +10,9 @@ part in equality:
 * ``Unary(op, operand)`` - op ``"-"`` or ``"+"``;
 * ``Binary(op, left, right)`` - op one of ``+ - * / **``;
 * ``Call(name, args)`` - a function from ``functions.FUNCTIONS``;
-* ``Index(operand, index)`` - ``x[0]`` on a vector (an int; negative counts from the end).
+* ``Index(operand, index)`` - ``x[0]`` on a vector (an int; negative counts from the end);
+* ``Relation(left, right)`` - an equation ``left = right`` read as an implicit relation
+  (``x^2 + y^2 = 1``); only ``expr.read(..., relation=True)`` returns one, at the root.
 
 Walk trees with ``fold`` (iterative, so 100,000-term sums do not hit the recursion limit).
 ``expr.parse`` builds them from text.
@@ -101,6 +103,16 @@ class Index(_Node):
         _set(self, "span", span)
 
 
+class Relation(_Node):
+    _fields = ("left", "right")
+    __match_args__ = ("left", "right", "span")
+
+    def __init__(self, left: "Expr", right: "Expr", span: tuple[int, int] = (0, 0)) -> None:
+        _set(self, "left", left)
+        _set(self, "right", right)
+        _set(self, "span", span)
+
+
 Expr = Union[Number, Constant, Variable, Unary, Binary, Call, Index]
 
 
@@ -113,6 +125,7 @@ _CHILDREN = {
     Binary: lambda n: (n.left, n.right),
     Call: lambda n: n.args,
     Index: lambda n: (n.operand,),
+    Relation: lambda n: (n.left, n.right),
 }
 
 

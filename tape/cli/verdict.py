@@ -36,6 +36,9 @@ class Decision:
     diagnosis: Optional[dict] = None
     label: str = "d/dx"            # the derivative asked for, as written before EXPR
     extra: dict = field(default_factory=dict)
+    #: how both texts were read (SPEC section 4): {"expression": ..., "answer": ...}; the
+    #: renderer puts it after "expression" in JSON (``output.render``)
+    read_as: Optional[dict] = None
 
     def document(self, expression: str, answer: str) -> dict:
         """The JSON document (SPEC sections 3 and 5)."""

@@ -5,10 +5,12 @@ input carries a tangent, the op's JVP rule computes the output tangents with the
 ops, so an outer GradientTape records them (reverse-over-forward) and ops run by a backward sweep
 inside the accumulator get tangents too (forward-over-reverse: Hessian-vector products).
 
-Rules live in ``_JVP`` keyed by op name: ``rule(node, *input_tangents) -> output tangent``
-(a list for multi-output ops); a missing input tangent is ``None`` (zero). Linear ops apply
-themselves to the tangent. An op without a rule falls back to the "double VJP" trick: its
-gradient rule is linear in the cotangent ``u``, so ``J t = d/du <J^T u, t>`` -- exact, slower.
+Each op carries its own rule (``Primitive.jvp``, defined beside the op): ``rule(node,
+*input_tangents) -> output tangent`` (a list for multi-output ops); a missing input tangent is
+``None`` (zero). Two declared defaults stand for rules not written out: a ``linear`` op applies
+itself to the tangents, and a ``symmetric`` one (elementwise ops, softmax) applies its gradient
+rule to the tangent. Any other op falls back to the "double VJP" trick: its gradient rule is
+linear in the cotangent ``u``, so ``J t = d/du <J^T u, t>`` -- exact, slower.
 
 Complex numbers: tangents are pushed forward unconjugated (``f'(z) t`` for a holomorphic f),
 while gradient rules follow TensorFlow's convention (the transpose of the real Jacobian,
@@ -20,18 +22,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import nest
-from .registry import active_accumulators, gradient_rule
+from .ops.array import broadcast_to, reduce_sum
+from .ops.cast import cast, conj, real
+from .ops.creation import zeros_like
+from .registry import (Node, gradient_rule, pause_recorder, resume_recorder, start_recording,
+                       stop_recording)
+from .tape import GradientTape, UnconnectedGradients, unconnected_mode
 from .tensor import Tensor, _wrap, convert_to_tensor
-
-_JVP: dict = {}
-
-
-def defjvp(op_name: str, rule=None):
-    """Register ``rule(node, *input_tangents) -> output tangent`` for ``op_name`` (or decorate)."""
-    if rule is None:
-        return lambda r: defjvp(op_name, r)
-    _JVP[op_name] = rule
-    return rule
 
 
 class ForwardAccumulator:
@@ -69,7 +66,7 @@ class ForwardAccumulator:
                             "tangent; use a floating dtype (e.g. tape.float64)")
         dtype = primal._value.dtype
         if isinstance(tangent, Tensor):
-            t = tangent if tangent._value.dtype == dtype else _cast(tangent, dtype)
+            t = tangent if tangent._value.dtype == dtype else cast(tangent, dtype)
         else:
             t = _wrap(np.asarray(tangent, dtype=dtype)[()])
         if tuple(t.shape) != tuple(primal.shape):
@@ -81,13 +78,13 @@ class ForwardAccumulator:
     def __enter__(self):
         if self._active:
             raise RuntimeError("this ForwardAccumulator is already active; it cannot be entered twice")
-        active_accumulators.append(self)
+        start_recording(self, after_all=True)
         self._active = True
         return self
 
     def __exit__(self, *exc):
         if self._active:
-            active_accumulators.remove(self)
+            stop_recording(self)
             self._active = False
         return False
 
@@ -96,8 +93,7 @@ class ForwardAccumulator:
 
         Unconnected tensors give None, or zeros with ``unconnected_gradients="zero"``.
         """
-        from .tape import UnconnectedGradients, _unconnected_mode
-        zero = _unconnected_mode(unconnected_gradients) is UnconnectedGradients.ZERO
+        zero = unconnected_mode(unconnected_gradients) is UnconnectedGradients.ZERO
 
         def one(t):
             if not isinstance(t, Tensor):
@@ -108,32 +104,37 @@ class ForwardAccumulator:
             return _wrap(np.zeros(t._value.shape, t._value.dtype)[()]) if zero else None
         return nest.map_structure(one, primals)
 
-    # -- the registry's protocol (see registry.record) ------------------------------------
-    def _accepts(self, inputs) -> bool:
+    # -- the recorder protocol (see registry.record) ---------------------------------------
+    def _offer(self, op, inputs, outputs, attrs, node):
+        """The recorder protocol (see ``registry.record``): tangents for the outputs of an op
+        application one of whose inputs carries a tangent."""
         tangents = self._tangents
         for t in inputs:
             if id(t) in tangents:
-                return True
-        return False
+                break
+        else:
+            return node
+        if node is None:
+            node = Node(op, inputs, outputs, attrs)
+        self._push_forward(node)
+        return node
 
-    def _add(self, node):
+    def _push_forward(self, node):
         tangents = self._tangents
         ins = [tangents[id(i)][1] if id(i) in tangents else None for i in node.inputs]
         # Leave the list while computing: our own tangent ops must not get tangents of their own,
         # but other (outer) tapes and accumulators must see them to differentiate again.
-        index = active_accumulators.index(self)
-        del active_accumulators[index]
+        index = pause_recorder(self)
         try:
             outs = jvp_of(node, ins)
         finally:
-            active_accumulators.insert(index, self)
+            resume_recorder(self, index)
         for o, t in zip(node.outputs, outs):
             if t is None or o._value.dtype.kind not in "fc":
                 continue
             if t._value.dtype != o._value.dtype:
-                t = _cast(t, o._value.dtype)
+                t = cast(t, o._value.dtype)
             if t._value.shape != o._value.shape:
-                from .ops.array import broadcast_to
                 t = broadcast_to(t, o._value.shape)
             tangents[id(o)] = (o, t)
 
@@ -156,17 +157,47 @@ def _flatten_up_to(primals, tangents):
 
 def jvp_of(node, tangents):
     """Output tangents (a list) of a recorded op application given its input tangents."""
-    rule = _JVP.get(node.op.name) if node.op.custom_grad is None else None
-    if rule is None:
+    op = node.op
+    if op.custom_grad is not None:
         return _double_vjp(node, tangents)
-    out = rule(node, *tangents)
-    return out if node.op.n_outputs != 1 else [out]
+    rule = op.jvp
+    if rule is not None:
+        out = rule(node, *tangents)
+    elif op.linear:
+        out = _linear_jvp(node, tangents)
+    elif op.symmetric:
+        out = _symmetric_jvp(node, *tangents)
+    else:
+        return _double_vjp(node, tangents)
+    return out if op.n_outputs != 1 else [out]
+
+
+def _linear_jvp(node, tangents):
+    """A linear op's JVP: the op itself applied to the tangents (zeros for the missing ones)."""
+    if all(t is None for t in tangents):
+        return None
+    if len(tangents) == 1:
+        return node.op(tangents[0], **node.attrs)
+    return node.op(*[t if t is not None else zeros_like(x) for t, x in zip(tangents, node.inputs)],
+                   **node.attrs)
+
+
+def _symmetric_jvp(node, t):
+    """The JVP of a one-input op with a symmetric Jacobian: its VJP applied to t. For a complex
+    (holomorphic) op the VJP multiplies by conj(f'(z)), so conj(VJP(conj t)) = f'(z) t."""
+    if t is None:
+        return None
+    if node.inputs[0]._value.dtype.kind == "c" or t._value.dtype.kind == "c":
+        return _conj(gradient_rule(node)(node, _conj(t))[0])
+    return gradient_rule(node)(node, t)[0]
+
+
+def _conj(x):
+    return conj(x) if x._value.dtype.kind == "c" else x
 
 
 def _double_vjp(node, tangents):
     """J t from the gradient rule alone: VJP(u) = J^T u is linear in u, so J t = d/du <J^T u, t>."""
-    from .ops.reduce import reduce_sum
-    from .tape import GradientTape
     rule = gradient_rule(node)            # LookupError when the op has no gradient at all
     if rule is None:
         return [None] * len(node.outputs)
@@ -187,7 +218,6 @@ def _double_vjp(node, tangents):
                 g = convert_to_tensor(g)
                 if g._value.dtype.kind == "c" or t._value.dtype.kind == "c":
                     # <J^T u, t> as the real inner product of pairs of reals: Re sum(conj(g) t)
-                    from .ops.math import conj, real
                     term = reduce_sum(real(conj(g) * t))
                 else:
                     term = reduce_sum(g * t)
@@ -197,272 +227,3 @@ def _double_vjp(node, tangents):
     if total is None:
         return [None] * len(node.outputs)
     return inner.gradient(total, us)
-
-
-# -- helpers -------------------------------------------------------------------------------
-def _cast(t, dtype):
-    from .ops.math import cast
-    return cast(t, dtype)
-
-
-def _zero_like(x):
-    return _wrap(np.zeros((), x._value.dtype)[()])
-
-
-def _or0(t, x):
-    """The tangent, or a zero scalar of x's dtype that broadcasts like x would."""
-    return t if t is not None else _zero_like(x)
-
-
-def _plus(a, b):
-    if a is None:
-        return b
-    return a if b is None else a + b
-
-
-# -- rules ---------------------------------------------------------------------------------
-def _linear(node, t, *rest):
-    """A linear one-input op: its JVP is the op itself, applied to the tangent."""
-    return None if t is None else node.op(t, **node.attrs)
-
-
-for _name in ("Neg", "Reshape", "Transpose", "Sum", "Mean", "StridedSlice", "ScatterKey", "Tile",
-              "BroadcastTo", "Identity", "Cast", "Cumsum", "Real", "Imag", "Conj"):
-    defjvp(_name, _linear)
-
-
-def _elementwise_by_vjp(node, t):
-    # A one-input elementwise op has a diagonal Jacobian: its VJP applied to t is its JVP. For a
-    # complex (holomorphic) op the VJP multiplies by conj(f'(z)): conj(VJP(conj t)) = f'(z) t.
-    if t is None:
-        return None
-    if _is_complex(node.inputs[0]) or _is_complex(t):
-        return _conj(gradient_rule(node)(node, _conj(t))[0])
-    return gradient_rule(node)(node, t)[0]
-
-
-def _is_complex(x):
-    return x._value.dtype.kind == "c"
-
-
-def _conj(x):
-    from .ops.math import conj
-    return conj(x) if _is_complex(x) else x
-
-
-def _holomorphic(rule, node, t):
-    """The JVP ``f' t`` from a reverse rule ``g -> g conj(f')`` (just ``rule(t)`` on reals)."""
-    if t is None:
-        return None
-    if _is_complex(t) or any(_is_complex(x) for x in node.inputs):
-        return _conj(rule(node, _conj(t)))
-    return rule(node, t)
-
-
-for _name in ("Square", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Expm1", "Log", "Log1p", "Sin",
-              "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Tanh", "Asinh", "Acosh", "Atanh",
-              "Sigmoid", "Softplus", "Erf", "Relu",
-              "Softmax"):                          # softmax's Jacobian is symmetric: same trick
-    defjvp(_name, _elementwise_by_vjp)
-
-@defjvp("Abs")
-def _abs_jvp(node, t):
-    if t is None:
-        return None
-    x = node.inputs[0]
-    if not _is_complex(x):
-        return _elementwise_by_vjp(node, t)
-    # d|z| = Re(conj(z) dz) / |z|, and 0 at z = 0
-    from .ops.math import conj, div_no_nan, real
-    return div_no_nan(real(conj(x) * t), node.outputs[0])
-
-
-@defjvp("Angle")
-def _angle_jvp(node, t):
-    if t is None or not _is_complex(node.inputs[0]):
-        return None
-    # d arg z = Im(conj(z) dz) / |z|^2
-    from .ops.math import conj, imag, real
-    x = node.inputs[0]
-    return imag(conj(x) * t) / real(conj(x) * x)
-
-
-@defjvp("Complex")
-def _complex_jvp(node, ta, tb):
-    if ta is None and tb is None:
-        return None
-    from .ops.math import complex_
-    a, b = node.inputs
-    return complex_(_or0(ta, a), _or0(tb, b))
-
-
-defjvp("Pad", lambda n, t: None if t is None else n.op(t, paddings=n.attrs["paddings"],
-                                                           constant_values=0))
-defjvp("AddV2", lambda n, ta, tb: _plus(ta, tb))
-defjvp("Sub", lambda n, ta, tb: _plus(ta, None if tb is None else -tb))
-defjvp("Mul", lambda n, ta, tb: _plus(None if ta is None else ta * n.inputs[1],
-                                      None if tb is None else n.inputs[0] * tb))
-defjvp("RealDiv", lambda n, ta, tb: _plus(None if ta is None else ta / n.inputs[1],
-                                          None if tb is None else -tb * n.outputs[0] / n.inputs[1]))
-
-
-@defjvp("Pow")
-def _pow_jvp(node, ta, tb):
-    from .ops.math import _pow_da, _pow_db
-    return _plus(_holomorphic(_pow_da, node, ta), _holomorphic(_pow_db, node, tb))
-
-
-def _select(node, cond, ta, tb):
-    from .ops.array import where
-    a, b = node.inputs[-2:]
-    if ta is None and tb is None:
-        return None
-    return where(cond, _or0(ta, a), _or0(tb, b))
-
-
-defjvp("Maximum", lambda n, ta, tb: _select(n, _ge(*n.inputs), ta, tb))
-defjvp("Minimum", lambda n, ta, tb: _select(n, _le(*n.inputs), ta, tb))
-defjvp("SelectV2", lambda n, tc, ta, tb: _select(n, n.inputs[0], ta, tb))
-
-
-def _ge(a, b):
-    from .ops.compare import greater_equal
-    return greater_equal(a, b)
-
-
-def _le(a, b):
-    from .ops.compare import less_equal
-    return less_equal(a, b)
-
-
-@defjvp("FloorMod")
-def _floormod_jvp(node, ta, tb):
-    from .ops.math import floor
-    a, b = node.inputs
-    return _plus(ta, None if tb is None else -tb * floor(a / b))
-
-
-@defjvp("Atan2")
-def _atan2_jvp(node, ta, tb):
-    a, b = node.inputs
-    num = _plus(None if ta is None else ta * b, None if tb is None else -tb * a)
-    return None if num is None else num / (a * a + b * b)
-
-
-@defjvp("ConcatV2")
-def _concat_jvp(node, *ts):
-    if all(t is None for t in ts):
-        return None
-    from .ops.creation import zeros_like
-    return node.op(*[t if t is not None else zeros_like(x) for t, x in zip(ts, node.inputs)],
-                   **node.attrs)
-
-
-@defjvp("MatMul")
-def _matmul_jvp(node, ta, tb):
-    a, b = node.inputs
-    return _plus(None if ta is None else node.op(ta, b), None if tb is None else node.op(a, tb))
-
-
-@defjvp("Einsum")
-def _einsum_jvp(node, *ts):
-    out = None
-    for k, t in enumerate(ts):            # multilinear: one term per operand with a tangent
-        if t is not None:
-            args = list(node.inputs)
-            args[k] = t
-            out = _plus(out, node.op(*args, **node.attrs))
-    return out
-
-
-def _reduce_with(node, t):
-    from .ops.reduce import _reduce_sum
-    return _reduce_sum(t, axis=node.attrs["axis"], keepdims=node.attrs["keepdims"])
-
-
-@defjvp("Max")
-def _extreme_jvp(node, t):
-    if t is None:
-        return None
-    from .ops.compare import equal
-    from .ops.math import cast
-    from .ops.reduce import _kept_output, _reduce_sum
-    x = node.inputs[0]
-    mask = cast(equal(x, _kept_output(node, t)), x.dtype)       # ties share, as in the gradient
-    ties = _reduce_sum(mask, axis=node.attrs["axis"], keepdims=True)
-    return _reduce_with(node, t * mask / ties)
-
-
-defjvp("Min", _extreme_jvp)
-
-
-@defjvp("LogSumExp")
-def _logsumexp_jvp(node, t):
-    from .ops.math import exp
-    from .ops.reduce import _kept_output
-    return None if t is None else _reduce_with(node, t * exp(node.inputs[0] - _kept_output(node, t)))
-
-
-@defjvp("EuclideanNorm")
-def _norm_jvp(node, t):
-    from .ops.array import where
-    from .ops.compare import equal
-    if t is None:
-        return None
-    n = node.outputs[0]
-    x = node.inputs[0]
-    if _is_complex(x) or _is_complex(t):          # d|x| = Re(sum(conj(x) dx)) / |x|
-        from .ops.math import conj, real
-        return _reduce_with(node, real(conj(x) * t)) / where(equal(n, 0), 1, n)
-    return _reduce_with(node, x * t) / where(equal(n, 0), 1, n)
-
-
-@defjvp("LogSoftmax")
-def _log_softmax_jvp(node, t):
-    from .ops.math import exp
-    from .ops.reduce import reduce_sum
-    if t is None:
-        return None
-    return t - reduce_sum(exp(node.outputs[0]) * t, axis=node.attrs["axis"], keepdims=True)
-
-
-@defjvp("MatrixInverse")
-def _inv_jvp(node, t):
-    from .ops.linalg import _matmul
-    y = node.outputs[0]
-    return None if t is None else -_matmul(_matmul(y, t), y)
-
-
-@defjvp("MatrixDeterminant")
-def _det_jvp(node, t):
-    from .ops.linalg import _swap, inv
-    from .ops.reduce import reduce_sum
-    if t is None:
-        return None
-    return node.outputs[0] * reduce_sum(_swap(inv(node.inputs[0])) * t, axis=(-2, -1))
-
-
-@defjvp("MatrixSolve")
-def _solve_jvp(node, ta, tb):
-    from .ops.linalg import _matmul
-    a, x = node.inputs[0], node.outputs[0]
-    rhs = _plus(tb, None if ta is None else -_matmul(ta, x))
-    return None if rhs is None else node.op(a, rhs)
-
-
-@defjvp("Prod")
-def _prod_jvp(node, t):
-    if t is None:
-        return None
-    # the gradient rule at a cotangent of ones gives d prod / d x_i, exact at zeros too
-    ones = _wrap(np.ones(node.outputs[0]._value.shape, node.outputs[0]._value.dtype)[()])
-    # (for complex x the rule gives conj(d prod / d x_i): conjugated back)
-    return _reduce_with(node, t * _conj(gradient_rule(node)(node, ones)[0]))
-
-
-@defjvp("MulNoNan")
-def _mul_no_nan_jvp(node, ta, tb):
-    # a * b, 0 where a is 0: each term keeps the mask so a masked inf/nan stays out of the tangent
-    from .ops.math import mul_no_nan
-    a, b = node.inputs
-    return _plus(None if ta is None else mul_no_nan(ta, b), None if tb is None else mul_no_nan(a, tb))

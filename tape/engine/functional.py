@@ -10,6 +10,10 @@ import math
 
 import numpy as np
 
+from .forward import ForwardAccumulator
+from .ops.array import concat, identity, reshape, transpose
+from .tape import GradientTape
+from .taylor import taylor_coefficients
 from .tensor import Tensor, _wrap, convert_to_tensor
 
 
@@ -54,7 +58,6 @@ def _prepare(args, argnums, what):
     for i in nums:
         args[i] = _as_input(args[i], f"{what}: argument {i}")
         if id(args[i]) in seen:              # the same tensor twice: give each its own identity
-            from .ops.math import identity
             args[i] = identity(args[i])
         seen.add(id(args[i]))
     return single, nums, args
@@ -83,7 +86,6 @@ def value_and_grad(f, argnums=0):
     >>> float(value), float(g)
     (8.0, 12.0)
     """
-    from .tape import GradientTape
 
     def wrapper(*args, **kwargs):
         single, nums, args = _prepare(args, argnums, "grad")
@@ -125,7 +127,6 @@ def jacobian(f, argnums=0, mode="auto"):
     array([[2., 0.],
            [0., 4.]])
     """
-    from .tape import GradientTape
     if mode not in ("auto", "forward", "reverse"):
         raise ValueError(f"jacobian: mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
 
@@ -150,8 +151,6 @@ def jacobian(f, argnums=0, mode="auto"):
 
 def _forward_jacobian(tp, y, xs):
     """Columns of J at once: J^T u is linear in u, so d<J^T u, e_i>/du = J e_i for every i."""
-    from .ops.array import concat, reshape, transpose
-    from .tape import GradientTape
     u = _wrap(np.zeros(y._value.shape, y._value.dtype)[()])
     with GradientTape() as outer:
         outer.watch(u)
@@ -181,8 +180,6 @@ def hessian(f, argnums=0):
     array([[ 6.,  0.],
            [ 0., 12.]])
     """
-    from .ops.array import reshape, transpose
-    from .tape import GradientTape
 
     def wrapper(*args, **kwargs):
         single, nums, args = _prepare(args, argnums, "hessian")
@@ -221,8 +218,6 @@ def hvp(f, x, v):
     >>> tape.hvp(lambda x: tape.reduce_sum(x ** 3), [1.0, 2.0], [1.0, 0.0])
     tape.Tensor([6. 0.], shape=(2,), dtype=float64)
     """
-    from .forward import ForwardAccumulator
-    from .tape import GradientTape
     x = _as_input(x, "hvp: x")
     v = v if isinstance(v, Tensor) else _wrap(np.asarray(v, dtype=x._value.dtype)[()])
     if tuple(v.shape) != tuple(x.shape):
@@ -250,7 +245,6 @@ def derivative(f, x, order=1):
     >>> tape.derivative(lambda x: x ** 4, [1.0, 2.0], order=2)
     tape.Tensor([12. 48.], shape=(2,), dtype=float64)
     """
-    from .taylor import taylor_coefficients
     if isinstance(order, bool) or not isinstance(order, (int, np.integer)):
         raise TypeError(f"derivative: order must be a non-negative integer, got {order!r}")
     if order < 0:

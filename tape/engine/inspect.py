@@ -15,8 +15,8 @@ class RecordedOp(NamedTuple):
     attrs: types.MappingProxyType
 
 
-def recorded_operations(tape) -> list:
+def recorded_operations(nodes) -> list:
     """The ops ``tape`` recorded, in execution order (empty after a non-persistent tape was used)."""
     return [RecordedOp(i, node.op.name, tuple(node.inputs), tuple(node.outputs),
                        types.MappingProxyType(dict(node.attrs)))
-            for i, node in enumerate(n for n in tape._nodes if n is not None)]
+            for i, node in enumerate(n for n in nodes if n is not None)]

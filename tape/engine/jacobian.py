@@ -1,26 +1,13 @@
-"""Vectorized Jacobians: one backward sweep that carries a batch of cotangents (an identity)."""
+"""The seeds of vectorized Jacobians: rows of an identity, pushed back in one backward sweep
+(``GradientTape.jacobian`` / ``batch_jacobian``), in chunks of ``parallel_iterations`` rows."""
 from __future__ import annotations
 
 import numpy as np
 
-from . import nest
-from .tensor import Tensor, _wrap
+from .tensor import _wrap
 
 
-def _check_target(target, what):
-    if not isinstance(target, Tensor):
-        raise ValueError(f"{what}: target must be a single Tensor, got {type(target).__name__}")
-
-
-def _sources(sources, what):
-    flat = nest.flatten(sources)
-    for s in flat:
-        if not isinstance(s, Tensor):
-            raise ValueError(f"{what}: sources must be Tensors or Variables, got {type(s).__name__}")
-    return flat
-
-
-def _chunks(n, parallel_iterations):
+def chunks(n, parallel_iterations):
     if parallel_iterations is None or parallel_iterations >= n:
         return [(0, n)]
     step = int(parallel_iterations)
@@ -29,50 +16,9 @@ def _chunks(n, parallel_iterations):
     return [(i, min(i + step, n)) for i in range(0, n, step)]
 
 
-def _batched_gradients(tape, target, flat_sources, seed_rows, parallel_iterations, use_pfor, what):
-    """Rows of cotangents ``seed_rows(start, stop)`` pushed back to each source; None if unconnected."""
-    from .tape import UnconnectedGradients
-    n = seed_rows.n
-    tape._begin_use(what)
-    if not use_pfor:
-        if not tape._persistent:
-            raise RuntimeError(f"GradientTape.{what} with experimental_use_pfor=False runs one sweep "
-                               "per output element and needs GradientTape(persistent=True)")
-        chunks = [(i, i + 1) for i in range(n)]
-    else:
-        chunks = _chunks(n, parallel_iterations)
-    valid = [s for s in flat_sources if s.dtype.is_differentiable]
-    persistent = tape._persistent
-    if len(chunks) > 1:
-        tape._persistent = True          # keep the nodes alive between chunks
-    try:
-        parts = [[] for _ in flat_sources]
-        for start, stop in chunks:
-            seed = seed_rows(start, stop)
-            grads = tape._sweep({target: seed}, valid, 1) if target.dtype.is_differentiable else {}
-            for k, s in enumerate(flat_sources):
-                g = grads.get(s)
-                parts[k].append(None if g is None else tape._finish(s, g, UnconnectedGradients.NONE,
-                                                                     (stop - start,)))
-    finally:
-        tape._persistent = persistent
-    tape._release()
-    out = []
-    for k, s in enumerate(flat_sources):
-        if all(p is None for p in parts[k]):
-            out.append(None)
-            continue
-        rows = [p._value if p is not None else np.zeros((stop - start,) + s._value.shape, s._value.dtype)
-                for p, (start, stop) in zip(parts[k], chunks)]
-        if len(rows) == 1:
-            out.append(parts[k][0] if parts[k][0] is not None else _wrap(rows[0]))
-        else:
-            from .ops.array import concat
-            out.append(concat([p if p is not None else _wrap(r) for p, r in zip(parts[k], rows)], 0))
-    return out
+class IdentityRows:
+    """Rows ``start:stop`` of the identity over a target's elements, shaped like the target."""
 
-
-class _IdentityRows:
     def __init__(self, target):
         self.n = int(target._value.size)
         self.shape = tuple(target._value.shape)
@@ -84,7 +30,7 @@ class _IdentityRows:
         return _wrap(rows.reshape((stop - start,) + self.shape))
 
 
-class _BatchIdentityRows:
+class BatchIdentityRows:
     """Row j: ones over the batch axis times a one-hot over the per-example axes."""
 
     def __init__(self, target):
@@ -97,50 +43,3 @@ class _BatchIdentityRows:
         rows = np.zeros((stop - start, self.b, self.n), self.dtype)
         rows[np.arange(stop - start), :, np.arange(start, stop)] = 1
         return _wrap(rows.reshape((stop - start, self.b) + self.inner))
-
-
-def _zeros_or_none(shape, dtype, mode):
-    from .tape import UnconnectedGradients, _unconnected_mode
-    if _unconnected_mode(mode) is UnconnectedGradients.ZERO:
-        return _wrap(np.zeros(shape, dtype)[()])
-    return None
-
-
-def tape_jacobian(tape, target, sources, unconnected_gradients, parallel_iterations, use_pfor):
-    from .ops.array import reshape
-    from .tape import _unconnected_mode
-    _unconnected_mode(unconnected_gradients)
-    _check_target(target, "jacobian")
-    flat = _sources(sources, "jacobian")
-    rows = _IdentityRows(target)
-    grads = _batched_gradients(tape, target, flat, rows, parallel_iterations, use_pfor, "jacobian")
-    results = []
-    for s, g in zip(flat, grads):
-        shape = rows.shape + tuple(s._value.shape)
-        if g is None:
-            results.append(_zeros_or_none(shape, s._value.dtype, unconnected_gradients))
-        else:
-            results.append(reshape(g, shape))
-    return nest.pack_sequence_as(sources, results)
-
-
-def tape_batch_jacobian(tape, target, source, unconnected_gradients, parallel_iterations, use_pfor):
-    from .ops.array import reshape, transpose
-    from .tape import _unconnected_mode
-    _unconnected_mode(unconnected_gradients)
-    _check_target(target, "batch_jacobian")
-    if not isinstance(source, Tensor):
-        raise ValueError(f"batch_jacobian: source must be a single Tensor, got {type(source).__name__}")
-    if target.ndim < 1 or source.ndim < 1 or target.shape[0] != source.shape[0]:
-        raise ValueError(f"batch_jacobian: target shape {tuple(target.shape)} and source shape "
-                         f"{tuple(source.shape)} must share the first (batch) dimension")
-    rows = _BatchIdentityRows(target)
-    (g,) = _batched_gradients(tape, target, [source], rows, parallel_iterations, use_pfor,
-                              "batch_jacobian")
-    b = rows.b
-    shape = (b,) + rows.inner + tuple(source._value.shape[1:])
-    if g is None:
-        return _zeros_or_none(shape, source._value.dtype, unconnected_gradients)
-    # g: (n_inner, b, x...) -> (b, n_inner, x...) -> (b, y..., x...)
-    perm = (1, 0) + tuple(range(2, g.ndim))
-    return reshape(transpose(g, perm), shape)

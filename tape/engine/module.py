@@ -6,15 +6,19 @@ were first set (so a layer's kernel comes before its bias, as in Keras), dict va
 insertion order, a module's own variables before those of its submodules. The walk is
 iterative, so deep or cyclic structures are fine.
 
-The layers use only public ``tape`` ops, imported when first called (``tape`` imports this
-module while it is itself being imported).
+The layers use the engine's ops directly (the public ``tape`` package sits above this module).
 """
 from __future__ import annotations
 
 import math
 import re
 
-from .tensor import Tensor, Variable
+from .dtypes import float64
+from .ops import creation, nn
+from .ops.cast import cast
+from .ops.linalg import matmul, tensordot
+from .ops.math import tanh
+from .tensor import Tensor, Variable, convert_to_tensor
 
 __all__ = ["Module", "Layer", "Dense", "clear_session"]
 
@@ -181,50 +185,43 @@ class Layer(Module):
         raise NotImplementedError(f"{type(self).__name__} must implement call(inputs)")
 
     def __call__(self, inputs, *args, **kwargs):
-        import tape
         if not isinstance(inputs, Tensor):
-            inputs = tape.convert_to_tensor(inputs)
+            inputs = convert_to_tensor(inputs)
         if not self.built:
             if self.dtype is None:
-                self.dtype = inputs.dtype if inputs.dtype.is_floating else tape.float64
+                self.dtype = inputs.dtype if inputs.dtype.is_floating else float64
             self.build(tuple(inputs.shape))
             self.built = True
         if inputs.dtype != self.dtype:
-            inputs = tape.cast(inputs, self.dtype)
+            inputs = cast(inputs, self.dtype)
         return self.call(inputs, *args, **kwargs)
 
 
 def _glorot_uniform(shape, dtype):
-    import tape
     fan_in, fan_out = (shape[0], shape[1]) if len(shape) == 2 else (1, 1)
     limit = math.sqrt(6.0 / (fan_in + fan_out))
-    return tape.random.uniform(shape, minval=-limit, maxval=limit, dtype=dtype)
+    return creation.uniform(shape, minval=-limit, maxval=limit, dtype=dtype)
 
 
 def _glorot_normal(shape, dtype):
-    import tape
     fan_in, fan_out = (shape[0], shape[1]) if len(shape) == 2 else (1, 1)
-    return tape.random.normal(shape, stddev=math.sqrt(2.0 / (fan_in + fan_out)), dtype=dtype)
+    return creation.normal(shape, stddev=math.sqrt(2.0 / (fan_in + fan_out)), dtype=dtype)
 
 
 def _zeros(shape, dtype):
-    import tape
-    return tape.zeros(shape, dtype=dtype)
+    return creation.zeros(shape, dtype=dtype)
 
 
 def _ones(shape, dtype):
-    import tape
-    return tape.ones(shape, dtype=dtype)
+    return creation.ones(shape, dtype=dtype)
 
 
 def _random_normal(shape, dtype):
-    import tape
-    return tape.random.normal(shape, stddev=0.05, dtype=dtype)
+    return creation.normal(shape, stddev=0.05, dtype=dtype)
 
 
 def _random_uniform(shape, dtype):
-    import tape
-    return tape.random.uniform(shape, minval=-0.05, maxval=0.05, dtype=dtype)
+    return creation.uniform(shape, minval=-0.05, maxval=0.05, dtype=dtype)
 
 
 _INITIALIZERS = {
@@ -249,14 +246,13 @@ def _initializer(spec, what):
 def _activation(spec):
     if spec is None or callable(spec):
         return spec
-    import tape
     table = {
         "linear": None,
-        "relu": tape.nn.relu,
-        "tanh": tape.math.tanh,
-        "sigmoid": tape.nn.sigmoid,
-        "softmax": tape.nn.softmax,
-        "softplus": tape.nn.softplus,
+        "relu": nn.relu,
+        "tanh": tanh,
+        "sigmoid": nn.sigmoid,
+        "softmax": nn.softmax,
+        "softplus": nn.softplus,
     }
     if not isinstance(spec, str) or spec not in table:
         raise ValueError(f"Dense: unknown activation {spec!r}; use one of "
@@ -305,15 +301,14 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        import tape
         if inputs.ndim < 1 or inputs.shape[-1] != self.kernel.shape[0]:
             raise ValueError(f"Dense {self.name!r}: inputs of shape {tuple(inputs.shape)} do not "
                              f"match the kernel of shape {tuple(self.kernel.shape)} (last "
                              f"dimension must be {self.kernel.shape[0]})")
         if inputs.ndim == 2:
-            y = tape.matmul(inputs, self.kernel)
+            y = matmul(inputs, self.kernel)
         else:
-            y = tape.tensordot(inputs, self.kernel, axes=[[inputs.ndim - 1], [0]])
+            y = tensordot(inputs, self.kernel, axes=[[inputs.ndim - 1], [0]])
         if self.use_bias:
             y = y + self.bias
         if self.activation is not None:

@@ -11,30 +11,19 @@ import warnings
 
 import numpy as np
 
-from .ops import array as A, compare as C, linalg as L, math as M, nn as N, reduce as R
-from .registry import active_accumulators, recording_tapes
+from .ops import array as A, linalg as L, math as M, reduce as R
+from .registry import is_recording, primitives
 from .tensor import Tensor, convert_to_tensor
 
-UFUNCS = {
-    np.add: M.add, np.subtract: M.subtract, np.multiply: M.multiply, np.true_divide: M.divide,
-    np.floor_divide: M.floordiv, np.remainder: M.floormod, np.power: M.pow,
-    np.float_power: M.pow, np.negative: M.negative, np.positive: lambda x: x,
-    np.absolute: M.abs, np.fabs: M.abs, np.square: M.square, np.sqrt: M.sqrt, np.cbrt: M.cbrt,
-    np.reciprocal: M.reciprocal, np.exp: M.exp, np.expm1: M.expm1, np.log: M.log,
-    np.log1p: M.log1p, np.log2: M.log2, np.log10: M.log10, np.sin: M.sin, np.cos: M.cos,
-    np.tan: M.tan, np.arcsin: M.asin, np.arccos: M.acos, np.arctan: M.atan,
-    np.arctan2: M.atan2, np.sinh: M.sinh, np.cosh: M.cosh, np.tanh: M.tanh,
-    np.arcsinh: M.asinh, np.arccosh: M.acosh, np.arctanh: M.atanh, np.maximum: M.maximum,
-    np.minimum: M.minimum, np.fmax: M.maximum, np.fmin: M.minimum, np.sign: M.sign,
-    np.floor: M.floor, np.ceil: M.ceil, np.rint: M.round, np.matmul: L.matmul,
-    np.less: C.less, np.less_equal: C.less_equal, np.greater: C.greater,
-    np.greater_equal: C.greater_equal, np.equal: C.equal, np.not_equal: C.not_equal,
-    np.logical_and: C.logical_and, np.logical_or: C.logical_or, np.logical_xor: C.logical_xor,
-    np.logical_not: C.logical_not, np.isnan: C.is_nan, np.isinf: C.is_inf,
-    np.isfinite: C.is_finite, np.conjugate: M.conj,
+#: NumPy ufunc -> tape op: every op's own ufuncs (declared where it is defined), and the ufuncs
+#: that tape computes by a composition of ops.
+UFUNCS = {f: op for op in primitives(built_in_only=True) for f in op.numpy_ufuncs}
+UFUNCS.update({
+    np.positive: lambda x: x, np.cbrt: M.cbrt, np.log2: M.log2, np.log10: M.log10,
+    np.matmul: L.matmul,
     np.exp2: lambda x: M.pow(2.0, x), np.hypot: lambda a, b: M.sqrt(M.square(a) + M.square(b)),
     np.logaddexp: lambda a, b: R.reduce_logsumexp(A.stack([a, b]), axis=0),
-}
+})
 
 
 def _reduction(op):
@@ -140,7 +129,7 @@ FUNCTIONS = {
     np.logaddexp: lambda a, b: R.reduce_logsumexp(A.stack([a, b]), axis=0),
     np.ravel: lambda a, order="C": A.reshape(a, (-1,)),
     np.diag: lambda v, k=0: L.diag_part(v) if np.ndim(v) == 2 and k == 0 else _plain(np.diag, (v, k), {}),
-    np.copy: lambda a, **kw: M.identity(a),
+    np.copy: lambda a, **kw: A.identity(a),
     np.atleast_1d: lambda a: A.reshape(a, (1,)) if np.ndim(a) == 0 else a,
     np.split: lambda ary, indices_or_sections, axis=0: A.split(ary, indices_or_sections, axis)
     if isinstance(indices_or_sections, int) else _plain(np.split, (ary, indices_or_sections, axis), {}),
@@ -161,7 +150,7 @@ def _unwrap(obj):
 
 def _plain(func, args, kwargs):
     """Run ``func`` on plain arrays; warn once per function if a tape is recording."""
-    if recording_tapes or active_accumulators:
+    if is_recording():
         name = getattr(func, "__name__", repr(func))
         if name not in _warned:
             _warned.add(name)

@@ -10,13 +10,17 @@ import weakref
 
 import numpy as np
 
-from .tensor import Tensor, Variable, _to_array, _wrap
+from .tensor import Tensor, _to_array, _wrap
 
-#: Tapes currently recording, innermost last. Owned by tape.py; read here on every op.
+#: The active recorders (see ``record`` for their protocol), read on every op. Tapes and other
+#: graph recorders, innermost last:
 recording_tapes: list = []
-#: Active ForwardAccumulators, outermost first. Owned by forward.py; they see an op after every
-#: tape has, so tapes also record the tangent computation (reverse-over-forward).
+#: ForwardAccumulators, outermost first: they see an op after every tape has, so tapes also
+#: record the tangent computation (reverse-over-forward).
 active_accumulators: list = []
+# The recorders are shared by all threads (a per-thread state cost 10-15% on the scalar
+# workloads W1/W2, one threading.local lookup per recorded op): a tape keeps only the ops on the
+# tensors it tracks, and watches variables read in its own thread only.
 
 _GRADIENTS: dict = {}
 #: Optional first-order rules on raw NumPy values, used only when no tape records the backward
@@ -27,12 +31,13 @@ _SCALARS = (float, int, bool, complex)
 _SCALARS_BY_VALUE: dict = {}    # float/complex dtype -> {number: tensor}
 _SCALARS_BY_TYPE: dict = {}     # (type, number, int/bool dtype) -> tensor
 _NUMPY_VALUES = (np.ndarray, np.generic)
-_new_tensor = _new_node = object.__new__
-_FLOAT64 = np.float64
+_new_tensor = object.__new__
 #: The attrs of an op called without keyword arguments (shared: rules only read attrs).
 _NO_ATTRS: dict = {}
 #: Every primitive by name, so a later RegisterGradient / NotDifferentiable reaches them.
 _PRIMITIVES: dict = {}
+#: The names of the engine's own ops (``defop``), as opposed to users' ``primitive``s.
+_BUILT_IN: set = set()
 
 
 class Node:
@@ -69,15 +74,27 @@ class Primitive:
     was overridden); ``nondiff`` says the tape need not record it. Both are kept in step with the
     registries by ``_refresh``, so recording and the sweep read one attribute instead of looking
     the op's name up.
+
+    The other modes read their rules from the op object: ``jvp(node, *input_tangents)`` (forward
+    mode) and ``taylor(node, input_series, K)`` (Taylor mode; it may return ``NotImplemented`` to
+    ask for the nested-tape fallback). Two declarations stand for rules not written out:
+    ``linear`` (the op is linear in its inputs: its JVP is the op applied to the tangents, its
+    Taylor rule the op applied to each coefficient) and ``symmetric`` (its Jacobian is symmetric,
+    as an elementwise op's diagonal one: its JVP is its VJP applied to the tangent).
     """
 
-    __slots__ = ("name", "fn", "n_outputs", "fast", "nondiff", "_custom_grad", "__dict__",
-                 "__weakref__")
+    __slots__ = ("name", "fn", "n_outputs", "fast", "nondiff", "_custom_grad", "jvp", "taylor",
+                 "linear", "symmetric", "__dict__", "__weakref__")
 
-    def __init__(self, fn, name, n_outputs=1, doc=None):
+    def __init__(self, fn, name, n_outputs=1, doc=None, *, jvp=None, taylor=None, linear=False,
+                 symmetric=False):
         self.name = name
         self.fn = fn
         self.n_outputs = n_outputs          # 1, or "many" for a tuple of outputs
+        self.jvp = jvp
+        self.taylor = taylor
+        self.linear = linear
+        self.symmetric = symmetric
         self._custom_grad = None
         self.__doc__ = doc or getattr(fn, "__doc__", None)
         self.__wrapped__ = fn
@@ -148,8 +165,8 @@ class BinaryPrimitive(Primitive):
 
     __slots__ = ()
 
-    def __init__(self, fn, name, n_outputs=1, doc=None):
-        super().__init__(fn, name, n_outputs, doc)
+    def __init__(self, fn, name, n_outputs=1, doc=None, **rules):
+        super().__init__(fn, name, n_outputs, doc, **rules)
         self.operator, self.reflected = _binary_operators(self, fn)
 
     def __call__(self, a, b, **attrs):
@@ -195,6 +212,8 @@ def _binary_operators(op, fn):
     return operator, reflected
 
 
+# The two caches are shared by all threads: a race between two of them at most builds the same
+# immutable tensor twice (dict reads and writes are atomic), so they need no lock.
 def _scalar_like(value, ref):
     """A Python number as a tensor of dtype ``ref`` (NumPy's weak promotion for ints/bools).
 
@@ -231,79 +250,86 @@ def _new_scalar(value, ref):
 
 
 def record(op, inputs, outputs, attrs):
-    """Offer an op application to every recording tape (each keeps it if it watches an input),
-    then to every active forward accumulator (each computes tangents if an input has one)."""
+    """Offer an op application to every active recorder: first the tapes (and any other graph
+    recorder) in ``recording_tapes``, then the forward accumulators in ``active_accumulators``.
+
+    The recorder protocol is one method, ``recorder._offer(op, inputs, outputs, attrs, node)``:
+    the recorder keeps the application if it wants it (an input it tracks), building the
+    ``Node`` when ``node`` is None, and returns the node it kept or the one it was given, so
+    that all recorders of one application share one Node.
+    """
     if op.nondiff:
         return
-    if active_accumulators or len(recording_tapes) != 1:
-        return _record_many(op, inputs, outputs, attrs)
-    # one tape and no accumulator (nearly every program): the tape's _accepts/_add inlined
-    tape = recording_tapes[0]
-    tracked = tape._tracked
-    hit = False
-    for t in inputs:
-        if t in tracked:
-            hit = True
-        elif type(t) is Variable:       # maybe a variable to watch on first read: the long way
-            hit = tape._accepts(inputs)
-            break
-    if not hit:
+    if not active_accumulators and len(recording_tapes) == 1:     # nearly every program
+        try:
+            recorder = recording_tapes[0]
+        except IndexError:          # another thread's tape stopped in between
+            return
+        recorder._offer(op, inputs, outputs, attrs, None)
         return
-    node = _new_node(Node)
-    node.op = op
-    node.inputs = inputs
-    node.outputs = outputs
-    node.attrs = attrs
-    node.needs_grad = None
-    tape._nodes.append(node)
-    for o in outputs:
-        v = o._value
-        if type(v) is _FLOAT64 or v.dtype.kind in "fc":
-            tracked[o] = None
+    node = None
+    # copies: another thread's tape may leave the list while this loop runs (an iterator over
+    # the list itself would then skip the next recorder)
+    for recorder in tuple(recording_tapes):
+        node = recorder._offer(op, inputs, outputs, attrs, node)
+    for recorder in tuple(active_accumulators):   # an accumulator leaves and re-enters the list
+        node = recorder._offer(op, inputs, outputs, attrs, node)
 
 
 def _record_pair(op, a, b, result):
-    """``record`` for a two-input, one-output op: the same decisions without the loops."""
+    """``record`` for a two-input op called without keyword arguments (every ``x * y``)."""
     if op.nondiff:
         return
-    if active_accumulators or len(recording_tapes) != 1:
-        return _record_many(op, (a, b), (result,), _NO_ATTRS)
-    tape = recording_tapes[0]
-    tracked = tape._tracked
-    if a in tracked:
-        if b not in tracked and type(b) is Variable:
-            return record(op, (a, b), (result,), _NO_ATTRS)
-    elif b in tracked:
-        if type(a) is Variable:
-            return record(op, (a, b), (result,), _NO_ATTRS)
-    else:
-        if type(a) is Variable or type(b) is Variable:
-            return record(op, (a, b), (result,), _NO_ATTRS)
+    if not active_accumulators and len(recording_tapes) == 1:
+        try:
+            recorder = recording_tapes[0]
+        except IndexError:
+            return
+        recorder._offer(op, (a, b), (result,), _NO_ATTRS, None)
         return
-    node = _new_node(Node)
-    node.op = op
-    node.inputs = (a, b)
-    node.outputs = (result,)
-    node.attrs = _NO_ATTRS
-    node.needs_grad = None
-    tape._nodes.append(node)
-    v = result._value
-    if type(v) is _FLOAT64 or v.dtype.kind in "fc":
-        tracked[result] = None
-
-
-def _record_many(op, inputs, outputs, attrs):
     node = None
-    for tape in recording_tapes:
-        if tape._accepts(inputs):
-            if node is None:
-                node = Node(op, inputs, outputs, attrs)
-            tape._add(node)
-    for acc in active_accumulators:       # an accumulator leaves and re-enters this list in place
-        if acc._accepts(inputs):
-            if node is None:
-                node = Node(op, inputs, outputs, attrs)
-            acc._add(node)
+    for recorder in tuple(recording_tapes):
+        node = recorder._offer(op, (a, b), (result,), _NO_ATTRS, node)
+    for recorder in tuple(active_accumulators):
+        node = recorder._offer(op, (a, b), (result,), _NO_ATTRS, node)
+
+
+def start_recording(recorder, after_all=False, index=None):
+    """Make ``recorder`` (any object with ``_offer``, see ``record``) see every op application
+    from now on: after the recorders already active, or with ``after_all`` after every one of
+    them, as forward accumulators do (so the others also record what it computes).
+    ``index``: its place among them instead (resuming where ``stop_recording`` took it from)."""
+    group = active_accumulators if after_all else recording_tapes
+    group.append(recorder) if index is None else group.insert(index, recorder)
+
+
+def stop_recording(recorder):
+    """Stop offering op applications to ``recorder``; returns the place it had (for resuming).
+    ValueError if it is not active."""
+    for group in (recording_tapes, active_accumulators):
+        if recorder in group:       # (recorders compare by identity)
+            index = group.index(recorder)
+            group.remove(recorder)  # one atomic step, whatever other threads do to the list
+            return index
+    raise ValueError("stop_recording: this recorder is not active")
+
+
+def is_recording() -> bool:
+    """Whether any recorder is active."""
+    return bool(recording_tapes or active_accumulators)
+
+
+def pause_recorder(recorder):
+    """Take an active forward accumulator out of the list without stopping it (while it computes
+    tangents: its own ops must not get tangents of their own); returns its place."""
+    index = active_accumulators.index(recorder)
+    active_accumulators.remove(recorder)
+    return index
+
+
+def resume_recorder(recorder, index):
+    """Put back a recorder taken out by ``pause_recorder``."""
+    active_accumulators.insert(index, recorder)
 
 
 def convert_inputs(args):
@@ -328,42 +354,68 @@ def convert_inputs(args):
     return tuple(out)
 
 
-def defop(name, fn, grad=None, *, fast=None, differentiable=True, many=False, arity=None, doc=None):
-    """Define a built-in primitive: its NumPy forward and its gradient rule in one place.
+def defop(name, fn, grad=None, *, fast=None, jvp=None, taylor=None, linear=False, symmetric=False,
+          numpy=(), differentiable=True, many=False, arity=None, doc=None):
+    """Define a built-in primitive: its NumPy forward and all of its rules in one place.
 
     ``grad`` uses tape ops (differentiable again); ``fast``, if given, computes the same first-order
     gradient on raw arrays and is used when no tape records the backward sweep (the fast rule of a
     one-input op returns that input's cotangent itself; of other ops, a list like ``grad``).
+    ``jvp``, ``taylor``, ``linear`` and ``symmetric`` are as on ``Primitive``. ``numpy``: the NumPy
+    ufuncs that run this op on tensors (``np.sin(t)``), besides ``fn`` itself when it is a ufunc.
     """
     kind = {1: UnaryPrimitive, 2: BinaryPrimitive}.get(arity, Primitive) if not many else Primitive
+    _BUILT_IN.add(name)
     if not differentiable:
         NotDifferentiable(name)
     elif grad is not None:
         _GRADIENTS[name] = grad
         if fast is not None:
             _FAST_GRADIENTS[name] = fast
-    return kind(fn, name, "many" if many else 1, doc)
+    op = kind(fn, name, "many" if many else 1, doc, jvp=jvp, taylor=taylor, linear=linear,
+              symmetric=symmetric)
+    op.numpy_ufuncs = ((fn,) if isinstance(fn, np.ufunc) else ()) + tuple(numpy)
+    return op
 
 
-def primitive(fn=None, name=None, *, multiple_outputs=False):
+def primitive(fn=None, name=None, *, grad=None, jvp=None, taylor=None, multiple_outputs=False):
     """Turn a NumPy function ``fn(*arrays, **attrs) -> array`` into an op the tape records.
 
-    Its gradient comes from ``@RegisterGradient(name)`` or ``NotDifferentiable(name)``; with
-    neither, the backward pass raises ``LookupError`` when it reaches the op.
+    Its rules, all optional:
+
+    - ``grad(op, *output_grads) -> list of input grads`` (the same as ``@RegisterGradient(name)``,
+      or ``NotDifferentiable(name)``); with neither, the backward pass raises ``LookupError``
+      when it reaches the op;
+    - ``jvp(op, *input_tangents) -> output tangent`` (None stands for an input without a tangent);
+      without it forward mode applies the gradient rule twice (exact, slower);
+    - ``taylor(op, input_series, K) -> output series`` for ``tape.derivative``: each series is an
+      array of shape ``(K,) + value shape`` holding f^(k)/k! (None for an input that does not
+      depend on x); without it Taylor mode differentiates the op by nested tapes through its
+      gradient rule, and fails naming the op when it has none.
+
+    Rules use tape ops on ``op.inputs``, ``op.outputs`` and ``op.attrs`` so that nested tapes can
+    differentiate them again (a Taylor rule works on NumPy arrays).
 
     Examples
     --------
-    >>> cube = tape.primitive(lambda a: a ** 3, name="Cube")
-    >>> @tape.RegisterGradient("Cube")
-    ... def _cube_grad(op, g):
-    ...     return [g * 3 * op.inputs[0] ** 2]
+    >>> cube = tape.primitive(lambda a: a ** 3, name="Cube",
+    ...                       grad=lambda op, g: [g * 3 * op.inputs[0] ** 2],
+    ...                       jvp=lambda op, t: 3 * op.inputs[0] ** 2 * t)
+    >>> float(tape.derivative(cube, 2.0, order=1))
+    12.0
     """
     if fn is None:
-        return lambda f: primitive(f, name, multiple_outputs=multiple_outputs)
+        return lambda f: primitive(f, name, grad=grad, jvp=jvp, taylor=taylor,
+                                   multiple_outputs=multiple_outputs)
     if not callable(fn):
         raise TypeError(f"primitive: fn must be callable, got {type(fn).__name__}")
-    return Primitive(fn, name or getattr(fn, "__name__", "Primitive"),
-                     "many" if multiple_outputs else 1)
+    for what, rule in (("grad", grad), ("jvp", jvp), ("taylor", taylor)):
+        if rule is not None and not callable(rule):
+            raise TypeError(f"primitive: {what} must be callable, got {type(rule).__name__}")
+    name = name or getattr(fn, "__name__", "Primitive")
+    if grad is not None:
+        RegisterGradient(name)(grad)
+    return Primitive(fn, name, "many" if multiple_outputs else 1, jvp=jvp, taylor=taylor)
 
 
 class RegisterGradient:
@@ -392,6 +444,17 @@ def NotDifferentiable(op_type: str):
     _GRADIENTS[op_type] = _NOT_DIFFERENTIABLE
     _FAST_GRADIENTS.pop(op_type, None)
     _refresh(op_type)
+
+
+def primitives(built_in_only=False):
+    """Every primitive alive (each name once: the latest definition), sorted by name."""
+    out = {}
+    for name, ops in _PRIMITIVES.items():
+        if built_in_only and name not in _BUILT_IN:
+            continue
+        for op in ops:
+            out[name] = op
+    return [out[k] for k in sorted(out)]
 
 
 def _refresh(name):

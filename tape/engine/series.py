@@ -201,3 +201,20 @@ def pow_scalar(a, r):
 
 MOD4 = np.arange(400) % 4
 FACT = np.array([math.factorial(k) for k in range(171)], dtype=np.float64)
+
+
+def value_axes(axis, ndim):
+    """A reduction's axes over a value of rank ``ndim``, shifted past the series axis (all
+    value axes for None)."""
+    return tuple(range(1, ndim + 1)) if axis is None else tuple(a + 1 for a in axis)
+
+
+def logsumexp(a, axis, ndim, keepdims):
+    """log(sum(exp(a))) over ``axis`` of the values (rank ``ndim``), shifted so exp never overflows."""
+    axes = value_axes(axis, ndim)
+    m = np.max(a[0], axis=None if axis is None else axis, keepdims=True)
+    shifted = a.copy()
+    shifted[0] -= m
+    out = log(np.sum(exp(shifted), axis=axes, keepdims=True))
+    out[0] += m
+    return out if keepdims else np.squeeze(out, axis=axes)

@@ -9,6 +9,7 @@ a lookup never calls ``Tensor.__eq__`` and costs no ``id()`` call.
 from __future__ import annotations
 
 import contextlib
+import _thread         # (not threading: its import would cost every start of the command line)
 import enum
 import warnings
 import weakref
@@ -17,11 +18,16 @@ import numpy as np
 
 from . import nest
 from .quiet import restore, silence
-from .registry import active_accumulators, recording_tapes
+from .inspect import recorded_operations
+from .jacobian import BatchIdentityRows, IdentityRows, chunks
+from .ops.array import concat, identity, reshape, transpose, unbroadcast
+from .ops.cast import cast
+from .registry import Node, is_recording, start_recording, stop_recording
 from .sweep import depending_on, sweep_raw, sweep_tensors
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
 
 _FLOAT64 = np.float64
+_new_node = object.__new__
 _ONE_F64 = np.float64(1.0)
 
 #: Number of backward sweeps run so far (tests use it to prove Jacobians are vectorized).
@@ -32,13 +38,15 @@ sweep_count = 0
 #: dead ones are dropped when the list has doubled since the last clean-up.
 _live_tapes: list = []
 _live_tapes_kept = [64]
+_live_tapes_lock = _thread.allocate_lock()
 
 
 def _register_live(tape):
-    _live_tapes.append(weakref.ref(tape))
-    if len(_live_tapes) > _live_tapes_kept[0]:
-        _live_tapes[:] = [r for r in _live_tapes if r() is not None]
-        _live_tapes_kept[0] = max(64, 2 * len(_live_tapes))
+    with _live_tapes_lock:      # another thread's append must not be lost in the clean-up
+        _live_tapes.append(weakref.ref(tape))
+        if len(_live_tapes) > _live_tapes_kept[0]:
+            _live_tapes[:] = [r for r in _live_tapes if r() is not None]
+            _live_tapes_kept[0] = max(64, 2 * len(_live_tapes))
 
 
 def _snapshot_before_assign(variable):
@@ -47,8 +55,6 @@ def _snapshot_before_assign(variable):
     Recorded nodes then see the value they were computed with, and gradients still reach the
     variable through an identity node placed first on the tape (a leaf comes before its uses).
     """
-    from .ops.math import identity
-    from .registry import Node
     for ref in list(_live_tapes):
         t = ref()
         if t is None or variable not in t._tracked or not t._nodes:
@@ -74,7 +80,7 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
-def _unconnected_mode(value) -> UnconnectedGradients:
+def unconnected_mode(value) -> UnconnectedGradients:
     if isinstance(value, UnconnectedGradients):
         return value
     try:
@@ -114,14 +120,16 @@ class GradientTape:
         self._watched_vars: dict = {}
         self._recording = False
         self._used = False
+        self._owner_thread = None
         _register_live(self)
 
     # -- context --------------------------------------------------------------------------
     def __enter__(self):
         if self._recording:
             raise RuntimeError("this GradientTape is already recording; tapes cannot be entered twice")
-        recording_tapes.append(self)
+        start_recording(self)
         self._recording = True
+        self._owner_thread = _thread.get_ident()
         return self
 
     def __exit__(self, *exc):
@@ -130,7 +138,7 @@ class GradientTape:
         return False
 
     def _pop(self):
-        recording_tapes.remove(self)
+        stop_recording(self)
         self._recording = False
 
     @contextlib.contextmanager
@@ -139,12 +147,12 @@ class GradientTape:
         if not self._recording:
             raise RuntimeError("GradientTape.stop_recording() needs the tape to be recording; "
                                "call it inside the tape's `with` block")
-        index = recording_tapes.index(self)
-        self._pop()
+        index = stop_recording(self)
+        self._recording = False
         try:
             yield
         finally:
-            recording_tapes.insert(index, self)
+            start_recording(self, index=index)
             self._recording = True
 
     def reset(self):
@@ -177,30 +185,38 @@ class GradientTape:
         """The variables this tape watches, in order of first watch."""
         return tuple(self._watched_vars)
 
-    def _accepts(self, inputs) -> bool:
+    def _offer(self, op, inputs, outputs, attrs, node):
+        """The recorder protocol (see ``registry.record``): keep an op application that reads a
+        watched tensor (or a trainable variable, watched on first read), with its outputs."""
         tracked = self._tracked
         hit = False
         for t in inputs:
             if t in tracked:
                 hit = True
-            elif self._watch_accessed and type(t) is Variable and t._trainable \
-                    and t._value.dtype.kind in "fc":
-                self._track(t)
+            elif type(t) is Variable and self._watch_accessed and t._trainable \
+                    and t._value.dtype.kind in "fc" and self._owner_thread == _thread.get_ident():
+                self._track(t)      # (a variable read by another thread is not this tape's)
                 hit = True
-        return hit
-
-    def _add(self, node):
+        if not hit:
+            return node
+        if node is None:
+            node = _new_node(Node)          # Node(...) without the __init__ call: the hot path
+            node.op = op
+            node.inputs = inputs
+            node.outputs = outputs
+            node.attrs = attrs
+            node.needs_grad = None
         self._nodes.append(node)
-        tracked = self._tracked
-        for o in node.outputs:
-            if o._value.dtype.kind in "fc":
+        for o in outputs:
+            v = o._value
+            if type(v) is _FLOAT64 or v.dtype.kind in "fc":
                 tracked[o] = None
+        return node
 
     # -- read-only view for tools (tape trace) -------------------------------------------
     def recorded_operations(self):
         """What this tape recorded, in execution order, as read-only ``RecordedOp`` records."""
-        from .inspect import recorded_operations
-        return recorded_operations(self)
+        return recorded_operations(self._nodes)
 
     # -- gradients ------------------------------------------------------------------------
     def _begin_use(self, what):
@@ -220,7 +236,7 @@ class GradientTape:
         ``output_gradients`` weights each target (a vector-Jacobian product).
         """
         mode = unconnected_gradients if type(unconnected_gradients) is UnconnectedGradients \
-            else _unconnected_mode(unconnected_gradients)
+            else unconnected_mode(unconnected_gradients)
         if self._used or (self._recording and not self._persistent):
             self._begin_use("gradient")
         self._used = True
@@ -279,8 +295,7 @@ class GradientTape:
             else:
                 seed = w if isinstance(w, Tensor) else _wrap(np.asarray(w, v.dtype)[()])
                 if v.dtype.kind == "c" and seed._value.dtype.kind != "c":
-                    from .ops.math import cast      # a complex value's cotangent is complex
-                    seed = cast(seed, v.dtype)
+                    seed = cast(seed, v.dtype)      # a complex value's cotangent is complex
                 if seed.shape != t.shape:
                     raise ValueError(f"GradientTape.gradient: output_gradients shape "
                                      f"{tuple(seed.shape)} does not match target shape {tuple(t.shape)}")
@@ -298,10 +313,8 @@ class GradientTape:
             return g                    # the scalar case: nothing to reshape or cast
         want = tuple(batch_shape) + source._value.shape
         if g._value.shape != want:
-            from .broadcast import unbroadcast
             g = unbroadcast(g, source._value.shape, len(batch_shape))
         if g._value.dtype != source._value.dtype:
-            from .ops.math import cast
             g = cast(g, source.dtype)
         return g
 
@@ -311,8 +324,9 @@ class GradientTape:
             self._tracked = {}
             self._roots = set()
 
-    def _sweep(self, seeds: dict, sources, nb: int) -> dict:
+    def _sweep(self, seeds: dict, sources, nb: int, keep: bool = False) -> dict:
         """Reverse sweep from ``seeds`` (tensor -> cotangent) to ``sources``; returns source -> gradient.
+        ``keep``: leave the nodes on a non-persistent tape for another sweep (Jacobian chunks).
 
         When no tape records the sweep itself, cotangents stay raw NumPy values and rules with a
         ``fast`` variant run on them directly; otherwise every rule runs on tensors, recorded.
@@ -324,7 +338,7 @@ class GradientTape:
         for s in sources:
             if s in tracked:
                 wanted.add(s)
-        free = not self._persistent
+        free = not (self._persistent or keep)
         # A persistent tape may record this very sweep, so it walks a copy; a non-persistent one
         # stopped recording in _begin_use and lets go of each node once it is processed.
         nodes = self._nodes if free else self._nodes[:]
@@ -333,7 +347,7 @@ class GradientTape:
         # which tensors depend on a source (only those need cotangents): everything tracked when
         # every watched tensor is a source (the usual case), else a forward pass over the nodes
         relevant = tracked if self._roots <= wanted else depending_on(wanted, nodes)
-        raw = not recording_tapes and not active_accumulators   # accumulators need tensor rules
+        raw = not is_recording()   # accumulators need tensor rules too
         grads = {}
         for k, v in seeds.items():
             if k in relevant:
@@ -364,9 +378,17 @@ class GradientTape:
         Computed in one backward sweep that carries a batch of cotangents (an identity), or in
         chunks of ``parallel_iterations`` rows.
         """
-        from .jacobian import tape_jacobian
-        return tape_jacobian(self, target, sources, unconnected_gradients, parallel_iterations,
-                             experimental_use_pfor)
+        mode = unconnected_mode(unconnected_gradients)
+        _check_target(target, "jacobian")
+        flat = _flat_sources(sources, "jacobian")
+        rows = IdentityRows(target)
+        grads = self._batched_gradients(target, flat, rows, parallel_iterations,
+                                        experimental_use_pfor, "jacobian")
+        results = []
+        for s, g in zip(flat, grads):
+            shape = rows.shape + tuple(s._value.shape)
+            results.append(_zeros_or_none(shape, s._value.dtype, mode) if g is None else reshape(g, shape))
+        return nest.pack_sequence_as(sources, results)
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
@@ -374,6 +396,112 @@ class GradientTape:
 
         Assumes example i of the target depends only on example i of the source.
         """
-        from .jacobian import tape_batch_jacobian
-        return tape_batch_jacobian(self, target, source, unconnected_gradients,
-                                   parallel_iterations, experimental_use_pfor)
+        mode = unconnected_mode(unconnected_gradients)
+        _check_target(target, "batch_jacobian")
+        if not isinstance(source, Tensor):
+            raise ValueError(f"batch_jacobian: source must be a single Tensor, got {type(source).__name__}")
+        if target.ndim < 1 or source.ndim < 1 or target.shape[0] != source.shape[0]:
+            raise ValueError(f"batch_jacobian: target shape {tuple(target.shape)} and source shape "
+                             f"{tuple(source.shape)} must share the first (batch) dimension")
+        rows = BatchIdentityRows(target)
+        (g,) = self._batched_gradients(target, [source], rows, parallel_iterations,
+                                       experimental_use_pfor, "batch_jacobian")
+        shape = (rows.b,) + rows.inner + tuple(source._value.shape[1:])
+        if g is None:
+            return _zeros_or_none(shape, source._value.dtype, mode)
+        # g: (n_inner, b, x...) -> (b, n_inner, x...) -> (b, y..., x...)
+        perm = (1, 0) + tuple(range(2, g.ndim))
+        return reshape(transpose(g, perm), shape)
+
+    def _batched_gradients(self, target, flat_sources, seed_rows, parallel_iterations, use_pfor,
+                           what):
+        """Rows of cotangents ``seed_rows(start, stop)`` pushed back to each source; None if
+        unconnected. The nodes stay alive between chunks and are released after the last."""
+        n = seed_rows.n
+        self._begin_use(what)
+        if not use_pfor:
+            if not self._persistent:
+                raise RuntimeError(f"GradientTape.{what} with experimental_use_pfor=False runs one "
+                                   "sweep per output element and needs GradientTape(persistent=True)")
+            parts_of = [(i, i + 1) for i in range(n)]
+        else:
+            parts_of = chunks(n, parallel_iterations)
+        valid = [s for s in flat_sources if s.dtype.is_differentiable]
+        keep = len(parts_of) > 1
+        parts = [[] for _ in flat_sources]
+        for start, stop in parts_of:
+            seed = seed_rows(start, stop)
+            grads = self._sweep({target: seed}, valid, 1, keep) if target.dtype.is_differentiable else {}
+            for k, s in enumerate(flat_sources):
+                g = grads.get(s)
+                parts[k].append(None if g is None else
+                                self._finish(s, g, UnconnectedGradients.NONE, (stop - start,)))
+        self._release()
+        out = []
+        for k, s in enumerate(flat_sources):
+            if all(p is None for p in parts[k]):
+                out.append(None)
+                continue
+            rows = [p._value if p is not None else
+                    np.zeros((stop - start,) + s._value.shape, s._value.dtype)
+                    for p, (start, stop) in zip(parts[k], parts_of)]
+            if len(rows) == 1:
+                out.append(parts[k][0] if parts[k][0] is not None else _wrap(rows[0]))
+            else:
+                out.append(concat([p if p is not None else _wrap(r) for p, r in zip(parts[k], rows)], 0))
+        return out
+
+
+def _check_target(target, what):
+    if not isinstance(target, Tensor):
+        raise ValueError(f"{what}: target must be a single Tensor, got {type(target).__name__}")
+
+
+def _flat_sources(sources, what):
+    flat = nest.flatten(sources)
+    for s in flat:
+        if not isinstance(s, Tensor):
+            raise ValueError(f"{what}: sources must be Tensors or Variables, got {type(s).__name__}")
+    return flat
+
+
+def _zeros_or_none(shape, dtype, mode):
+    if mode is UnconnectedGradients.ZERO:
+        return _wrap(np.zeros(shape, dtype)[()])
+    return None
+
+
+@contextlib.contextmanager
+def nested_tapes(sources, depth, persistent=False):
+    """``depth`` GradientTapes entered one inside the other, each watching ``sources``.
+
+    Yields an iterator over the tapes, innermost first: each is stopped just before it is handed
+    out, so its ``gradient``/``jacobian`` is recorded by the tapes still outside it -- the k-th
+    one differentiates what the one before it produced, giving derivatives of order 1..depth.
+    Every tape is stopped on leaving the block.
+
+    >>> x = tape.constant(0.5)
+    >>> with nested_tapes(x, 2) as levels:
+    ...     d = x ** 3
+    ...     for t in levels:
+    ...         d = t.gradient(d, x)
+    >>> float(d)
+    3.0
+    """
+    entered = []
+
+    def innermost_first():
+        while entered:
+            t = entered.pop()
+            t.__exit__(None, None, None)
+            yield t
+    try:
+        for _ in range(depth):
+            t = GradientTape(persistent=persistent)
+            t.__enter__()
+            entered.append(t)
+            t.watch(sources)
+        yield innermost_first()
+    finally:
+        while entered:
+            entered.pop().__exit__(None, None, None)

@@ -239,14 +239,6 @@ class Variable(Tensor):
         self._value = self._new_value(self._value - _to_array(delta, self._value.dtype), "assign_sub")
         return self
 
-    def read_value(self) -> Tensor:
-        """The current value as a Tensor (differentiable with respect to the variable)."""
-        from .ops.array import identity
-        return identity(self)
-
-    def value(self) -> Tensor:
-        return self.read_value()
-
     def __repr__(self):
         return f"tape.Variable({self._name!r}, shape={tuple(self._value.shape)}, " \
                f"dtype={self._value.dtype.name}, numpy={_format_value(self._value)})"

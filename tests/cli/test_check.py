@@ -90,6 +90,23 @@ def test_json_for_a_correct_answer():
     assert doc["method"] == "symbolic" and doc["expected"] == "3*x**2"
 
 
+def test_json_says_how_both_texts_were_read():
+    doc = json.loads(tape_cli("check", "sin x^2", "--answer", "2x cos x^2",
+                              "--format", "json").stdout)
+    assert doc["read_as"] == {"expression": "sin(x**2)", "answer": "2*x*cos(x**2)"}
+    assert list(doc)[:3] == ["expression", "read_as", "answer"]
+    # --wrt names are kept whole in both texts
+    doc = json.loads(tape_cli("check", "rate*t^2", "--wrt", "rate", "--answer", "t^2",
+                              "--format", "json").stdout)
+    assert doc["read_as"] == {"expression": "rate*t**2", "answer": "t**2"}
+    assert doc["correct"] is True
+    # --implicit: the equation as the reader's relation, --dependent kept whole
+    doc = json.loads(tape_cli("check", "rate^2 + t^2 = 1", "--implicit", "--dependent",
+                              "rate", "--answer", "-t/rate", "--format", "json").stdout)
+    assert doc["read_as"] == {"expression": "rate**2 + t**2 = 1", "answer": "-t/rate"}
+    assert doc["correct"] is True and doc["dependent"] == "rate"
+
+
 def test_order_n():
     assert tape_cli("check", "x^4", "--answer", "12x^2", "--order", "2").exit_code == 0
     assert tape_cli("check", "sin(x)", "--answer", "-cos(x)", "--order", "3").exit_code == 0
@@ -231,7 +248,7 @@ def test_implicit_answers():
     other = tape_cli("check", "s*t = 1", "--implicit", "--dependent", "s", "--answer", "-s/t")
     assert other.exit_code == 0
     bad = tape_cli("check", "x^2 + y^2", "--implicit", "--answer", "-x/y")
-    assert bad.exit_code == 2 and "one '='" in bad.stderr
+    assert bad.exit_code == 2 and "no '='" in bad.stderr
 
 
 def test_dependent_needs_implicit():

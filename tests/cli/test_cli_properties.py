@@ -94,4 +94,4 @@ def test_the_cli_never_shows_a_traceback(text, command):
     result = tape_cli(command, "--at", "x=0.5,y=-1,v=[1,2]", "--", text)
     assert result.exit_code in (0, 2), (text, result.stderr)
     for line in result.stderr.splitlines():
-        assert line.startswith(("error:", "warning:")), (text, result.stderr)
+        assert line.startswith(("error:", "warning:", "note:")), (text, result.stderr)

@@ -8,7 +8,10 @@ Properties:
   is imported (``sys.modules`` is compared before and after), ``builtins`` are not touched;
 * a tree that parses can be shape-checked and evaluated on tape tensors, raising nothing but
   ``CLIError``;
-* ``--at`` / ``--at -`` / ``--points`` parsing returns points or raises ``CLIError``.
+* ``--at`` / ``--at -`` / ``--points`` parsing returns points or raises ``CLIError``;
+* the notation of SPEC section 4 (spaces as products, bracketless functions, ``sin^2 x``,
+  bars, superscripts, roots, labels, equations, LaTeX) obeys the same rules, and a text that
+  reads gives a ``read_as`` that reads back to the same tree.
 """
 from __future__ import annotations
 
@@ -190,7 +193,10 @@ def test_injection_tricks_execute_nothing(text, tmp_path, monkeypatch):
         evaluate_or_error(tree)
     assert time.perf_counter() - started < 10
     assert list(tmp_path.iterdir()) == []
-    assert set(sys.modules) - modules == set()
+    # only tape's own reader modules (LaTeX) and the standard library's unicodedata and
+    # difflib (folding fullwidth text, suggesting a name) may load on the way
+    new = set(sys.modules) - modules
+    assert new <= {"tape.cli.latex", "unicodedata", "difflib"}, new
     assert dict(vars(builtins)) == builtin_names
 
 
@@ -316,3 +322,85 @@ def test_point_count_and_vector_length_limits(tmp_path, monkeypatch):
     err = pytest.raises(CLIError, P.parse_point, "x=[1,2,3,4]", ["x"]).value
     assert "limit is 3 components" in err.message
     assert P.parse_point("x=[1,2,3]", ["x"]) == {"x": [1.0, 2.0, 3.0]}
+
+
+# --------------------------------------------------------------------------- SPEC 4 notation
+
+PEOPLE = ["x", "y", "2", "0.5", "π", "e", "θ", "xy", "sinx", "sin", "cos", "ln", "sec", "arcsin",
+          "log_2", "log", "√", "∛", "|", "²", "⁻¹", "^", "^2", "^-1", "^-2", "^(-1)", " ",
+          "(", ")", "{", "}", "[", "]", ",", "+", "-", "/", "*", "·", "=", "y =", "f(x) =",
+          "d/dx", "\\frac", "\\sqrt", "\\sin", "\\left(", "\\right)", "\\cdot",
+          "\\pi", "\\log_{2}", "{x}", "[3]", "ｘ", "１", "__", ".", "'", "#", "\\", "$"]
+people_text = st.lists(st.sampled_from(PEOPLE), min_size=1, max_size=30).map("".join)
+
+
+def read_or_error(text, **options):
+    """Read (SPEC 4); the only exception allowed is ExprError. Returns the reading or None."""
+    try:
+        return E.read(text, **options)
+    except ExprError as err:
+        assert err.code == 2
+        lines = err.lines()
+        assert lines and all(isinstance(line, str) for line in lines)
+        if err.text is not None and err.start is not None:
+            assert 0 <= err.start <= len(err.text)   # the caret is inside the text as typed
+        return None
+
+
+@FUZZ
+@given(people_text, st.sampled_from([(), ("xy",), ("x", "y", "rate")]), st.booleans())
+def test_people_notation_reads_or_raises_expr_error(text, declared, relation):
+    reading = read_or_error(text, declared=declared, relation=relation)
+    if reading is None:
+        return
+    again = E.read(reading.read_as, declared=declared, relation=relation)
+    assert again.tree == reading.tree, (text, reading.read_as)
+    if not isinstance(reading.tree, E.Relation):
+        evaluate_or_error(reading.tree)
+
+
+@FUZZ
+@given(st.text(max_size=120), st.sampled_from([None, "--answer"]))
+def test_arbitrary_text_reads_or_raises_labelled_expr_error(text, label):
+    try:
+        E.read(text, label=label, relation=True)
+    except ExprError as err:
+        if label and err.text is not None:
+            assert err.lines()[0].startswith("--answer: ")
+
+
+@st.composite
+def people_expression(draw, depth=3):
+    """A valid expression written the way people write it, with its meaning in Python
+    syntax: (typed, meaning)."""
+    if depth == 0 or draw(st.booleans()):
+        atom = draw(st.sampled_from([("x", "x"), ("y", "y"), ("2", "2"), ("π", "pi"),
+                                     ("x²", "x**2"), ("|x|", "abs(x)"), ("√x", "sqrt(x)")]))
+        return atom
+    kind = draw(st.sampled_from(["product", "bare", "power", "sum", "bars", "latex"]))
+    a, ma = draw(people_expression(depth=depth - 1))
+    if kind == "product":
+        b, mb = draw(people_expression(depth=depth - 1))
+        return f"({a})({b})", f"({ma})*({mb})"
+    if kind == "bare":
+        name = draw(st.sampled_from(["sin", "cos", "ln", "tan", "exp"]))
+        py = "log" if name == "ln" else name
+        return f"{name} ({a})", f"{py}({ma})"
+    if kind == "power":
+        name = draw(st.sampled_from(["sin", "cos", "sinh"]))
+        return f"{name}^2 ({a})", f"{name}({ma})**2"
+    if kind == "sum":
+        b, mb = draw(people_expression(depth=depth - 1))
+        return f"{a} + {b}", f"{ma} + {mb}"
+    if kind == "bars":
+        return f"|{a}|", f"abs({ma})"
+    return f"\\frac{{{a}}}{{2}}", f"({ma})/2"
+
+
+@FUZZ
+@given(people_expression())
+def test_people_expressions_read_as_meant_and_round_trip(case):
+    typed, meaning = case
+    reading = E.read(typed)
+    assert reading.tree == E.parse(meaning)
+    assert E.parse(reading.read_as) == reading.tree

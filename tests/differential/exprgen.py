@@ -98,6 +98,20 @@ def image(name: str, lo: float, hi: float) -> tuple[float, float]:
         return _monotone(inc[name], lo, hi)
     if name == "acos":
         return _monotone(math.acos, lo, hi, increasing=False)
+    dec = {"csch": lambda t: 1 / math.sinh(t), "coth": lambda t: 1 / math.tanh(t),
+           "acsc": lambda t: math.asin(1 / t), "acot": lambda t: math.atan(1 / t),
+           "asech": lambda t: math.acosh(1 / t), "acsch": lambda t: math.asinh(1 / t),
+           "acoth": lambda t: math.atanh(1 / t)}
+    if name in dec:
+        return _monotone(dec[name], lo, hi, increasing=False)
+    if name in ("asec", "floor", "ceil"):
+        f = {"asec": lambda t: math.acos(1 / t), "floor": math.floor, "ceil": math.ceil}[name]
+        return _monotone(lambda t: float(f(t)), lo, hi)
+    if name == "sign":
+        return (-1.0, 1.0)
+    if name == "sech":
+        low = 0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi))
+        return (1 / math.cosh(max(abs(lo), abs(hi))), 1 / math.cosh(low))
     if name in ("sin", "cos"):
         return (-1.0, 1.0)
     if name == "cosh":
@@ -126,8 +140,12 @@ DOMAIN = {
     "exp": (-6.0, 6.0), "sinh": (-6.0, 6.0), "cosh": (-6.0, 6.0),
     "tan": (-1.3, 1.3), "sec": (-1.3, 1.3),
     "csc": (0.3, 2.8), "cot": (0.3, 2.8),
+    "sech": (-6.0, 6.0), "csch": (0.3, 2.8), "coth": (0.3, 2.8),
+    "asec": (1.2, math.inf), "acsc": (1.2, math.inf), "acoth": (1.2, math.inf),
+    "acot": (0.2, math.inf), "acsch": (0.2, math.inf),
+    "asech": (0.2, 0.9), "floor": (0.2, 0.9), "ceil": (0.2, 0.9),   # floor, ceil: no jump
 }
-KINKED = {"abs": "zero", "relu": "zero", "cbrt": "zero"}
+KINKED = {"abs": "zero", "relu": "zero", "cbrt": "zero", "sign": "zero"}
 
 
 def _mul(a, b):
@@ -191,8 +209,10 @@ class Generator:
             name = self.rng.choice(ELEMENTWISE)
             arg = self._any(depth - 1, vector)
             return self._apply(name, arg)
-        if r < 0.6:
+        if r < 0.58:
             return self._atan2(depth, vector)
+        if r < 0.6:
+            return self._pair(depth, vector)
         if not vector and r < 0.64 and self.vectors:
             operand = self._any(depth - 1, vector=True)
             if not operand.vector:
@@ -243,6 +263,21 @@ class Generator:
         else:
             kinks = kinks + [("atan2", f"{a.text}|{b.text}")]
         return Generated(f"atan2({a.text}, {b.text})", -math.pi, math.pi,
+                         a.vector or b.vector, kinks)
+
+    def _pair(self, depth: int, vector: bool) -> Generated:
+        """``root(a, n)`` (a >= 0.2), ``max(a, b)``, ``min(a, b)`` (kinked where a = b)."""
+        name = self.rng.choice([n for n in BINARY_FUNCTIONS if n != "atan2"])
+        a = self._any(depth - 1, vector)
+        if name == "root":
+            a = self._positive(a) if a.lo < 0.2 else a
+            n = self.rng.choice([2, 3, 4])
+            return Generated(f"root({a.text}, {n})", a.lo ** (1 / n), a.hi ** (1 / n),
+                             a.vector, list(a.kinks))
+        b = self._any(depth - 1, vector and self.rng.random() < 0.5)
+        kinks = a.kinks + b.kinks + [("zero", f"({a.text}) - ({b.text})")]
+        pick = max if name == "max" else min
+        return Generated(f"{name}({a.text}, {b.text})", pick(a.lo, b.lo), pick(a.hi, b.hi),
                          a.vector or b.vector, kinks)
 
     def _apply(self, name: str, arg: Generated) -> Generated:
@@ -322,6 +357,9 @@ class Generator:
                 return Generated(f"(1.5 + ({g.text})^2)", 1.5 + sq[0], 1.5 + sq[1], g.vector,
                                  g.kinks)
             return self._positive(g)
+        if lo == 0.2:       # asech floor ceil: [0.2, 0.9]
+            choice = self.rng.choice(["tanh", "sin", "erf"])
+            return Generated(f"(0.55 + 0.3*{choice}({g.text}))", 0.25, 0.85, g.vector, g.kinks)
         if lo == -0.9:      # asin acos atanh
             choice = self.rng.choice(["tanh", "sin", "erf"])
             return Generated(f"{choice}({g.text})/2", -0.5, 0.5, g.vector, g.kinks)

@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 import tape as tf
-from tape.engine.forward import _JVP
 
 RNG = np.random.default_rng(7)
 
@@ -171,7 +170,7 @@ def test_fallback_uses_the_gradient_rule():
     @tf.RegisterGradient("CubeFwdTest")
     def _grad(op, g):
         return [g * 3 * op.inputs[0] ** 2]
-    assert "CubeFwdTest" not in _JVP
+    assert cube.jvp is None and not cube.linear and not cube.symmetric
     x = tf.constant([1.0, 2.0])
     with tf.ForwardAccumulator(x, [1.0, 0.5]) as acc:
         y = cube(x)

@@ -1,8 +1,9 @@
 """``tape check``: is ANSWER the (N-th) derivative of EXPR? (homework; see ``homework.py``)
 
-Plain output: ``correct`` or ``wrong`` on the first line; for a wrong answer, then a point where
-the two differ with both values, and the right derivative. Exit 0 correct, 1 wrong, 2 bad
-input, 3 undecided.
+Plain output: ``correct`` or ``wrong`` on the first line; for a wrong answer, then the likely
+mistake (when one is found), a point where the two differ with both values, and the right
+derivative. A table shows first how both texts were read. Exit 0 correct, 1 wrong, 2 bad input,
+3 undecided.
 """
 from __future__ import annotations
 
@@ -18,25 +19,18 @@ def check(
     expression: Annotated[str, typer.Argument(
         metavar="EXPR", help="The function, e.g. 'sin(x)^2'.")],
     answer: O.AnswerOption,
-    wrt: Annotated[Optional[str], typer.Option(
-        "--wrt", "-w", metavar="VAR[,VAR...]",
-        help="The variable to differentiate by (needed when EXPR has several); "
-             "x,y is the mixed partial d/dx then d/dy.")] = None,
+    wrt: O.CheckWrtOption = None,
     order: O.CheckOrderOption = 1,
     fmt: O.FormatOption = O.Format.auto,
     timeout: O.TimeoutOption = O.TIMEOUT,
-    implicit: Annotated[bool, typer.Option(
-        "--implicit", help="EXPR is a curve F(x,y) = G(x,y); ANSWER is dy/dx on it.")] = False,
-    dependent: Annotated[str, typer.Option(
-        "--dependent", metavar="NAME", help="With --implicit: the dependent variable.")] = "y",
+    implicit: O.ImplicitOption = False,
+    dependent: O.DependentOption = O.DEPENDENT,
 ) -> None:
     """Is ANSWER the derivative of EXPR? Exit 0 correct, 1 wrong (with a counterexample)."""
     from ..homework import decide
-    from ..targets import expression_target
 
     decision, wrt_name, _ = decide(expression, answer, wrt, order, timeout, implicit, dependent)
-    target = None if implicit else expression_target(expression)
-    output.render(CheckResult(decision, expression, answer, wrt_name, order, target),
+    output.render(CheckResult(decision, expression, answer, wrt_name, order),
                   output.resolve_format(fmt))
     if decision.correct is None:
         output.abort(code=UNDECIDED)
@@ -47,14 +41,17 @@ def check(
 class CheckResult(output.Result):
     """The verdict on ANSWER: ``correct``/``wrong`` and, when wrong, why."""
 
-    def __init__(self, decision, expression: str, answer: str, wrt: str, order: int,
-                 target) -> None:
+    def __init__(self, decision, expression: str, answer: str, wrt: str, order: int) -> None:
         self.decision = decision
         self.expression = expression
         self.answer = answer
         self.wrt = wrt
         self.order = order
-        self.target = target
+
+    @property
+    def read_as(self) -> Optional[dict]:
+        """How both texts were read: ``{"expression": ..., "answer": ...}``."""
+        return self.decision.read_as
 
     def warnings(self) -> list[str]:
         return [self.decision.note] if self.decision.note else []

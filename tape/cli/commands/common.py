@@ -12,7 +12,7 @@ from .. import options as O, output, points as P
 from ..derivatives import Component, Outcome, components, multisets, run
 from ..options import Format
 from ..record import Record
-from ..targets import Target, make_target
+from ..targets import Target, declared_names, make_target
 
 #: refuse to compute more distinct partial derivatives than this per point
 MAX_PARTIALS = 10_000
@@ -127,8 +127,9 @@ def _require_scalar(request: Request, count, what: str, unit: str) -> None:
 def prepare(texts: list[str], at: Optional[list[str]], points_file: Optional[str],
             wrt_text: Optional[str], vector: bool = False) -> Problem:
     """Parse TARGET(s), --wrt and the points; check names and shapes (exit 2 on problems)."""
-    target = make_target(texts, vector=vector)
-    wrt = parse_wrt(wrt_text)
+    target = make_target(texts, vector=vector,
+                         declared=declared_names(at, wrt_text, points_file))
+    wrt = parse_wrt(wrt_text) or ([target.wrt_hint] if target.wrt_hint else [])
     variables = target.ordered(wrt)
     if at and points_file:
         output.abort("give the points with --at or with --points, not both")

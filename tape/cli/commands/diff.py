@@ -87,10 +87,10 @@ def differentiate(expression: str, wrt, order: int, style: str, timeout: float) 
     finishes within ``timeout`` seconds, written in ``style`` (plain, pretty or latex)."""
     from ..derivatives import components, multisets
     from ..symbolic import infer_sizes
-    from ..targets import expression_target
+    from ..targets import declared_names, expression_target
 
-    target = expression_target(expression)
-    names = parse_wrt(wrt)
+    target = expression_target(expression, declared=declared_names(wrt=wrt))
+    names = parse_wrt(wrt) or ([target.wrt_hint] if target.wrt_hint else [])
     variables = target.ordered(names)
     wrt_names = names or list(variables)
     if not wrt_names:

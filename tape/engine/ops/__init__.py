@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..registry import BinaryPrimitive
-from ..tensor import Tensor
-from . import array, compare, control, creation, linalg, math, nn, reduce
+from ..tensor import Tensor, Variable
+from . import array, cast, compare, control, creation, linalg, math, nn, reduce
 
 
 def _install_operators():
@@ -35,6 +35,8 @@ def _install_operators():
     Tensor.__abs__ = lambda self: m.abs(self)
     Tensor.__invert__ = lambda self: c.logical_not(self)
     Tensor.__getitem__ = lambda self, key: a.getitem(self, key)
+    # a variable's value as a Tensor, differentiable with respect to the variable
+    Variable.read_value = Variable.value = lambda self: a.identity(self)
 
 
 _install_operators()

@@ -3,9 +3,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..broadcast import batch_ndim, unbroadcast
+from ..broadcast import batch_ndim, unbroadcast_plan
 from ..registry import defop
 from ..tensor import Tensor, _wrap, convert_to_tensor
+from .cast import conj
+from .rules import or_zero, select_series
+
+__all__ = ["broadcast_to", "concat", "expand_dims", "gather", "gather_nd", "identity", "pad",
+           "rank", "reshape", "reverse", "shape", "size", "split", "squeeze", "stack", "tile",
+           "transpose", "unstack", "where"]
 
 
 def _shape_tuple(shape, what):
@@ -29,7 +35,7 @@ def _reshape_np(x, shape):
 
 
 _reshape = defop("Reshape", _reshape_np, lambda n, g: [
-    _reshape(g, shape=tuple(g.shape[:batch_ndim(n, g)]) + tuple(n.inputs[0].shape))])
+    _reshape(g, shape=tuple(g.shape[:batch_ndim(n, g)]) + tuple(n.inputs[0].shape))], linear=True)
 
 
 def reshape(tensor, shape, name=None):
@@ -47,7 +53,7 @@ def _transpose_grad(node, g):
     return [_transpose(g, axes=tuple(range(nb)) + tuple(nb + int(p) for p in inverse))]
 
 
-_transpose = defop("Transpose", lambda x, axes: np.transpose(x, axes), _transpose_grad)
+_transpose = defop("Transpose", lambda x, axes: np.transpose(x, axes), _transpose_grad, linear=True)
 
 
 def transpose(a, perm=None, conjugate=False, name=None):
@@ -61,7 +67,6 @@ def transpose(a, perm=None, conjugate=False, name=None):
     perm = tuple(p % nd for p in perm)
     out = _transpose(x, axes=perm) if perm != tuple(range(nd)) else x
     if conjugate and out._value.dtype.kind == "c":
-        from .math import conj
         out = conj(out)
     return out
 
@@ -74,7 +79,7 @@ def _broadcast_to_np(x, shape):
 
 
 _broadcast_to = defop("BroadcastTo", _broadcast_to_np,
-                      lambda n, g: [unbroadcast(g, n.inputs[0].shape, batch_ndim(n, g))])
+                      lambda n, g: [unbroadcast(g, n.inputs[0].shape, batch_ndim(n, g))], linear=True)
 
 
 def broadcast_to(input, shape, name=None):
@@ -145,11 +150,11 @@ def _batched_key(key, nb):
     return (slice(None),) * nb + key
 
 
-_getitem = defop("StridedSlice", _getitem_np, lambda n, g: [_scatter(
+_getitem = defop("StridedSlice", _getitem_np, lambda n, g: [scatter_into(
     g, shape=tuple(g.shape[:batch_ndim(n, g)]) + tuple(n.inputs[0].shape),
-    key=_batched_key(n.attrs["key"], batch_ndim(n, g)))])
-_scatter = defop("ScatterKey", _scatter_np, lambda n, g: [_getitem(
-    g, key=_batched_key(n.attrs["key"], g.ndim - len(n.attrs["shape"])))])
+    key=_batched_key(n.attrs["key"], batch_ndim(n, g)))], linear=True)
+scatter_into = defop("ScatterKey", _scatter_np, lambda n, g: [_getitem(
+    g, key=_batched_key(n.attrs["key"], g.ndim - len(n.attrs["shape"])))], linear=True)
 
 
 def getitem(tensor, key):
@@ -199,7 +204,7 @@ def _concat_grad(node, g):
     return grads
 
 
-_concat = defop("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis), _concat_grad)
+_concat = defop("ConcatV2", lambda *xs, axis: np.concatenate(xs, axis), _concat_grad, linear=True)
 
 
 def concat(values, axis, name=None):
@@ -264,7 +269,6 @@ def split(value, num_or_size_splits, axis=0, name=None):
 
 
 def _tile_grad(node, g):
-    from .reduce import reduce_sum
     nb = batch_ndim(node, g)
     x = node.inputs[0]
     reps = node.attrs["multiples"]
@@ -275,7 +279,7 @@ def _tile_grad(node, g):
     return [summed]
 
 
-_tile = defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_grad)
+_tile = defop("Tile", lambda x, multiples: np.tile(x, multiples), _tile_grad, linear=True)
 
 
 def tile(input, multiples, name=None):
@@ -293,8 +297,11 @@ def _pad_grad(node, g):
     return [_getitem(g, key=key)]
 
 
+# affine, not linear (constant_values): tangents and higher coefficients are padded with zeros
 _pad = defop("Pad", lambda x, paddings, constant_values: np.pad(x, paddings, constant_values=constant_values),
-             _pad_grad)
+             _pad_grad,
+             jvp=lambda n, t: None if t is None else n.op(t, paddings=n.attrs["paddings"], constant_values=0),
+             taylor=lambda n, ins, K: np.pad(ins[0], ((0, 0),) + tuple(n.attrs["paddings"])))
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
@@ -325,7 +332,15 @@ def _where_grad(node, g):
     return [None, ga, gb]
 
 
-_where = defop("SelectV2", np.where, _where_grad)
+def _where_jvp(node, tc, ta, tb):
+    cond, a, b = node.inputs
+    if ta is None and tb is None:
+        return None
+    return _where(cond, or_zero(ta, a), or_zero(tb, b))
+
+
+_where = defop("SelectV2", np.where, _where_grad, jvp=_where_jvp,
+               taylor=select_series(lambda n: n.inputs[0]._value))
 
 
 def where(condition, x=None, y=None, name=None):
@@ -346,12 +361,6 @@ def where(condition, x=None, y=None, name=None):
     return _where(cond, x, y)
 
 
-def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    """``t`` limited to ``[clip_value_min, clip_value_max]`` (gradient 1 inside, 0 outside)."""
-    from .math import maximum, minimum
-    return minimum(maximum(t, clip_value_min), clip_value_max)
-
-
 def shape(input, out_type=None, name=None):
     return _wrap(np.asarray(np.shape(convert_to_tensor(input)._value), dtype=np.int64))
 
@@ -364,6 +373,84 @@ def rank(input, name=None):
     return _wrap(np.int64(np.ndim(convert_to_tensor(input)._value)))
 
 
-def identity(input, name=None):
-    from .math import identity as _identity
-    return _identity(input)
+# (name: TensorFlow's argument; accepted and ignored)
+identity = defop("Identity", lambda x, name=None: x, lambda n, g: [g], fast=lambda n, g: g, arity=1,
+                 linear=True, symmetric=True)
+
+
+# -- sums: the one reduction the shape ops' rules need (undoing broadcasting) --------------
+def reduction_axes(axis, ndim, what):
+    """Normalised tuple of non-negative axes, or None for all axes."""
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        axis = axis._value.tolist()
+    if isinstance(axis, (list, tuple, np.ndarray)):
+        items = [int(a) for a in np.asarray(axis).ravel()]
+    else:
+        items = [int(axis)]
+    out = []
+    for a in items:
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ValueError(f"{what}: axis {a} is out of range for a tensor of rank {ndim}")
+        out.append(a % max(ndim, 1) if ndim else 0)
+    return tuple(sorted(set(out))) if ndim else ()
+
+
+def kept_shape(shape, axes):
+    if axes is None:
+        return (1,) * len(shape)
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+def spread(node, g):
+    """Cotangent of a reduction's output, reshaped and broadcast back to the input's shape."""
+    x = node.inputs[0]
+    nb = batch_ndim(node, g)
+    bshape = tuple(g.shape[:nb])
+    kept = kept_shape(x.shape, node.attrs["axis"])
+    return broadcast_to(reshape(g, bshape + kept), bshape + tuple(x.shape))
+
+
+def kept_output(node, g):
+    x = node.inputs[0]
+    return reshape(node.outputs[0], kept_shape(x.shape, node.attrs["axis"]))
+
+
+def _sum_fast(node, g):
+    x = node.inputs[0]._value
+    nb = g.ndim - node.outputs[0]._value.ndim
+    kept = g.shape[:nb] + kept_shape(x.shape, node.attrs["axis"])
+    return np.broadcast_to(np.reshape(g, kept), g.shape[:nb] + x.shape)     # a view: no copy
+
+
+_reduce_sum = defop("Sum", lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims),
+                    lambda n, g: [spread(n, g)], fast=_sum_fast, linear=True)
+
+
+def reducer(op, what, empty_ok=True):
+    def reduce(input_tensor, axis=None, keepdims=False, name=None):
+        x = convert_to_tensor(input_tensor)
+        axes = reduction_axes(axis, x.ndim, what)
+        if not empty_ok and x._value.size == 0:
+            raise ValueError(f"{what}: cannot reduce an empty tensor of shape {tuple(x.shape)}")
+        return op(x, axis=axes, keepdims=bool(keepdims))
+    reduce.__name__ = what
+    reduce.__doc__ = f"``{what}`` of the elements over ``axis`` (all axes when None)."
+    return reduce
+
+
+reduce_sum = reducer(_reduce_sum, "reduce_sum")
+
+
+def unbroadcast(g, shape, nb: int = 0):
+    """Sum a cotangent ``g`` (batch axes + broadcast shape) back to ``batch + shape``, with
+    tape ops (differentiable again). ``nb`` leading batch axes of ``g`` are kept. Every
+    broadcasting rule goes through here (``unbroadcast_array`` is its raw-NumPy twin)."""
+    shape = tuple(shape)
+    if g._value.shape[nb:] == shape:
+        return g
+    axes, target = unbroadcast_plan(g._value.shape, shape, nb)
+    if axes:
+        g = reduce_sum(g, axis=axes)
+    return reshape(g, target) if g._value.shape != target else g

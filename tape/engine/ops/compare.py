@@ -5,6 +5,9 @@ import numpy as np
 
 from ..registry import defop
 
+__all__ = ["equal", "greater", "greater_equal", "is_finite", "is_inf", "is_nan", "less",
+           "less_equal", "logical_and", "logical_not", "logical_or", "logical_xor", "not_equal"]
+
 less = defop("Less", np.less, differentiable=False, arity=2)
 less_equal = defop("LessEqual", np.less_equal, differentiable=False, arity=2)
 greater = defop("Greater", np.greater, differentiable=False, arity=2)

@@ -3,8 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import as_dtype, numpy_dtype
+from ..dtypes import numpy_dtype
 from ..tensor import Tensor, _wrap, convert_to_tensor
+from .array import broadcast_to
+
+__all__ = ["eye", "fill", "linspace", "one_hot", "ones", "ones_like", "range", "zeros",
+           "zeros_like"]
 
 
 def _shape(shape, what):
@@ -45,7 +49,6 @@ def ones_like(input, dtype=None, name=None):
 
 def fill(dims, value, name=None):
     """A tensor of shape ``dims`` filled with ``value`` (differentiable with respect to ``value``)."""
-    from .array import broadcast_to
     v = convert_to_tensor(value)
     if v.ndim:
         raise ValueError(f"fill: value must be a scalar, got shape {tuple(v.shape)}")

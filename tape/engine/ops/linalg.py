@@ -1,15 +1,24 @@
 """Linear algebra: matmul, einsum, tensordot, inv, det, solve, trace, norm."""
 from __future__ import annotations
 
-
 import numpy as np
 
-_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-from ..broadcast import batch_ndim, unbroadcast
+from .. import series as S
+from ..broadcast import batch_ndim
 from ..registry import defop
-from ..tensor import Tensor, _wrap, convert_to_tensor
-from .array import _getitem, reshape, transpose
+from ..tensor import convert_to_tensor
+from .array import (broadcast_to, getitem, kept_output, reduction_axes, reduce_sum,
+                    reshape, scatter_into, spread, transpose, unbroadcast, where)
+from .cast import conj, real, real_cotangent
+from .compare import equal
+from .math import abs as _abs
+from .reduce import reduce_max
+from .rules import full, out_ndim, plus
+
+__all__ = ["det", "diag_part", "einsum", "inv", "matmul", "norm", "solve", "tensordot", "trace"]
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def _swap(x):
@@ -25,7 +34,6 @@ def _adjoint(x):
     """
     t = _swap(x)
     if t._value.dtype.kind == "c":
-        from .math import conj
         t = conj(t)
     return t
 
@@ -69,7 +77,25 @@ def _matmul_grad(node, g):
     return [ga, gb]
 
 
-_matmul = defop("MatMul", np.matmul, _matmul_grad)
+def _matmul_series(node, ins, K):
+    (a, b), nd = ins, out_ndim(node)
+    x, y = node.inputs
+    if a is None:
+        return np.matmul(x._value, S.align(b, nd))
+    if b is None:
+        return np.matmul(S.align(a, nd), y._value)
+    a, b = S.align(a, nd), S.align(b, nd)
+    out = np.matmul(a[:1], b)                          # shapes; row k: sum_j a_j @ b_{k-j}
+    for k in range(K):
+        out[k] = sum(np.matmul(a[j], b[k - j]) for j in range(k + 1))
+    return out
+
+
+# bilinear: one term per operand with a tangent
+_matmul = defop("MatMul", np.matmul, _matmul_grad,
+                jvp=lambda n, ta, tb: plus(None if ta is None else n.op(ta, n.inputs[1]),
+                                           None if tb is None else n.op(n.inputs[0], tb)),
+                taylor=_matmul_series)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None):
@@ -153,28 +179,57 @@ def _einsum_grad(node, g):
                      spec=",".join(subs) + "->" + batch + target)
         sizes = {c: x.shape[sub.index(c)] for c in unique}
         if target != unique:       # indices summed inside this operand alone: broadcast back
-            from .array import broadcast_to
             bshape = tuple(gk.shape[:nb])
             gk = broadcast_to(reshape(gk, bshape + tuple(sizes[c] if c in target else 1 for c in unique)),
                               bshape + tuple(sizes[c] for c in unique))
         if unique != sub:          # scatter onto the diagonal positions of x
-            from .array import _scatter
             grid = np.indices(tuple(sizes[c] for c in unique), sparse=True)
             key = (slice(None),) * nb + tuple(grid[unique.index(c)] for c in sub)
-            gk = _scatter(gk, shape=tuple(gk.shape[:nb]) + tuple(x.shape), key=key)
+            gk = scatter_into(gk, shape=tuple(gk.shape[:nb]) + tuple(x.shape), key=key)
         grads.append(gk)
     return grads
 
 
 def _conj_if_complex(t):
     if t._value.dtype.kind == "c":
-        from .math import conj
         return conj(t)
     return t
 
 
+def _einsum_jvp(node, *ts):
+    out = None
+    for k, t in enumerate(ts):            # multilinear: one term per operand with a tangent
+        if t is not None:
+            args = list(node.inputs)
+            args[k] = t
+            out = plus(out, node.op(*args, **node.attrs))
+    return out
+
+
+def _einsum_series(node, ins, K):
+    live = [k for k, s in enumerate(ins) if s is not None]
+    if len(live) > 2:
+        return NotImplemented                           # Taylor mode's nested-tape fallback
+    spec, subs = node.attrs["output"], list(node.attrs["inputs"])
+    if len(live) == 1:                                  # linear in the one live operand
+        letter = next(c for c in _LETTERS[25::-1] + _LETTERS[:25:-1]
+                      if c not in node.attrs["spec"])
+        subs[live[0]] = letter + subs[live[0]]
+        args = [ins[k] if k == live[0] else x._value for k, x in enumerate(node.inputs)]
+        return np.einsum(",".join(subs) + "->" + letter + spec, *args)
+    i, j = live                                         # bilinear: a Cauchy product
+    args = [x._value for x in node.inputs]
+    out = np.zeros((K,) + node.outputs[0]._value.shape)
+    equation = ",".join(subs) + "->" + spec
+    for k in range(K):
+        for m in range(k + 1):
+            args[i], args[j] = ins[i][m], ins[j][k - m]
+            out[k] += np.einsum(equation, *args)
+    return out
+
+
 _einsum = defop("Einsum", lambda *xs, inputs, output, spec: np.einsum(spec, *xs, optimize=len(xs) > 2),
-                _einsum_grad)
+                _einsum_grad, jvp=_einsum_jvp, taylor=_einsum_series)
 
 
 def einsum(equation, *inputs, **kwargs):
@@ -221,8 +276,19 @@ def _inv_np(x):
         raise ValueError(f"linalg.inv: matrix is not invertible ({exc})") from None
 
 
+def _inverse_series(a):
+    """Y = A^-1 for a series of matrices: Y_0 = inv(A_0), Y_k = -Y_0 sum_{j>=1} A_j Y_{k-j}."""
+    y = np.empty(np.broadcast_shapes(a.shape), np.result_type(a, np.float64))
+    y[0] = np.linalg.inv(a[0])
+    for k in range(1, len(a)):
+        y[k] = -y[0] @ sum(a[j] @ y[k - j] for j in range(1, k + 1))
+    return y
+
+
 _inv = defop("MatrixInverse", _inv_np,
-             lambda n, g: [-_matmul(_matmul(_adjoint(n.outputs[0]), g), _adjoint(n.outputs[0]))])
+             lambda n, g: [-_matmul(_matmul(_adjoint(n.outputs[0]), g), _adjoint(n.outputs[0]))],
+             jvp=lambda n, t: None if t is None else -_matmul(_matmul(n.outputs[0], t), n.outputs[0]),
+             taylor=lambda n, ins, K: _inverse_series(ins[0]))
 
 
 def inv(input, adjoint=False, name=None):
@@ -238,7 +304,36 @@ def _det_grad(node, g):
     return [gk * _adjoint(inv(x))]
 
 
-_det = defop("MatrixDeterminant", np.linalg.det, _det_grad)
+def _det_jvp(node, t):
+    if t is None:
+        return None
+    return node.outputs[0] * reduce_sum(_swap(inv(node.inputs[0])) * t, axis=(-2, -1))
+
+
+def _det_series(node, ins, K):
+    # Gaussian elimination in series arithmetic with partial pivoting on c0: the product of the
+    # pivots. (exp of the integral of trace(A^-1 A') is ill-conditioned when det is near 0.)
+    a = ins[0]
+    n = a.shape[-1]
+    flat = a.reshape((K, -1, n, n))
+    out = np.empty((K, flat.shape[1]))
+    for b in range(flat.shape[1]):
+        m = flat[:, b].copy()
+        det = S.const(1.0, K)
+        for k in range(n):
+            p = k + int(np.argmax(np.abs(m[0, k:, k])))
+            if p != k:
+                m[:, [k, p]] = m[:, [p, k]]
+                det = -det
+            det = S.mul(det, m[:, k, k])
+            if k + 1 < n:
+                factor = S.div(m[:, k + 1:, k], m[:, k:k + 1, k])        # (K, rows)
+                m[:, k + 1:, k + 1:] -= S.mul(factor[:, :, None], m[:, k:k + 1, k + 1:])
+        out[:, b] = det
+    return out.reshape((K,) + node.outputs[0]._value.shape)
+
+
+_det = defop("MatrixDeterminant", np.linalg.det, _det_grad, jvp=_det_jvp, taylor=_det_series)
 
 
 def det(input, name=None):
@@ -262,7 +357,24 @@ def _solve_grad(node, g):
     return [unbroadcast(ga, a.shape, nb) if ga is not None else None, unbroadcast(gb, b.shape, nb)]
 
 
-_solve = defop("MatrixSolve", _solve_np, _solve_grad)
+def _solve_jvp(node, ta, tb):
+    a, x = node.inputs[0], node.outputs[0]
+    rhs = plus(tb, None if ta is None else -_matmul(ta, x))
+    return None if rhs is None else node.op(a, rhs)
+
+
+def _solve_series(node, ins, K):
+    nd = out_ndim(node)
+    a = S.align(full(ins[0], node.inputs[0], K), nd)
+    b = S.align(full(ins[1], node.inputs[1], K), nd)
+    x = np.empty((K,) + node.outputs[0]._value.shape)
+    for k in range(K):                    # A_0 X_k = B_k - sum_{j>=1} A_j X_{k-j}
+        rhs = b[k] - sum((a[j] @ x[k - j] for j in range(1, k + 1)), np.zeros_like(x[0]))
+        x[k] = np.linalg.solve(a[0], rhs)
+    return x
+
+
+_solve = defop("MatrixSolve", _solve_np, _solve_grad, jvp=_solve_jvp, taylor=_solve_series)
 
 
 def solve(matrix, rhs, adjoint=False, name=None):
@@ -279,44 +391,50 @@ def solve(matrix, rhs, adjoint=False, name=None):
 
 def trace(x, name=None):
     """Sum of the main diagonal over the last two axes."""
-    from .reduce import reduce_sum
     x = convert_to_tensor(x)
     if x.ndim < 2:
         raise ValueError(f"linalg.trace: needs rank >= 2, got shape {tuple(x.shape)}")
     k = min(x.shape[-1], x.shape[-2])
     idx = np.arange(k)
-    return reduce_sum(_getitem(x, key=(Ellipsis, idx, idx)), axis=-1)
+    return reduce_sum(getitem(x, (Ellipsis, idx, idx)), axis=-1)
 
 
 def diag_part(x):
     x = convert_to_tensor(x)
     k = min(x.shape[-1], x.shape[-2])
     idx = np.arange(k)
-    return _getitem(x, key=(Ellipsis, idx, idx))
+    return getitem(x, (Ellipsis, idx, idx))
 
 
 def _norm_grad(node, g):
     # The Euclidean norm's gradient x / |x| is taken as 0 at x = 0 (a subgradient), not NaN.
-    from .array import where
-    from .compare import equal
-    from .reduce import _kept_output, _spread
-    from .math import _real_cotangent
     x = node.inputs[0]
-    n = _kept_output(node, g)
-    return [_spread(node, _real_cotangent(g)) * x / where(equal(n, 0), 1, n)]
+    n = kept_output(node, g)
+    return [spread(node, real_cotangent(g)) * x / where(equal(n, 0), 1, n)]
+
+
+def _norm_jvp(node, t):
+    if t is None:
+        return None
+    n, x = node.outputs[0], node.inputs[0]
+    axis, keepdims = node.attrs["axis"], node.attrs["keepdims"]
+    if x._value.dtype.kind == "c" or t._value.dtype.kind == "c":    # d|x| = Re(sum(conj(x) dx)) / |x|
+        return reduce_sum(real(conj(x) * t), axis, keepdims) / where(equal(n, 0), 1, n)
+    return reduce_sum(x * t, axis, keepdims) / where(equal(n, 0), 1, n)
 
 
 _norm2 = defop("EuclideanNorm", lambda x, axis, keepdims: np.sqrt(np.sum(
-    np.square(np.abs(x)), axis=axis, keepdims=keepdims)), _norm_grad)
+    np.square(np.abs(x)), axis=axis, keepdims=keepdims)), _norm_grad, jvp=_norm_jvp,
+    taylor=lambda n, ins, K: S.pow_scalar(np.sum(
+        S.mul(ins[0], ins[0]), axis=S.value_axes(n.attrs["axis"], n.inputs[0].ndim),
+        keepdims=n.attrs["keepdims"]), 0.5))
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     """Vector or Frobenius norm (``ord`` 'euclidean'/'fro'/2, 1 or inf) over ``axis``."""
-    from .math import abs as _abs
-    from .reduce import _axes, reduce_max, reduce_sum
     x = convert_to_tensor(tensor)
     keep = bool(keepdims)
-    axes = _axes(axis, x.ndim, "linalg.norm")
+    axes = reduction_axes(axis, x.ndim, "linalg.norm")
     if ord in ("euclidean", "fro", 2, 2.0, None):
         return _norm2(x, axis=axes, keepdims=keep)
     if ord in (1, 1.0):

@@ -3,19 +3,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import series as S
 from ..registry import defop
 from ..tensor import convert_to_tensor
-from .math import sigmoid, softplus, tanh  # noqa: F401  (re-exported as tape.nn.*)
+from .array import reduce_sum, where
+from .cast import cast
+from .compare import greater
+from .math import abs as _abs, exp, expm1, log1p, maximum, sigmoid, softplus, tanh
+
+__all__ = ["elu", "l2_loss", "leaky_relu", "log_softmax", "relu", "sigmoid",
+           "sigmoid_cross_entropy_with_logits", "softmax", "softmax_cross_entropy_with_logits",
+           "softplus", "tanh"]
 
 
 def _relu_grad(node, g):
-    from .compare import greater
-    from .math import cast
     x = node.inputs[0]
     return [g * cast(greater(x, 0), x.dtype)]
 
 
-relu = defop("Relu", lambda x: np.maximum(x, 0), _relu_grad)
+relu = defop("Relu", lambda x: np.maximum(x, 0), _relu_grad, symmetric=True,
+             taylor=lambda n, ins, K: (ins[0][0] > 0) * ins[0])
 
 
 def _softmax_np(x, axis):
@@ -24,7 +31,6 @@ def _softmax_np(x, axis):
 
 
 def _softmax_grad(node, g):
-    from .reduce import reduce_sum
     y = node.outputs[0]
     axis = node.attrs["axis"]          # negative: counts from the end, so batch axes don't shift it
     return [y * (g - reduce_sum(g * y, axis=axis, keepdims=True))]
@@ -36,14 +42,26 @@ def _log_softmax_np(x, axis):
 
 
 def _log_softmax_grad(node, g):
-    from .math import exp
-    from .reduce import reduce_sum
     axis = node.attrs["axis"]
     return [g - exp(node.outputs[0]) * reduce_sum(g, axis=axis, keepdims=True)]
 
 
-_softmax = defop("Softmax", _softmax_np, _softmax_grad)
-_log_softmax = defop("LogSoftmax", _log_softmax_np, _log_softmax_grad)
+def _log_softmax_jvp(node, t):
+    if t is None:
+        return None
+    return t - reduce_sum(exp(node.outputs[0]) * t, axis=node.attrs["axis"], keepdims=True)
+
+
+def _log_softmax_series(node, ins, K):
+    nd = node.inputs[0].ndim
+    return ins[0] - S.logsumexp(ins[0], (node.attrs["axis"] % nd,), nd, True)
+
+
+# softmax's Jacobian is symmetric: its JVP is its VJP applied to the tangent
+_softmax = defop("Softmax", _softmax_np, _softmax_grad, symmetric=True,
+                 taylor=lambda n, ins, K: S.exp(_log_softmax_series(n, ins, K)))
+_log_softmax = defop("LogSoftmax", _log_softmax_np, _log_softmax_grad, jvp=_log_softmax_jvp,
+                     taylor=_log_softmax_series)
 
 
 def _negative_axis(x, axis, what):
@@ -69,32 +87,24 @@ def log_softmax(logits, axis=-1, name=None):
 
 
 def leaky_relu(features, alpha=0.2, name=None):
-    from .array import where
-    from .compare import greater
     x = convert_to_tensor(features)
     return where(greater(x, 0), x, x * alpha)
 
 
 def elu(features, name=None):
-    from .array import where
-    from .compare import greater
-    from .math import expm1
     x = convert_to_tensor(features)
     return where(greater(x, 0), x, expm1(where(greater(x, 0), 0, x)))
 
 
 def l2_loss(t, name=None):
-    from .reduce import reduce_sum
     return reduce_sum(t * t) / 2
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
-    from .math import abs as _abs, log1p, exp, maximum
     x = convert_to_tensor(logits)
     z = labels
     return maximum(x, 0) - x * z + log1p(exp(-_abs(x)))
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
-    from .reduce import reduce_sum
     return -reduce_sum(labels * log_softmax(logits, axis=axis), axis=axis)

@@ -3,53 +3,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import series as S
 from ..broadcast import batch_ndim
 from ..registry import defop
-from ..tensor import Tensor, _wrap, convert_to_tensor
+from ..tensor import _wrap, convert_to_tensor
+from .array import (kept_output, reducer, reduce_sum, reduction_axes, reshape, spread,
+                    transpose, where)
+from .cast import cast, conj
+from .compare import equal
+from .math import exp
 
-
-def _axes(axis, ndim, what):
-    """Normalised tuple of non-negative axes, or None for all axes."""
-    if axis is None:
-        return None
-    if isinstance(axis, Tensor):
-        axis = axis._value.tolist()
-    if isinstance(axis, (list, tuple, np.ndarray)):
-        items = [int(a) for a in np.asarray(axis).ravel()]
-    else:
-        items = [int(axis)]
-    out = []
-    for a in items:
-        if not -max(ndim, 1) <= a < max(ndim, 1):
-            raise ValueError(f"{what}: axis {a} is out of range for a tensor of rank {ndim}")
-        out.append(a % max(ndim, 1) if ndim else 0)
-    return tuple(sorted(set(out))) if ndim else ()
-
-
-def _kept_shape(shape, axes):
-    if axes is None:
-        return (1,) * len(shape)
-    return tuple(1 if i in axes else n for i, n in enumerate(shape))
-
-
-def _spread(node, g):
-    """Cotangent of a reduction's output, reshaped and broadcast back to the input's shape."""
-    from .array import broadcast_to, reshape
-    x = node.inputs[0]
-    nb = batch_ndim(node, g)
-    bshape = tuple(g.shape[:nb])
-    kept = _kept_shape(x.shape, node.attrs["axis"])
-    return broadcast_to(reshape(g, bshape + kept), bshape + tuple(x.shape))
-
-
-def _kept_output(node, g):
-    from .array import reshape
-    x = node.inputs[0]
-    return reshape(node.outputs[0], _kept_shape(x.shape, node.attrs["axis"]))
-
-
-def _sum_grad(node, g):
-    return [_spread(node, g)]
+__all__ = ["argmax", "argmin", "cumsum", "reduce_all", "reduce_any", "reduce_logsumexp",
+           "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum"]
 
 
 def _count(shape, axes):
@@ -58,29 +23,26 @@ def _count(shape, axes):
 
 def _mean_grad(node, g):
     x = node.inputs[0]
-    return [_spread(node, g) / max(_count(x.shape, node.attrs["axis"]), 1)]
+    return [spread(node, g) / max(_count(x.shape, node.attrs["axis"]), 1)]
 
 
 def _extreme_grad(node, g):
-    from .compare import equal
-    from .math import cast
     x = node.inputs[0]
-    mask = cast(equal(x, _kept_output(node, g)), x.dtype)
-    ties = _reduce_sum(mask, axis=node.attrs["axis"], keepdims=True)
-    return [_spread(node, g) * mask / ties]
+    mask = cast(equal(x, kept_output(node, g)), x.dtype)
+    ties = reduce_sum(mask, axis=node.attrs["axis"], keepdims=True)
+    return [spread(node, g) * mask / ties]
 
 
 def _prod_grad(node, g):
     x = node.inputs[0]
     axis = node.attrs["axis"]
     if np.all(x._value != 0):
-        others = _kept_output(node, g) / x           # d prod / d x_i = prod / x_i
+        others = kept_output(node, g) / x           # d prod / d x_i = prod / x_i
     else:
         others = _prod_of_others(x, axis)
     if x._value.dtype.kind == "c":                   # TensorFlow's convention: g * conj(d prod / d x_i)
-        from .math import conj
         others = conj(others)
-    return [_spread(node, g) * others]
+    return [spread(node, g) * others]
 
 
 def _prod_of_others(x, axis):
@@ -89,7 +51,6 @@ def _prod_of_others(x, axis):
     Used only when a factor is zero. It costs O(n^2) in the reduced length n, and stays
     differentiable to any order because it is built from reduce_prod itself.
     """
-    from .array import reshape, transpose, where
     nd = x.ndim
     axes = tuple(range(nd)) if axis is None else axis
     keep = tuple(i for i in range(nd) if i not in axes)
@@ -112,29 +73,71 @@ def _logsumexp_np(x, axis, keepdims):
 
 
 def _logsumexp_grad(node, g):
-    from .math import exp
     x = node.inputs[0]
-    return [_spread(node, g) * exp(x - _kept_output(node, g))]
+    return [spread(node, g) * exp(x - kept_output(node, g))]
 
 
-def _sum_fast(node, g):
-    x = node.inputs[0]._value
-    nb = g.ndim - node.outputs[0]._value.ndim
-    kept = g.shape[:nb] + _kept_shape(x.shape, node.attrs["axis"])
-    return np.broadcast_to(np.reshape(g, kept), g.shape[:nb] + x.shape)     # a view: no copy
+def _reduce_like(node, t):
+    """``t`` reduced as the node's input was: the JVP of a sum of ``t``-weighted terms."""
+    return reduce_sum(t, axis=node.attrs["axis"], keepdims=node.attrs["keepdims"])
 
 
-_reduce_sum = defop("Sum", lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims), _sum_grad,
-                    fast=_sum_fast)
+def _extreme_jvp(node, t):
+    if t is None:
+        return None
+    x = node.inputs[0]
+    mask = cast(equal(x, kept_output(node, t)), x.dtype)       # ties share, as in the gradient
+    ties = reduce_sum(mask, axis=node.attrs["axis"], keepdims=True)
+    return _reduce_like(node, t * mask / ties)
+
+
+def _extreme_series(node, ins, K):
+    x, y = node.inputs[0]._value, node.outputs[0]._value
+    axes = node.attrs["axis"]
+    kept = np.reshape(y, [1 if axes is None or i in axes else d for i, d in enumerate(x.shape)])
+    mask = (x == kept).astype(x.dtype)
+    mask = mask / np.sum(mask, axis=axes, keepdims=True)          # ties share, as the gradient
+    return np.sum(ins[0] * mask, axis=S.value_axes(axes, x.ndim), keepdims=node.attrs["keepdims"])
+
+
+def _prod_jvp(node, t):
+    if t is None:
+        return None
+    # the gradient rule at a cotangent of ones gives d prod / d x_i, exact at zeros too
+    # (for complex x it gives conj(d prod / d x_i): conjugated back)
+    y = node.outputs[0]._value
+    d = _prod_grad(node, _wrap(np.ones(y.shape, y.dtype)[()]))[0]
+    return _reduce_like(node, t * (conj(d) if d._value.dtype.kind == "c" else d))
+
+
+def _prod_series(node, ins, K):
+    a, x = ins[0], node.inputs[0]._value
+    axes = tuple(range(x.ndim)) if node.attrs["axis"] is None else node.attrs["axis"]
+    moved = np.moveaxis(a, [k + 1 for k in axes], list(range(1, len(axes) + 1)))
+    factors = moved.reshape((K, -1) + moved.shape[len(axes) + 1:])
+    out = factors[:, 0]
+    for m in range(1, factors.shape[1]):
+        out = S.mul(out, factors[:, m])
+    if node.attrs["keepdims"]:
+        out = out.reshape((K,) + node.outputs[0]._value.shape)
+    return out
+
+
+def _logsumexp_jvp(node, t):
+    return None if t is None else _reduce_like(node, t * exp(node.inputs[0] - kept_output(node, t)))
+
+
 _reduce_mean = defop("Mean", lambda x, axis, keepdims: np.mean(x, axis=axis, keepdims=keepdims),
-                     _mean_grad)
+                     _mean_grad, linear=True)
 _reduce_max = defop("Max", lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
-                    _extreme_grad)
+                    _extreme_grad, jvp=_extreme_jvp, taylor=_extreme_series)
 _reduce_min = defop("Min", lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
-                    _extreme_grad)
+                    _extreme_grad, jvp=_extreme_jvp, taylor=_extreme_series)
 _reduce_prod = defop("Prod", lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims),
-                     _prod_grad)
-_reduce_logsumexp = defop("LogSumExp", _logsumexp_np, _logsumexp_grad)
+                     _prod_grad, jvp=_prod_jvp, taylor=_prod_series)
+_reduce_logsumexp = defop("LogSumExp", _logsumexp_np, _logsumexp_grad, jvp=_logsumexp_jvp,
+                          taylor=lambda n, ins, K: S.logsumexp(ins[0], n.attrs["axis"], n.inputs[0].ndim,
+                                                               n.attrs["keepdims"]))
 _reduce_any = defop("Any", lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims),
                     differentiable=False)
 _reduce_all = defop("All", lambda x, axis, keepdims: np.all(x, axis=axis, keepdims=keepdims),
@@ -143,26 +146,13 @@ _argmax = defop("ArgMax", lambda x, axis: np.argmax(x, axis=axis), differentiabl
 _argmin = defop("ArgMin", lambda x, axis: np.argmin(x, axis=axis), differentiable=False)
 
 
-def _reducer(op, what, empty_ok=True):
-    def reduce(input_tensor, axis=None, keepdims=False, name=None):
-        x = convert_to_tensor(input_tensor)
-        axes = _axes(axis, x.ndim, what)
-        if not empty_ok and x._value.size == 0:
-            raise ValueError(f"{what}: cannot reduce an empty tensor of shape {tuple(x.shape)}")
-        return op(x, axis=axes, keepdims=bool(keepdims))
-    reduce.__name__ = what
-    reduce.__doc__ = f"``{what}`` of the elements over ``axis`` (all axes when None)."
-    return reduce
-
-
-reduce_sum = _reducer(_reduce_sum, "reduce_sum")
-reduce_mean = _reducer(_reduce_mean, "reduce_mean")
-reduce_max = _reducer(_reduce_max, "reduce_max", empty_ok=False)
-reduce_min = _reducer(_reduce_min, "reduce_min", empty_ok=False)
-reduce_prod = _reducer(_reduce_prod, "reduce_prod")
-reduce_logsumexp = _reducer(_reduce_logsumexp, "reduce_logsumexp", empty_ok=False)
-reduce_any = _reducer(_reduce_any, "reduce_any")
-reduce_all = _reducer(_reduce_all, "reduce_all")
+reduce_mean = reducer(_reduce_mean, "reduce_mean")
+reduce_max = reducer(_reduce_max, "reduce_max", empty_ok=False)
+reduce_min = reducer(_reduce_min, "reduce_min", empty_ok=False)
+reduce_prod = reducer(_reduce_prod, "reduce_prod")
+reduce_logsumexp = reducer(_reduce_logsumexp, "reduce_logsumexp", empty_ok=False)
+reduce_any = reducer(_reduce_any, "reduce_any")
+reduce_all = reducer(_reduce_all, "reduce_all")
 
 
 def argmax(input, axis=None, output_type=None, name=None):
@@ -184,7 +174,7 @@ def _cumsum_grad(node, g):
     return [_cumsum(g, axis=node.attrs["axis"] + nb, reverse=not node.attrs["reverse"])]
 
 
-_cumsum = defop("Cumsum", _cumsum_np, _cumsum_grad)
+_cumsum = defop("Cumsum", _cumsum_np, _cumsum_grad, linear=True)
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
@@ -192,7 +182,7 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     x = convert_to_tensor(x)
     if x.ndim == 0:
         raise ValueError("cumsum: needs a tensor of rank >= 1, got a scalar (shape ())")
-    axis = _axes(axis, x.ndim, "cumsum")[0]
+    axis = reduction_axes(axis, x.ndim, "cumsum")[0]
     out = _cumsum(x, axis=axis, reverse=bool(reverse))
     if exclusive:
         out = out - x

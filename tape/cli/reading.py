@@ -1,0 +1,767 @@
+"""Reading math as people write it (SPEC section 4): tokens -> Python syntax with a column map.
+
+``expr.parse`` hands the text here first. ``translate`` turns one side of an expression into
+Python syntax that ``ast`` parses with Python's precedence, and records how every column of the
+result maps back to the text as typed (error carets point at what the user wrote):
+
+* tokens: numbers, names, superscripts (``x²``), roots (``√``), bars (``|x|``), operators;
+  fullwidth forms are folded to ASCII (NFKC, per character so ``²`` stays a superscript);
+* runs of letters that are not a known name are split into known names and single letters
+  (``xsinx`` -> ``x sin x``); names the command declared, names with a digit or ``_``, Python
+  keywords and attribute names after ``.`` are never split;
+* a ``*`` is inserted between two factors side by side (``2x``, ``x(x+1)``, ``)(``);
+* a function name without ``(`` takes the factor product that follows as its argument
+  (``sin 2x`` -> ``sin(2*x)``); ``sin^2 x`` and ``sin²x`` are powers of the value,
+  ``sin^-1 x`` the inverse function;
+* ``|...|`` becomes ``abs(...)``, ``√x`` ``sqrt(x)``, ``log_2 x`` ``log(x, 2)``.
+
+Nothing here evaluates text: the result only ever reaches ``ast.parse`` and the whitelisting
+walker in ``expr.py``. Readings with a plausible other meaning add a note (``notes``).
+"""
+from __future__ import annotations
+
+import re
+
+from .errors import ExprError
+from .functions import CONSTANTS, FUNCTIONS
+
+#: other spellings of the table's functions (tree names are the table's)
+ALIASES = {
+    "ln": "log", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsec": "asec",
+    "arccsc": "acsc", "arccot": "acot", "arsinh": "asinh", "arcsinh": "asinh",
+    "arcosh": "acosh", "arccosh": "acosh", "artanh": "atanh", "arctanh": "atanh",
+    "arsech": "asech", "arcsech": "asech", "arcsch": "acsch", "arccsch": "acsch",
+    "arcoth": "acoth", "arccoth": "acoth", "sgn": "sign", "ceiling": "ceil", "Abs": "abs",
+    "Max": "max", "Min": "min", "arctg": "atan", "tg": "tan", "ctg": "cot", "cosec": "csc",
+}
+#: ``f^-1``: the inverse function's table name
+INVERSES = {
+    "sin": "asin", "cos": "acos", "tan": "atan", "sec": "asec", "csc": "acsc", "cot": "acot",
+    "sinh": "asinh", "cosh": "acosh", "tanh": "atanh", "sech": "asech", "csch": "acsch",
+    "coth": "acoth",
+}
+GREEK = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron "
+         "rho sigma tau upsilon phi chi psi omega").split()
+#: Python's keywords: never split, left for the whitelist to reject (``lambda``, ``import``)
+KEYWORDS = frozenset("""False None True and as assert async await break class continue def del
+elif else except finally for from global if import in is lambda nonlocal not or pass raise
+return try while with yield""".split())
+
+_SYMBOLS = {"π": "pi", "ℯ": "e", "−": "-", "–": "-", "×": "*", "·": "*", "⋅": "*", "∙": "*",
+            "÷": "/", "√": "√", "∛": "∛", "∜": "∜"}
+#: braces group like brackets (``e^{-x}``, as in LaTeX)
+_BRACES = {"{": "(", "}": ")"}
+_SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+"))
+_NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+#: a run of letters (and digits/_ after the first); superscripts, π and ℯ, which ``\w``
+#: also matches, are cut off (``_name_end``)
+_NAME = re.compile(r"[^\W\d]\w*")
+_NOT_IN_NAME = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺πℯ")
+#: ``log_2``, ``log_b`` (a plain string: compiled on first use, by ``re``'s cache)
+_LOG_BASE = r"log_(?:(\d+(?:\.\d+)?)|([^\W\d_][^\W_]*)$)"
+
+NUM, NAME, FUNC, CONST, SUP, ROOT, BAR, OP, KEYWORD, OTHER = (
+    "num", "name", "func", "const", "sup", "root", "bar", "op", "keyword", "other")
+
+
+class Token:
+    __slots__ = ("kind", "text", "start", "end", "space", "value", "split", "typed_text")
+
+    def __init__(self, kind, text, start, end, space, value=None):
+        self.split = None     # the first piece of a split run holds the run
+        self.typed_text = text
+        self.kind = kind      # one of the kinds above
+        self.text = text      # the Python spelling
+        self.start = start    # columns in the text as typed
+        self.end = end
+        self.space = space    # whether blank space comes before it
+        self.value = value    # FUNC: (name, base token or None); BAR: "open"/"close"
+
+    def __repr__(self):
+        return f"Token({self.kind}, {self.text!r}, {self.start})"
+
+
+def known_names(declared=()) -> frozenset:
+    return frozenset(FUNCTIONS) | frozenset(ALIASES) | frozenset(CONSTANTS) | \
+        frozenset(GREEK) | frozenset(declared)
+
+
+def function_name(name: str) -> str | None:
+    """The table name for a function spelling, or None."""
+    name = ALIASES.get(name, name)
+    return name if name in FUNCTIONS else None
+
+
+# --------------------------------------------------------------------------- characters
+
+def fold_characters(text: str) -> tuple[str, list[int]]:
+    """Fullwidth and compatibility forms to ASCII, one character at a time (NFKC), keeping
+    superscripts and the language's symbols; with the original column of each character."""
+    if text.isascii():
+        return text, list(range(len(text) + 1))
+    from unicodedata import normalize
+
+    out, origin = [], []
+    for col, ch in enumerate(text):
+        if ch.isascii() or ch in _SUPERSCRIPT or ch in _SYMBOLS:
+            out.append(ch)
+            origin.append(col)
+            continue
+        folded = normalize("NFKC", ch)
+        if folded != ch and folded.isascii() and folded.strip():
+            out.extend(folded)
+            origin.extend([col] * len(folded))
+        else:
+            out.append(ch)
+            origin.append(col)
+    origin.append(len(text))
+    return "".join(out), origin
+
+
+# --------------------------------------------------------------------------- tokens
+
+def tokenize(text: str, declared=()) -> list[Token]:
+    """Tokens of ``text`` (already folded), names split and classified; columns index
+    ``text``."""
+    known = known_names(declared)
+    declared = frozenset(declared)
+    tokens: list[Token] = []
+    i, n = 0, len(text)
+    space = False
+    while i < n:
+        ch = text[i]
+        if ch.isspace():
+            space = True
+            i += 1
+            continue
+        if "0" <= ch <= "9" or (ch == "." and i + 1 < n and "0" <= text[i + 1] <= "9"):
+            m = _NUMBER.match(text, i)
+            tokens.append(Token(NUM, m.group(), i, m.end(), space))
+            i = m.end()
+        elif ch in _SUPERSCRIPT:
+            j = i
+            while j < n and text[j] in _SUPERSCRIPT:
+                j += 1
+            sup = "".join(_SUPERSCRIPT[c] for c in text[i:j])
+            tokens.append(Token(SUP, sup, i, j, space))
+            i = j
+        elif ch in "√∛∜":
+            tokens.append(Token(ROOT, ch, i, i + 1, space))
+            i += 1
+        elif ch == "π" or ch == "ℯ":
+            tokens.append(Token(CONST, _SYMBOLS[ch], i, i + 1, space))
+            i += 1
+        elif ch in "+-/()[],=^{}":
+            tokens.append(Token(OP, _BRACES.get(ch, ch), i, i + 1, space))
+            i += 1
+        elif (ch.isalpha() or ch == "_") and ch not in _NOT_IN_NAME:
+            end = _name_end(text, _NAME.match(text, i))
+            after_dot = bool(tokens) and tokens[-1].text == "." and not space
+            before_paren = end < n and text[end] == "("
+            tokens.extend(_name_tokens(text[i:end], i, space, known, declared, after_dot,
+                                       before_paren))
+            i = end
+        elif ch == "*" and text.startswith("**", i):
+            tokens.append(Token(OP, "**", i, i + 2, space))
+            i += 2
+        elif ch == "|":
+            tokens.append(Token(BAR, "|", i, i + 1, space))
+            i += 1
+        elif ch in "+-*/^()[],={}" or ch in _SYMBOLS:
+            tokens.append(Token(OP, _SYMBOLS.get(ch, _BRACES.get(ch, ch)), i, i + 1, space))
+            i += 1
+        else:
+            tokens.append(Token(OTHER, ch, i, i + 1, space))
+            i += 1
+        space = False
+    return tokens
+
+
+def _name_end(text: str, match) -> int:
+    word = match.group()
+    if not word.isascii():
+        for k, ch in enumerate(word):
+            if ch in _NOT_IN_NAME:
+                return match.start() + k
+    return match.end()
+
+
+def _name_tokens(name, start, space, known, declared, after_dot, before_paren):
+    """One run of letters as tokens: split into known names and single letters unless the
+    run is a known name, holds a digit or ``_``, or follows ``.``."""
+    end = start + len(name)
+    if after_dot or name in KEYWORDS:
+        return [Token(KEYWORD if name in KEYWORDS else OTHER, name, start, end, space)]
+    base = re.match(_LOG_BASE, name) if name.startswith("log_") else None
+    if base and name not in declared:
+        value = base.group(1) or base.group(2)
+        log = Token(FUNC, "log", start, base.end(), space, (name[:base.end()], value))
+        rest = name[base.end():]
+        return [log] + (_name_tokens(rest, base.end() + start, False, known, declared,
+                                     False, before_paren) if rest else [])
+    glued = _glued_function(name, declared)
+    if glued:
+        # ``sin2x``: the function, then what follows it read on its own
+        rest = tokenize(name[len(glued):], declared)
+        for tok in rest:
+            tok.start += start + len(glued)
+            tok.end += start + len(glued)
+        first = _classify(glued, start, start + len(glued), space, declared)
+        first.split = name
+        return [first] + rest
+    if before_paren and len(name) > 1 and name not in known and not name.isalpha():
+        return [Token(NAME, name, start, end, space, ("call", name))]
+    if name in known or not name.isalpha() or len(name) == 1:
+        return [_classify(name, start, end, space, declared)]
+    pieces = _split(name, known)
+    if before_paren and not function_name(pieces[-1]):
+        # ``foo(x)``: an unknown function is likelier than the product f*o*o*(x)
+        return [Token(NAME, name, start, end, space, ("call", name))]
+    tokens, col = [], start
+    for k, piece in enumerate(pieces):
+        tokens.append(_classify(piece, col, col + len(piece), space if k == 0 else False,
+                                declared))
+        col += len(piece)
+    tokens[0].split = name
+    return tokens
+
+
+def _glued_function(name: str, declared) -> str | None:
+    """``sin2x``, ``log10x``: the function name a run starts with when a digit follows it
+    (a name holding a digit is otherwise never split), or None."""
+    if name in declared or name.isalpha() or function_name(name):
+        return None
+    best = None
+    for size in range(2, len(name)):
+        head = name[:size]
+        if function_name(head) and (name[size].isdigit() or not head.isalpha()):
+            best = head
+    return best
+
+
+def _split(name: str, known) -> list[str]:
+    """Left to right, the longest known name at each position, else one letter."""
+    pieces, i = [], 0
+    longest = max(len(k) for k in known)
+    while i < len(name):
+        for size in range(min(longest, len(name) - i), 1, -1):
+            if name[i:i + size] in known:
+                pieces.append(name[i:i + size])
+                i += size
+                break
+        else:
+            pieces.append(name[i])
+            i += 1
+    return pieces
+
+
+def _classify(name, start, end, space, declared):
+    if name not in declared:
+        func = function_name(name)
+        if func is not None:
+            return Token(FUNC, func, start, end, space, (name, None))
+        if name in CONSTANTS:
+            return Token(CONST, name, start, end, space)
+    return Token(NAME, name, start, end, space)
+
+
+# --------------------------------------------------------------------------- translation
+
+_OPERAND_START = (NUM, NAME, FUNC, CONST, ROOT)
+
+
+class Translation:
+    """Python text for one expression side, ``origin`` mapping its columns to the text as
+    typed, and the notes on readings that had a plausible other meaning."""
+
+    def __init__(self, text: str, tokens: list[Token], folded_origin: list[int]):
+        self.text = text
+        self.tokens = tokens
+        self.fold = folded_origin
+        self.parts: list[str] = []
+        self.origin: list[int] = []
+        self.notes: list[str] = []
+        self.match = _pair_brackets(tokens, self)
+
+    # -- output
+    def emit(self, s: str, col: int) -> None:
+        self.parts.append(s)
+        self.origin.extend([self.fold[col]] * len(s))
+
+    def python(self) -> str:
+        return "".join(self.parts)
+
+    def error(self, message: str, token: Token, end: Token | None = None) -> ExprError:
+        last = end or token
+        return ExprError(message, self.text, self.fold[token.start],
+                         max(self.fold[token.start] + 1, self.fold[last.end]))
+
+    def typed(self, lo: int, hi: int) -> str:
+        """The text as typed for tokens lo..hi-1."""
+        return self.text[self.fold[self.tokens[lo].start]:self.fold[self.tokens[hi - 1].end]]
+
+    def note(self, lo: int, hi: int, reading: str, other: str = "") -> None:
+        typed = self.typed(lo, hi)
+        line = f"read {typed} as {reading}"
+        if other:
+            line += f" ({other})"
+        if line not in self.notes:
+            self.notes.append(line)
+
+    # -- the walk
+    def run(self) -> None:
+        self.sequence(0, len(self.tokens))
+
+    def sequence(self, lo: int, hi: int) -> None:
+        """Emit tokens lo..hi-1, inserting implicit products."""
+        toks = self.tokens
+        i = lo
+        last: Token | None = None      # the last token emitted at this level
+        exponent = False               # whether ``last`` is a number after ^ (x^2 3)
+        while i < hi:
+            tok = toks[i]
+            if tok.space and self.parts and (tok.kind in (KEYWORD, OTHER) or (
+                    last is not None and last.kind in (KEYWORD, OTHER))):
+                self.emit(" ", tok.start)
+            if _starts_operand(tok) and _ends_operand(last) and not (
+                    tok.text == "(" and last.value and last.value[0] == "call"):
+                if last.kind == NUM and tok.kind == NUM and not exponent:
+                    raise self.error("two numbers side by side; put an operator (or a "
+                                     "decimal point) between them", last, tok)
+                self.emit("*", tok.start)
+            elif tok.kind == BAR and tok.value == "open" and _ends_operand(last):
+                self.emit("*", tok.start)
+            exponent = last is not None and last.kind == OP and last.text in ("^", "**")
+            i, last = self.item(i, hi)
+        return None
+
+    def item(self, i: int, hi: int) -> tuple[int, Token]:
+        """Emit the item starting at token i; return the next index and the item's last
+        token (what the implicit-product test looks at)."""
+        toks = self.tokens
+        tok = toks[i]
+        if tok.kind == FUNC:
+            return self.function(i, hi)
+        if tok.kind == ROOT:
+            end = self.factor_end(i + 1, hi)
+            if end == i + 1:
+                raise self.error("a root needs something to apply to, like √x or √(x+1)",
+                                 tok)
+            name = {"√": "sqrt", "∛": "cbrt", "∜": "root"}[tok.text]
+            self.emit(name + "(", tok.start)
+            self.sequence(i + 1, end)
+            if name == "root":
+                self.emit(", 4", tok.start)
+            self.emit(")", toks[end - 1].end - 1)
+            return end, toks[end - 1]
+        if tok.kind == BAR:
+            close = self.match.get(i)
+            if tok.value != "open" or close is None or close >= hi:
+                raise self.error("this | has no partner; write |x| for an absolute value", tok)
+            self.emit("abs(", tok.start)
+            self.sequence(i + 1, close)
+            self.emit(")", toks[close].start)
+            return close + 1, toks[close]
+        if tok.kind == SUP:
+            self.emit("**" + tok.text, tok.start)
+            return i + 1, tok
+        if tok.kind == OP and tok.text == "^":
+            self.exponent_notes(i, hi)
+            self.emit("**", tok.start)
+            return i + 1, tok
+        if tok.kind == OP and tok.text == "**":
+            self.exponent_notes(i, hi)
+        if tok.kind == OP and tok.text == "/":
+            self.division_notes(i, hi)
+        if tok.split:
+            self.split_note(i)
+        if tok.kind == OP and tok.text == "(" and self.match.get(i) is not None \
+                and self.match[i] < hi:
+            # a group: translated as a unit, so implicit products inside stay inside
+            close = self.match[i]
+            self.emit("(", tok.start)
+            self.sequence(i + 1, close)
+            self.emit(")", toks[close].start)
+            return close + 1, toks[close]
+        self.emit(", " if tok.text == "," else tok.text, tok.start)
+        return i + 1, tok
+
+    def split_note(self, i: int) -> None:
+        toks = self.tokens
+        name = toks[i].split
+        j, size = i, 0
+        pieces, functions = [], []
+        while j < len(toks) and size < len(name):
+            function = toks[j].kind == FUNC
+            pieces.append(toks[j].value[0] if function else toks[j].typed_text)
+            functions.append(function)
+            size += toks[j].end - toks[j].start
+            j += 1
+        if "".join(pieces) == name:
+            shown = pieces[0]
+            for k in range(1, len(pieces)):
+                shown += (" " if functions[k - 1] or functions[k] else "*") + pieces[k]
+            line = f"read {name} as {shown} (letters split; name a variable with --at " \
+                   f"{name}=... or --wrt {name} to keep it whole)"
+            if line not in self.notes:
+                self.notes.append(line)
+
+    def exponent_notes(self, i: int, hi: int) -> None:
+        """``e^2x`` (e^2 * x) and ``x^1/2`` ((x^1)/2)."""
+        toks = self.tokens
+        if i + 1 >= hi or toks[i + 1].kind != NUM:
+            return
+        number = toks[i + 1]
+        if i + 2 < hi and _starts_operand(toks[i + 2]) and not toks[i + 2].space:
+            self.note(i - 1, i + 3, f"({toks[i - 1].text}**{number.text})*"
+                      f"{toks[i + 2].text}", f"write {toks[i - 1].text}^({number.text}"
+                      f"{toks[i + 2].text}) for the other reading")
+        elif (i + 3 < hi and toks[i + 2].text == "/" and toks[i + 3].kind == NUM
+              and not toks[i + 2].space and _reads_as_exponent(number.text, toks[i + 3].text)):
+            base = toks[i - 1].text
+            self.note(i - 1, i + 4, f"({base}**{number.text})/{toks[i + 3].text}",
+                      f"write {base}^({number.text}/{toks[i + 3].text}) for the power "
+                      f"{number.text}/{toks[i + 3].text}")
+
+    def division_notes(self, i: int, hi: int) -> None:
+        """``1/2x``: (1/2)*x, as in Python; 1/(2x) is the other reading."""
+        toks = self.tokens
+        if (i >= 1 and i + 2 < hi and toks[i + 1].kind == NUM
+                and toks[i + 2].kind in (NAME, CONST, FUNC) and not toks[i + 2].space
+                and toks[i - 1].kind in (NUM, NAME, CONST)):
+            a, b, c = toks[i - 1].text, toks[i + 1].text, toks[i + 2].text
+            self.note(i - 1, i + 3, f"({a}/{b})*{c}",
+                      f"write {a}/({b}{c}) to divide by {b}{c}")
+
+    # -- functions
+    def function(self, i: int, hi: int) -> tuple[int, Token]:
+        toks = self.tokens
+        tok = toks[i]
+        name = tok.text
+        base = tok.value[1] if tok.value else None
+        j = i + 1
+        power = None               # the exponent's tokens (lo, hi) on the function name
+        sup = None
+        if j < hi and toks[j].kind == SUP:
+            sup = toks[j].text
+            j += 1
+        elif j < hi and toks[j].text in ("^", "**") and base is None:
+            lo, k = j + 1, self.name_exponent_end(j, hi)
+            if k is None:
+                raise self.error(f"after {tok.text}^ put a number, like {tok.text}^2 x",
+                                 toks[j])
+            power = (lo, k)
+            sup = "".join(t.text for t in toks[lo:k])   # 2, -1, (-1)
+            j = k
+        if sup is not None and sup.strip("()+").startswith("-"):
+            name = self.inverse_name(i, j, sup)
+            sup = power = None
+        # the argument
+        if j < hi and toks[j].text == "(" and self.match.get(j) is not None \
+                and self.match[j] < hi:
+            close = self.match[j]
+            arg_lo, arg_hi, parenthesised = j + 1, close, True
+            end = close + 1
+        else:
+            arg_lo = j
+            arg_hi = self.product_end(j, hi)
+            parenthesised = False
+            end = arg_hi
+            if arg_hi == arg_lo:
+                if power is None and sup is None and base is None:
+                    # a bare function name: the walker explains how to call it
+                    self.emit(tok.text, tok.start)
+                    return i + 1, tok
+                spelled = tok.value[0]
+                if sup is not None:
+                    err = self.error(f"{spelled}^{sup.strip('()')} needs an argument", tok,
+                                     toks[j - 1])
+                    err.hint = f"did you mean {spelled}(x)^{sup.strip('()')}?"
+                    raise err
+                raise self.error(f"{spelled} needs an argument, like {spelled}(x)", tok)
+        start = len(self.parts)
+        self.emit(name + "(", tok.start)
+        args_start = len(self.parts)
+        self.sequence(arg_lo, arg_hi)
+        if base is not None:
+            self.emit(", " + base, tok.start)
+        self.emit(")", toks[end - 1].end - 1)
+        if sup is not None or power is not None:
+            self.emit("**", toks[i + 1].start)
+            if power is not None:
+                self.sequence(*power)
+            else:
+                self.emit(sup, toks[i + 1].start)
+        if not parenthesised:
+            shown = "".join(self.parts[start:])
+            factors = _count_factors(self, arg_lo, arg_hi)
+            if factors > 1:
+                self.note(i, arg_hi, shown, f"the argument of {tok.value[0]} is the "
+                          f"product that follows; write {tok.value[0]}(...) to be explicit")
+            elif end + 1 < hi and toks[end].text == "/":
+                self.note(i, end + 2, f"{shown}/{toks[end + 1].text}",
+                          f"a function without brackets takes the next factor only")
+        elif name == "log" and base is None and ", " in self.parts[args_start:]:
+            self.note(i, end, "".join(self.parts[start:]),
+                      "log(x, b) is log of x to the base b, as in SymPy; WolframAlpha "
+                      "reads log(b, x)")
+        return end, toks[end - 1]
+
+    def inverse_name(self, i: int, j: int, sup: str) -> str:
+        """``sin^-1``: the inverse function's name; other negative powers are errors."""
+        toks = self.tokens
+        tok = toks[i]
+        spelled = tok.value[0]
+        if sup.strip("()+") != "-1":
+            raise self.error(f"{spelled}^{sup} is ambiguous; write 1/{spelled}(x)^"
+                             f"{sup.strip('()+-')}", tok, toks[j - 1])
+        if tok.text not in INVERSES:
+            raise self.error(f"{spelled}^-1 is ambiguous; write 1/{spelled}(x) for the "
+                             f"reciprocal", tok, toks[j - 1])
+        inverse = INVERSES[tok.text]
+        self.note(i, j, f"{inverse}, the inverse function",
+                  f"write 1/{spelled}(x) for the reciprocal")
+        return inverse
+
+    # -- extents
+    def factor_end(self, i: int, hi: int) -> int:
+        """The end of the factor starting at i (an atom with its powers), or i if none."""
+        toks = self.tokens
+        if i >= hi:
+            return i
+        tok = toks[i]
+        if tok.kind in (NUM, CONST):
+            j = i + 1
+        elif tok.kind == NAME:
+            j = i + 1
+            if j < hi and toks[j].text == "[" and self.match.get(j) is not None:
+                j = self.match[j] + 1
+        elif tok.text == "(" and self.match.get(i) is not None:
+            j = self.match[i] + 1
+        elif tok.kind == BAR and tok.value == "open" and self.match.get(i) is not None:
+            j = self.match[i] + 1
+        elif tok.kind == ROOT:
+            j = self.factor_end(i + 1, hi)
+            return j if j > i + 1 else i
+        elif tok.kind == FUNC:
+            return self.application_end(i, hi)
+        else:
+            return i
+        return self.powers_end(j, hi)
+
+    def powers_end(self, j: int, hi: int) -> int:
+        toks = self.tokens
+        while j < hi:
+            if toks[j].kind == SUP:
+                j += 1
+            elif toks[j].text in ("^", "**"):
+                k = j + 1
+                while k < hi and toks[k].text in ("-", "+"):
+                    k += 1
+                end = self.factor_end(k, hi)
+                if end == k:
+                    return j
+                j = end
+            else:
+                break
+        return j
+
+    def name_exponent_end(self, j: int, hi: int) -> int | None:
+        """The end of the exponent after the ``^`` at j on a function name (a bracketed
+        group or a signed number: ``sin^2``, ``sin^-1``, ``sin^(-1)``), or None."""
+        toks = self.tokens
+        k = j + 1
+        if k < hi and toks[k].text == "(" and self.match.get(k) is not None:
+            return self.match[k] + 1
+        while k < hi and toks[k].text in ("-", "+"):
+            k += 1
+        return k + 1 if k < hi and toks[k].kind == NUM else None
+
+    def application_end(self, i: int, hi: int) -> int:
+        """The end of a function application starting at token i (a FUNC)."""
+        toks = self.tokens
+        j = i + 1
+        if j < hi and toks[j].kind == SUP:
+            j += 1
+        elif j < hi and toks[j].text in ("^", "**"):
+            j = self.name_exponent_end(j, hi) or j + 1
+        if j < hi and toks[j].text == "(" and self.match.get(j) is not None:
+            return self.powers_end(self.match[j] + 1, hi)
+        end = self.product_end(j, hi)
+        return end if end > j else i + 1
+
+    def product_end(self, i: int, hi: int) -> int:
+        """The end of the factor product starting at i: factors side by side, up to an
+        operator, a comma, a closing bracket or the next function name (which starts the
+        argument only when nothing comes before it: ``ln sin x``)."""
+        toks = self.tokens
+        j = i
+        while j < hi:
+            if toks[j].kind == FUNC and j > i:
+                break
+            end = self.factor_end(j, hi)
+            if end == j:
+                break
+            j = end
+        return j
+
+
+def _reads_as_exponent(top: str, bottom: str) -> bool:
+    """Whether ``top/bottom`` after ``^`` looks like a fractional power (``x^1/2``,
+    ``x^3/2``: whole numbers, in lowest terms, not a whole ratio), not a quotient (``x^2/4``)."""
+    if not (top.isdigit() and bottom.isdigit()) or int(bottom) < 2:
+        return False
+    from math import gcd
+
+    return gcd(int(top), int(bottom)) == 1
+
+
+def _count_factors(tr: Translation, lo: int, hi: int) -> int:
+    count, j = 0, lo
+    while j < hi:
+        end = tr.factor_end(j, hi)
+        if end == j:
+            return count + 1
+        count += 1
+        j = end
+    return count
+
+
+def _starts_operand(tok: Token) -> bool:
+    return tok.kind in _OPERAND_START or (tok.kind == OP and tok.text == "(")
+
+
+def _ends_operand(last: Token | None) -> bool:
+    if last is None:
+        return False
+    if last.kind in (NUM, NAME, CONST, SUP):
+        return True
+    if last.kind == BAR:
+        return last.value == "close"
+    if last.kind == FUNC:
+        return False
+    return last.kind == OP and last.text in (")", "]")
+
+
+def _pair_brackets(tokens: list[Token], tr: Translation) -> dict[int, int]:
+    """Matching brackets and bars, both ways. A bar opens where an operand is expected
+    (at the start, after an operator, a bracket, another opening bar or a function name)
+    and closes an open bar otherwise; ``x|x|`` opens after an operand when no bar is open."""
+    match: dict[int, int] = {}
+    stack: list[int] = []
+    prev: Token | None = None
+    for k, tok in enumerate(tokens):
+        if tok.kind == OP and tok.text in "([":
+            stack.append(k)
+        elif tok.kind == OP and tok.text in ")]":
+            if stack and tokens[stack[-1]].kind == OP:
+                opening = stack.pop()
+                match[opening] = k
+                match[k] = opening
+            elif stack:   # an open bar inside: leave the brackets to Python's messages
+                break
+        elif tok.kind == BAR:
+            expects_operand = (prev is None or prev.kind in (FUNC, ROOT, OTHER, KEYWORD)
+                               or (prev.kind == OP and prev.text not in (")", "]"))
+                               or (prev.kind == BAR and prev.value == "open"))
+            bar_open = bool(stack) and tokens[stack[-1]].kind == BAR
+            if not expects_operand and bar_open:
+                opening = stack.pop()
+                tok.value = "close"
+                match[opening] = k
+                match[k] = opening
+            else:
+                tok.value = "open"
+                stack.append(k)
+        prev = tok
+    for k in stack:
+        if tokens[k].kind == BAR:
+            raise tr.error("this | is never closed; write |x| for an absolute value",
+                           tokens[k])
+    return match
+
+
+def suggest_function(name: str) -> str | None:
+    """``did you mean arcsin?`` for a misspelt function name, or None."""
+    from difflib import get_close_matches   # only on this error path
+
+    spellings = sorted(set(FUNCTIONS) | set(ALIASES))
+    close = get_close_matches(name, spellings, n=1, cutoff=0.8)
+    return f"did you mean {close[0]}?" if close else None
+
+
+# --------------------------------------------------------------------------- read as
+
+_PRINTED = {"ceil": "ceiling", "max": "Max", "min": "Min"}
+_LEVEL = {"+": 1, "-": 1, "*": 2, "/": 2, "**": 4}
+
+
+def canonical(tree) -> str:
+    """The tree in SymPy syntax, bracketed exactly where the tree's shape needs it, so that
+    reading the result gives the same tree: ``2*x*y``, ``sin(x)**2``, ``log(x, 2)``."""
+    from collections import deque
+
+    from .tree import Binary, Call, Constant, Index, Number, Relation, Unary, Variable, fold
+
+    def number(value: float) -> str:
+        if value != value:
+            return "nan"
+        if value == float("inf"):
+            return "1e999"
+        if value.is_integer() and abs(value) < 1e16:
+            return str(int(value))
+        return repr(value)
+
+    def join(left: deque, middle: str, right: deque) -> deque:
+        # pieces in deques, the longer one grown in place: a 100,000-term sum is linear
+        if len(left) >= len(right):
+            left.append(middle)
+            left.extend(right)
+            return left
+        right.appendleft(middle)
+        right.extendleft(reversed(left))
+        return right
+
+    def bracket(parts: deque) -> deque:
+        parts.appendleft("(")
+        parts.append(")")
+        return parts
+
+    def visit(node, kids):
+        # each result: (pieces, level); atoms are 5, unary minus 3, ** 4, * / 2, + - 1
+        if isinstance(node, Number):
+            return deque([number(node.value)]), 5
+        if isinstance(node, (Constant, Variable)):
+            return deque([node.name]), 5
+        if isinstance(node, Index):
+            parts, level = kids[0]
+            parts = parts if level == 5 else bracket(parts)
+            parts.append(f"[{node.index}]")
+            return parts, 5
+        if isinstance(node, Call):
+            name = _PRINTED.get(node.name, node.name)
+            parts = deque([name, "("])
+            for k, (kid, _) in enumerate(kids):
+                parts = join(parts, ", " if k else "", kid)
+            parts.append(")")
+            return parts, 5
+        if isinstance(node, Unary):
+            parts, level = kids[0]
+            parts = parts if level >= 3 else bracket(parts)
+            parts.appendleft(node.op)
+            return parts, 3
+        if isinstance(node, Binary):
+            (left, ll), (right, rl) = kids
+            level = _LEVEL[node.op]
+            if node.op == "**":
+                left = left if ll > 4 else bracket(left)
+                right = right if rl >= 3 else bracket(right)
+                return join(left, "**", right), 4
+            left = left if ll >= level else bracket(left)
+            right = right if rl > level else bracket(right)
+            return join(left, f" {node.op} " if level == 1 else node.op, right), level
+        if isinstance(node, Relation):
+            return join(kids[0][0], " = ", kids[1][0]), 0
+        raise TypeError(f"unknown expression node {node!r}")
+
+    return "".join(fold(tree, visit)[0])
