@@ -97,7 +97,8 @@ class Result:
 
     @property
     def read_as(self):
-        """How the target was read (a string, or a list for several expressions), or None."""
+        """How the target was read (a string, a list for several expressions, a dict of texts
+        by role), or None."""
         return getattr(self.target, "read_as", None)
 
     def warnings(self) -> list[str]:
@@ -194,7 +195,9 @@ def _render_plain(result: Result, precision: int = 6, warnings: Optional[list] =
 
 def _render_table(result: Result, precision: int = 6, warnings: Optional[list] = None) -> None:
     read_as = result.read_as
-    if read_as is not None:
+    if isinstance(read_as, dict):      # several texts by role: tape check's expression, answer
+        sys.stdout.writelines(f"{role} read as {text}\n" for role, text in read_as.items())
+    elif read_as is not None:
         shown = ", ".join(read_as) if isinstance(read_as, list) else read_as
         sys.stdout.write(f"read as {shown}\n")
     result.draw(sys.stdout, precision)

@@ -107,6 +107,15 @@ def test_json_says_how_both_texts_were_read():
     assert doc["correct"] is True and doc["dependent"] == "rate"
 
 
+def test_a_table_shows_how_both_texts_were_read_and_plain_starts_with_the_verdict():
+    table = tape_cli("check", "sin x^2", "--answer", "2x cos x^2", "--format", "table")
+    assert table.stdout.splitlines()[:3] == ["expression read as sin(x**2)",
+                                             "answer read as 2*x*cos(x**2)", "correct"]
+    plain = tape_cli("check", "sin x^2", "--answer", "2x cos x", "--format", "plain")
+    assert plain.exit_code == 1 and plain.stdout.splitlines()[0] == "wrong"
+    assert "read as" not in plain.stdout
+
+
 def test_order_n():
     assert tape_cli("check", "x^4", "--answer", "12x^2", "--order", "2").exit_code == 0
     assert tape_cli("check", "sin(x)", "--answer", "-cos(x)", "--order", "3").exit_code == 0
