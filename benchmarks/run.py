@@ -263,7 +263,25 @@ def rows_w1(peers, quick):
             return t.gradient(y, xv)
         return g
     add_peers(row, peers, {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf})
-    return [row]
+    return [row, torch_style_row(peers, "W1", "  same, PyTorch style (tape.torch autograd.grad)",
+                                 lambda x, torch: poly(x), W1_AT,
+                                 lambda v: close(v, W1_EXPECTED, 0, 1e-12, "W1 torch style"), grad)]
+
+
+def torch_style_row(peers, wl, case, f, x0, check, tape_grad, per=1.0):
+    """A workload written for PyTorch (``f(x, torch)``), run by tape.torch: its reference is the
+    GradientTape code of the row above, its peer PyTorch eager running the same code."""
+    tt = importlib.import_module("tape.torch")
+    x = tt.tensor(x0, requires_grad=True)
+    row = Row(wl, case, lambda: tt.autograd.grad(f(x, tt), x)[0], check, ref=tape_grad,
+              ref_what="the GradientTape code above", goal=max_ratio(1.5), per=per)
+
+    def b_torch():
+        pt = load_peer("torch")
+        xt = pt.tensor(x0, dtype=pt.float64, requires_grad=True)
+        return lambda: pt.autograd.grad(f(xt, pt), xt)[0]
+    add_peers(row, peers, {"torch": b_torch})
+    return row
 
 
 # ================================================================================= W2 scalar chain
@@ -335,7 +353,10 @@ def rows_w2(peers, quick):
             return t.gradient(y, xv)
         return g
     add_peers(row, peers, {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf})
-    return [row, fwd]
+    torch_style = torch_style_row(peers, "W2", "  same, PyTorch style (tape.torch autograd.grad), per op",
+                                  lambda x, torch: chain(x, torch.sin), W2_X0,
+                                  lambda v: close(v, W2_GRAD, 1e-10, 0, "W2 torch style"), grad, N_OPS)
+    return [row, fwd, torch_style]
 
 
 # ============================================================================ W3 big elementwise
@@ -539,6 +560,25 @@ def rows_w4(peers, quick):
             return t.gradient(y, [A, B])
         return g
     add_peers(row, peers, {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf})
+    return [row, torch_style_row(peers, "W1", "  same, PyTorch style (tape.torch autograd.grad)",
+                                 lambda x, torch: poly(x), W1_AT,
+                                 lambda v: close(v, W1_EXPECTED, 0, 1e-12, "W1 torch style"), grad)]
+
+
+def rows_w1_torch_style(peers, tape_grad):
+    """W1 written for PyTorch, run by tape.torch; its reference is the GradientTape row's code."""
+    torch = importlib.import_module("tape.torch")
+    x = torch.tensor(W1_AT, requires_grad=True)
+    row = Row("W1", "  same, PyTorch style (tape.torch autograd.grad)",
+              lambda: torch.autograd.grad(poly(x), x)[0],
+              lambda v: close(v, W1_EXPECTED, 0, 1e-12, "W1 torch style"),
+              ref=tape_grad, ref_what="the GradientTape code above", goal=max_ratio(1.5))
+
+    def b_torch():
+        pt = load_peer("torch")
+        xt = pt.tensor(W1_AT, dtype=pt.float64, requires_grad=True)
+        return lambda: pt.autograd.grad(poly(xt), xt)[0]
+    add_peers(row, peers, {"torch": b_torch})
     return [row]
 
 
@@ -828,6 +868,105 @@ WORKLOADS: dict[str, Callable[[list[str], bool], list[Row]]] = {
     "W1": rows_w1, "W2": rows_w2, "W3": rows_w3, "W4": rows_w4, "W5": rows_w5, "W6": rows_w6,
     "W7": rows_w7, "batch": rows_batch,
 }
+# ================================================================ partials: every N-th order partial
+PARTIALS_AT = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+NESTED_PER_ORDER = 7.0     # nested tapes, 6 variables: order 5 time / order 4 time, measured
+
+
+def partials_f(*x, sin, exp):
+    """sin(x0 x1 + x2 x3 + ...) exp(x0 + x1 + ...) / (1 + x0^2): with 6 variables
+    sin(a*b+c*d+e1*f)*exp(a+b+c+d+e1+f)/(1+a^2) at 0.1..0.6, the expression of issue 17."""
+    pairs = sum(x[k] * x[k + 1] for k in range(0, len(x) - 1, 2))
+    return sin(pairs) * exp(sum(x)) / (1 + x[0] ** 2)
+
+
+@functools.lru_cache(maxsize=None)
+def partials_sympy(n: int, exponent_vector: tuple) -> float:
+    """One partial of partials_f at PARTIALS_AT[:n], by sympy.diff, evaluated at 30 digits."""
+    import sympy as sp
+    xs = sp.symbols(f"x0:{n}")
+    expr = partials_f(*xs, sin=sp.sin, exp=sp.exp)
+    for x, k in zip(xs, exponent_vector):
+        if k:
+            expr = sp.diff(expr, x, k)
+    return float(expr.evalf(30, subs={x: sp.Rational(round(v * 10), 10)
+                                      for x, v in zip(xs, PARTIALS_AT)}))
+
+
+def rows_partials(peers, quick):
+    """All N-th order partials by tape.partials (one batch of univariate Taylor series) against
+    one gradient of the same expression, nested tapes (at a lower order: order 10 takes hours)
+    and SymPy partials (a few, as the check: all of them do not finish)."""
+    tf = tape_mod()
+    from tape.engine.higher import multi_indices
+    rows = []
+
+    def f(*x):
+        return partials_f(*x, sin=tf.sin, exp=tf.exp)
+
+    def nested(n, order):
+        from tape.cli.derivatives import Component, partials
+        arrays = [np.array([v]) for v in PARTIALS_AT[:n]]
+        comps = [Component(f"x{i}", i, None) for i in range(n)]
+        def run():
+            got = partials(f, arrays, comps, order)[1]
+            return np.array([got[k][0] for k in multi_indices(n, order)])
+        return run
+
+    for n, order, lower in ((6, 10, 5), (10, 6, 3)):
+        point = np.array(PARTIALS_AT[:n])
+        xs = [tf.constant(v) for v in point]
+
+        def gradient(xs=xs):
+            with tf.GradientTape() as t:
+                t.watch(xs)
+                y = f(*xs)
+            return t.gradient(y, xs)
+
+        every = multi_indices(n, order)
+        # pure partials along the last variables, and one mixed: SymPy gets them in seconds
+        wanted = [tuple(order if l == k else 0 for l in range(n)) for k in (1, n - 1)]
+        wanted.append(tuple(1 if 0 < l <= order else 0 for l in range(n)) if n > order else
+                      tuple({1: 1, n - 1: order - 1}.get(l, 0) for l in range(n)))
+        position = {tuple(m.count(l) for l in range(n)): k for k, m in enumerate(every)}
+        grad_want = [partials_sympy(n, tuple(int(l == k) for l in range(n))) for k in range(n)]
+
+        def check(v, n=n, every=every, wanted=wanted, position=position, grad_want=grad_want):
+            v = np.asarray(to_numpy(v))
+            if v.size == n:                                         # the gradient
+                close(v, grad_want, 1e-12, 0, "partials: gradient vs SymPy")
+                return
+            assert v.shape == (len(every),), f"partials: shape {v.shape}, want ({len(every)},)"
+            for e in wanted:
+                close(v[position[e]], partials_sympy(n, e), 1e-8, 0, f"partials {e} vs SymPy")
+
+        fn, why = safe(lambda point=point, order=order: (
+            lambda: tape_mod().partials(f, point, order)))
+        row = Row("partials", f"{len(every)} order-{order} partials, {n} variables", fn, check,
+                  ref=gradient, ref_what="one tape gradient of the same expression",
+                  goal=max_ratio(5), tape_skip=why)
+        row.skipped["nested tapes"] = (f"not run at order {order}: see the order-{lower} row, "
+                                       f"{NESTED_PER_ORDER:g}x or more per order")
+        row.skipped["SymPy"] = (f"not run for all {len(every)}: one mixed partial of order "
+                                f"{order} takes 1-40 s with sympy.diff (3 of them are the check)")
+        rows.append(row)
+        if fn is None:
+            continue
+        low = nested(n, lower)
+        expected = low()
+
+        def low_check(v, expected=expected):
+            close(v, expected, 1e-11, 1e-12 * np.max(np.abs(expected)), "partials vs nested tapes")
+        rows.append(Row("partials", f"  order {lower} ({len(multi_indices(n, lower))} partials), "
+                        "against nested tapes", lambda point=point, lower=lower:
+                        tape_mod().partials(f, point, lower), low_check, ref=low,
+                        ref_what="nested GradientTapes (the CLI's way)"))
+    return rows
+
+
+WORKLOADS["partials"] = rows_partials
+
+
 GOALS_NOTE = {   # the peer table of issue 7, for the README; the goals themselves live in the rows
     "W1": "jax-jit 16 us; torch 243 us", "W2": "tf.function 2.5 us/op; torch 14.5 us/op",
     "W3": "torch 46 ms; NumPy 74 ms", "W4": "torch 17.7 ms; backprop 14.9 ms",

@@ -210,6 +210,10 @@ class TapeGroup(TyperGroup):
         except (BrokenPipeError, OutputClosed):
             _silence_stdout()   # the reader has gone (| head): stop quietly
             code = 0
+        except SystemExit as exc:
+            # click (a command's EPIPE) and rich (help pages, tables) meet a closed pipe by
+            # exiting 1, which would read as "a check failed": a closed pipe ends quietly
+            code = 0 if exc.code == 1 and _pipe_was_closed() else exc.code
         except Exception as exc:  # a bug in tape, not the user's fault
             if debug:
                 traceback.print_exc()
@@ -236,6 +240,21 @@ def _usage_lines(exc) -> list[str]:
     if ctx is not None:
         lines.append(f"see: {ctx.command_path} --help")
     return lines
+
+
+def _pipe_was_closed() -> bool:
+    """Whether click or rich has just handled a closed standard output: click wraps the
+    streams in its PacifyFlushWrapper, rich points the descriptor at /dev/null."""
+    import os
+
+    if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+        _silence_stdout()
+        return True
+    try:
+        out, null = os.fstat(sys.stdout.fileno()), os.stat(os.devnull)
+    except (OSError, ValueError):
+        return False
+    return (out.st_dev, out.st_ino) == (null.st_dev, null.st_ino)
 
 
 def _silence_stdout() -> None:

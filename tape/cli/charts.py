@@ -121,5 +121,7 @@ def save_image(series: Series, path: str, width: int, height: int) -> None:
     fig = figure(series, width, height)
     try:
         fig.savefig(path, format=fmt)
+    except BrokenPipeError:     # a pipe or /dev/stdout whose reader is gone: end quietly
+        raise
     except OSError as exc:
         abort(f"--out: cannot write {path!r}: {exc.strerror or exc}")

@@ -17,6 +17,7 @@ vector variable of length k contributes k (``x[0]``, ``x[1]``, ...), in ``wrt`` 
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 from typing import Callable
 
@@ -30,6 +31,10 @@ from .targets import ScriptError, Target
 
 #: points per vectorized pass (bounds memory: every recorded op keeps an (N, k) array)
 CHUNK = 65_536
+#: rows (points x directions) per Taylor-mode pass of ``taylor_partials``
+TAYLOR_ROWS = 32_768
+#: the highest order taken with nested tapes (their cost grows exponentially with the order)
+NESTED_MAX_ORDER = 10
 
 
 class Outcome(Record):
@@ -62,6 +67,14 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
             taylor = single_derivative(fn, chunk_arrays, comps[0], order)
             if taylor is not None:
                 return Outcome(*taylor)
+        if order > 2 and not target.is_script and all(c.index is None for c in comps):
+            value = value_only(fn, chunk_arrays)
+            return Outcome(value, taylor_partials(
+                lambda count: target.batched(variables, sizes, count), chunk_arrays, comps,
+                order))
+        if order > NESTED_MAX_ORDER:
+            raise CLIError(f"--order {order} with several components of a script or a vector "
+                           f"variable takes nested tapes, which stop at order {NESTED_MAX_ORDER}")
         value, parts = partials(fn, chunk_arrays, comps, order)
         return Outcome(value, parts)
 
@@ -246,6 +259,40 @@ def partials(fn, arrays: list[np.ndarray], comps: list[Component], order: int):
 
     levels = nested_partials(fn, [tape.constant(a) for a in arrays], comps, order)
     return as_numpy(levels[0][()]), {k: as_numpy(v) for k, v in levels[-1].items()}
+
+
+def taylor_partials(batched: Callable, arrays: list[np.ndarray], comps: list[Component],
+                    order: int) -> dict:
+    """``{multiset: array (N,)}``: every distinct partial of ``order`` of an expression with
+    respect to scalar components, by ``tape.partials`` (one Taylor-mode pass along
+    C(n+order-1, order) directions per point; cost grows with the number of partials, where
+    nested tapes grow exponentially with the order). ``batched(count)`` builds the expression's
+    function for ``count`` rows; the directions of a point are consecutive rows, so the
+    variables held constant are repeated to match."""
+    import tape
+
+    count = len(arrays[0]) if arrays else 1
+    x = np.stack([np.asarray(arrays[c.var], dtype=np.float64) for c in comps], axis=1)
+    per_point = math.comb(len(comps) + order - 1, order)
+    step = max(1, TAYLOR_ROWS // per_point)
+    functions = {}
+
+    def along(*moving):
+        rows = int(moving[0].shape[0])
+        if rows not in functions:
+            functions[rows] = batched(rows)
+        repeat = rows // len(block[0])
+        xs = [tape.constant(np.repeat(a, repeat, axis=0)) for a in block]
+        for c, t in zip(comps, moving):
+            xs[c.var] = t
+        return functions[rows](*xs)
+
+    pieces = []
+    for start in range(0, count, step):
+        block = [a[start:start + step] for a in arrays]
+        pieces.append(np.atleast_2d(tape.partials(along, x[start:start + step], order)))
+    got = np.concatenate(pieces)
+    return {key: got[:, j] for j, key in enumerate(multisets(len(comps), order))}
 
 
 def single_derivative(fn, arrays: list[np.ndarray], comp: Component, order: int):

@@ -48,11 +48,6 @@ def _entry(name, arity, tape_op, sympy, kind="elementwise", summary="", max_arit
     return name, Function(name, arity, tape_op, sympy, kind, summary, max_arity)
 
 
-def _cbrt(x):
-    # the real cube root, odd in x: sign(x) * |x|^(1/3)
-    return tape.sign(x) * tape.abs(x) ** (1.0 / 3.0)
-
-
 def _log(x, base=None):
     return tape.log(x) if base is None else tape.log(x) / tape.log(base)
 
@@ -134,7 +129,7 @@ FUNCTIONS: dict[str, Function] = dict([
     _entry("log10", 1, lambda x: tape.log(x) / math.log(10.0),
            lambda sp, x: sp.log(x, 10), summary="logarithm base 10"),
     _entry("sqrt", 1, lambda x: tape.sqrt(x), "sqrt", summary="square root"),
-    _entry("cbrt", 1, _cbrt, lambda sp, x: sp.real_root(x, 3), summary="real cube root"),
+    _entry("cbrt", 1, lambda x: tape.cbrt(x), lambda sp, x: sp.real_root(x, 3), summary="real cube root"),
     _entry("root", 2, lambda x, n: x ** (1.0 / n), lambda sp, x, n: x ** (1 / sp.S(n)),
            summary="root(x, n): the n-th root x^(1/n)"),
     _entry("sign", 1, lambda x: tape.sign(x), "sign", summary="sign: -1, 0 or 1"),
@@ -158,7 +153,7 @@ FUNCTIONS: dict[str, Function] = dict([
            lambda sp, v: sp.Add(*v) / len(v), kind="reduce", summary="mean of the components"),
     _entry("prod", 1, lambda v: tape.reduce_prod(v, axis=-1, keepdims=True), lambda sp, v: sp.Mul(*v),
            kind="reduce", summary="product of the components"),
-    _entry("norm", 1, lambda v: tape.sqrt(tape.reduce_sum(v * v, axis=-1, keepdims=True)), _sympy_norm,
+    _entry("norm", 1, lambda v: tape.linalg.norm(v, axis=-1, keepdims=True), _sympy_norm,
            kind="reduce", summary="Euclidean norm"),
     _entry("dot", 2, lambda a, b: tape.reduce_sum(a * b, axis=-1, keepdims=True),
            lambda sp, a, b: sp.Add(*[p * q for p, q in zip(a, b)]),

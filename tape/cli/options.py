@@ -43,14 +43,16 @@ OnePointOption = Annotated[Optional[str], typer.Option(
     "--at", "-a", metavar="POINT",
     help="The point: 0.5, x=1,y=2, 1,2 (variable order) or x=[1,2,3].")]
 
-#: highest --order of grad (nested tapes grow quickly with the order)
-GRAD_MAX_ORDER = 10
+#: highest --order of grad (Taylor mode; scripts and vector variables stop at order 10)
+GRAD_MAX_ORDER = 30
 #: highest --order of diff
 DIFF_MAX_ORDER = 20
 #: highest --order of check
 CHECK_MAX_ORDER = 10
-#: the most derivatives ``tape plot`` draws
-PLOT_MAX_ORDER = 6
+#: the most derivatives ``tape plot`` draws (Taylor mode; nested tapes stop at 6)
+PLOT_MAX_ORDER = 30
+#: the highest order ``tape plot`` takes with nested tapes, for functions Taylor mode cannot do
+PLOT_NESTED_MAX_ORDER = 6
 
 GradOrderOption = Annotated[int, typer.Option(
     "--order", "-n", min=1, max=GRAD_MAX_ORDER,

@@ -279,7 +279,11 @@ class Report(Result, Record):
             yield repr_columns(rows[start:start + OUTPUT_BLOCK])
 
     def lines(self) -> Iterator[str]:
-        numbers = self.derivatives if self.derivatives.shape[1] else self.value
+        # plain prints derivatives only: a target without variables has an empty line per point
+        numbers = self.derivatives
+        if not numbers.shape[1]:
+            yield "\n" * numbers.shape[0]
+            return
         for start in range(0, numbers.shape[0], OUTPUT_BLOCK):
             yield "".join(" ".join(row) + "\n"
                           for row in repr_columns(numbers[start:start + OUTPUT_BLOCK]))

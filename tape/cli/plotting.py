@@ -20,6 +20,7 @@ import numpy as np
 
 from .output import abort
 from .options import PLOT_MAX_ORDER as MAX_ORDER, PLOT_MAX_POINTS as MAX_POINTS
+from .options import PLOT_NESTED_MAX_ORDER as NESTED_MAX_ORDER
 from .targets import ScriptError, Target
 
 #: a y-range this many interquartile ranges tall is taken to come from a pole and is cut ...
@@ -90,6 +91,9 @@ def compute_series(target: Target, lo: float, hi: float, points: int, order: int
         ys = None
         if order and hasattr(tape, "derivative"):
             ys = _taylor(tape, fn, grid, order)
+        if ys is None and order > NESTED_MAX_ORDER:
+            abort(f"--order {order}: this function cannot go through Taylor mode, and the "
+                  f"nested tapes that can differentiate it stop at order {NESTED_MAX_ORDER}")
         if ys is None:
             try:
                 ys = _nested(tape, fn, grid, order)

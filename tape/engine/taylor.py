@@ -33,6 +33,9 @@ def taylor_coefficients(f, x, order):
     ``x`` is a float NumPy array (or scalar) of points; ``f`` maps a tensor of points to a tensor
     of the same shape, elementwise. Returns an array of shape ``(order+1,) + x.shape``.
     """
+    if order >= len(S.FACT):            # k! for k > 170 overflows float64
+        raise ValueError(f"order {order} is beyond Taylor mode's limit of {len(S.FACT) - 1} "
+                         f"({len(S.FACT)}! overflows float64)")
     K = order + 1
     X = _wrap(x)
     with GradientTape(watch_accessed_variables=False) as tp:

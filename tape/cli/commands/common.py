@@ -95,6 +95,9 @@ def derive(request: Request) -> None:
     fmt = output.resolve_format(request.fmt)
     vector = request.command == "jacobian"
     problem = prepare(request.texts, request.at, request.points, request.wrt, vector=vector)
+    if not problem.comps:
+        output.warn(f"{', '.join(request.texts)} has no variables: there are no derivatives, "
+                    f"only its value (shown by --format json or table)")
     if not vector:
         _require_scalar(request, problem.output, "target", "components")
         check_partial_count(len(problem.comps), request.order)

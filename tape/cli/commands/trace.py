@@ -100,6 +100,8 @@ def write_dot(result: Trace, path: str, title: str, precision: int) -> None:
     try:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
+    except BrokenPipeError:     # a pipe or /dev/stdout whose reader is gone: end quietly
+        raise
     except OSError as exc:
         output.abort(f"--dot: cannot write {path!r}: {exc.strerror}")
 

@@ -443,6 +443,16 @@ square = _unary("Square", np.square, lambda n, g: g * (2 * _cx(n)), lambda n, g:
 sqrt = _unary("Sqrt", np.sqrt, lambda n, g: mul_no_nan(g, 0.5 / _cy(n)),
               lambda n, g: _mul_no_nan_np(g, 0.5 / _cout(n)),
               taylor=lambda n, ins, K: S.pow_scalar(ins[0], 0.5))
+def _cbrt_series(node, ins, K):
+    # cbrt(x) = s * (s x)^(1/3) with s the sign of x (1 at 0), so the series of a positive base
+    side = np.where(np.real(node.inputs[0]._value) < 0, -1.0, 1.0)
+    return side * S.pow_scalar(side * ins[0], 1.0 / 3.0)
+
+
+# d cbrt(x) = 1 / (3 cbrt(x)^2): infinite at 0, as the true slope is (a sign() * |x|^(1/3)
+# composition would give 0 there)
+cbrt = _unary("Cbrt", np.cbrt, lambda n, g: mul_no_nan(g, 1.0 / (3.0 * square(_cy(n)))),
+              lambda n, g: _mul_no_nan_np(g, 1.0 / (3.0 * _cout(n) ** 2)), taylor=_cbrt_series)
 rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), lambda n, g: mul_no_nan(g, -0.5 * _cy(n) / _cx(n)),
                taylor=lambda n, ins, K: S.pow_scalar(ins[0], -0.5))
 reciprocal = _unary("Reciprocal", np.reciprocal, lambda n, g: mul_no_nan(-g, square(_cy(n))),
@@ -623,9 +633,6 @@ def log10(x):
     return log(x) / _pymath.log(10.0)
 
 
-def cbrt(x):
-    """Real cube root (defined for negative x too)."""
-    return sign(x) * pow(abs(x), 1.0 / 3.0)
 
 
 def add_n(inputs):

@@ -108,7 +108,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("options", "--order 0", 'tape grad "x" --at 1 --order 0'),
     ("options", "--order -1", 'tape grad "x" --at 1 --order -1'),
     ("options", "--order not an integer", 'tape grad "x" --at 1 --order 1.5'),
-    ("options", "--order too large", 'tape grad "x" --at 1 --order 11'),
+    ("options", "--order too large", 'tape grad "x" --at 1 --order 31'),
     ("options", "unknown --format", 'tape grad "x" --at 1 --format xml'),
     ("options", "unknown option", 'tape grad "x" --at 1 --bogus'),
     ("options", "missing TARGET", "tape grad --at 1"),
@@ -205,7 +205,7 @@ FOOTER = """
 | a number's digits | 4,300 (Python's int limit) | `expr._syntax_error` | exit 2, `error: cannot parse the expression: a number of N digits is too long` |
 | components of one vector variable | 10,000 | `points.MAX_VECTOR_LENGTH` | exit 2, `error: --at x: a vector of N components; the limit is 10,000 ...` |
 | distinct partials per point (`--order`, hessian) | 10,000 | `commands.common.MAX_PARTIALS` | exit 2, `error: --order N with K components asks for M distinct partial derivatives; the limit is 10000` |
-| `--order` | 10 (grad), 20 (diff) | the options | exit 2, usage error |
+| `--order` | 30 (grad, plot; scripts and vector variables with several components 10), 20 (diff) | the options | exit 2, usage error |
 | points per run (`--at`, `--at -`, `--points`) | 10,000,000 | `points.MAX_POINTS` | exit 2, `error: --points FILE: more than 10,000,000 points (the limit on points per run); split the input` |
 
 From a shell, one argument is also limited by the operating system (131,072 bytes on Linux),

@@ -1,0 +1,333 @@
+"""The define-by-run graph: backward nodes, leaf accumulators, grad mode and the backward pass.
+
+An op with an input that requires grad gives its output a ``grad_fn``: a ``BackwardNode``
+holding the engine primitive that ran, the values it saw (inputs and output, as immutable engine
+tensors) and ``_edges``, the node of each input (its ``grad_fn``, or the ``AccumulateGrad`` of a
+leaf, or None). Nodes point only towards inputs, so the graph is a DAG owned by the tensors that
+reach it: it lives exactly as long as they do and holds no reference cycle.
+
+Each node carries ``_seq``, a counter taken when it is made. A node is made after the nodes of
+its inputs, so handling nodes by decreasing ``_seq`` (a heap) visits every node after all of its
+consumers: the backward pass needs no recursion and no prior walk of the graph.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import weakref
+
+import numpy as np
+
+from . import _engine as E
+from ._names import backward_name
+
+_next_seq = itertools.count().__next__
+
+#: Grad mode: ops record nodes only while ``_grad_mode[0]`` is true (``no_grad`` clears it).
+_grad_mode = [True]
+
+FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
+         "after they have already been freed). Saved intermediate values of the graph are freed "
+         "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+         "backward through the graph a second time or if you need to access saved tensors after "
+         "calling backward.")
+
+
+_NO_ATTRS: dict = {}
+_ET = E.EngineTensor
+_new_engine_tensor = object.__new__
+
+
+class BackwardNode:
+    """One recorded op application (``y.grad_fn``), named as PyTorch names it (``MulBackward0``).
+
+    The engine's gradient rule for ``op`` reads it as it reads the engine's own nodes:
+    ``inputs`` (the values the op saw, as immutable engine tensors), ``outputs``, ``attrs`` and
+    ``needs_grad``. The values are kept raw (NumPy arrays and scalars: nothing for the garbage
+    collector to track) and wrapped as engine tensors only when a rule asks for them;
+    ``attrs`` and ``_retained`` are class defaults that few nodes override. After a backward pass
+    without ``retain_graph`` the saved values are gone (``inputs`` None).
+    """
+
+    __slots__ = ("op", "_in", "_out", "_edges", "_seq", "__dict__", "__weakref__")
+    attrs = _NO_ATTRS
+    _retained = None
+
+    @property
+    def inputs(self):
+        values = self._in
+        if values is None:
+            return None
+        a = _new_engine_tensor(_ET)
+        a._value = values[0]
+        if len(values) == 1:
+            return (a,)
+        if len(values) == 2:
+            b = _new_engine_tensor(_ET)
+            b._value = values[1]
+            return (a, b)
+        return (a,) + tuple([E.wrap(v) for v in values[1:]])
+
+    @property
+    def outputs(self):
+        out = self._out
+        return None if out is None else (E.wrap(out),)
+
+    @property
+    def needs_grad(self):
+        return tuple([e is not None for e in self._edges])
+
+    @property
+    def type(self) -> str:
+        return self.op.name
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple((e, 0) for e in self._edges)
+
+    @property
+    def metadata(self) -> dict:
+        return {}
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+
+_CLASSES: dict = {}
+
+
+def node_class(name: str) -> type:
+    """The node class named ``name`` (``AddBackward0`` ...), made once."""
+    cls = _CLASSES.get(name)
+    if cls is None:
+        cls = _CLASSES[name] = type(name, (BackwardNode,), {"__slots__": ()})
+    return cls
+
+
+class AccumulateGrad:
+    """The graph node of a leaf that requires grad: it adds what reaches it to ``leaf.grad``.
+
+    The leaf holds it; it holds the leaf weakly (so no cycle forms).
+    """
+
+    __slots__ = ("_leaf", "_seq", "__weakref__")
+    _edges = ()
+    next_functions = ()
+
+    def __init__(self, leaf):
+        self._leaf = weakref.ref(leaf)
+        self._seq = _next_seq()
+
+    @property
+    def variable(self):
+        return self._leaf()
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self):
+        return f"<AccumulateGrad object at {id(self):#x}>"
+
+
+def edge(t):
+    """The graph node gradients of tensor ``t`` flow to (None if it does not require grad)."""
+    if not getattr(t, "_requires_grad", False):
+        return None
+    node = t._grad_fn
+    if node is None:
+        node = t._acc
+        if node is None:
+            node = t._acc = AccumulateGrad(t)
+    return node
+
+
+# -- the backward pass ---------------------------------------------------------------------
+def run_backward(roots, cotangents, retain_graph, create_graph, capture=None, sink=None):
+    """Push ``cotangents`` from the nodes ``roots`` back through the graph.
+
+    Without ``capture``: what reaches a leaf's ``AccumulateGrad`` goes to
+    ``sink.accumulate(acc, g, recorder)`` (which adds it to ``.grad``), and a tensor's that
+    asked ``retain_grad`` to ``sink.retain(ref, g, recorder)``.
+    With ``capture`` (a dict node -> None, from ``autograd.grad``): the total cotangent reaching
+    each of those nodes is stored there instead and no ``.grad`` changes. Cotangents are raw NumPy
+    values, or (``create_graph``) engine tensors recorded into new graph nodes.
+    """
+    heap = []
+    buffers = {}
+    for node, g in zip(roots, cotangents):
+        prev = buffers.get(node)
+        if prev is None:
+            buffers[node] = g
+            heap.append((-node._seq, node))
+        else:
+            buffers[node] = prev + g
+    heapq.heapify(heap)
+    stop = 0
+    if capture:
+        stop = min([n._seq for n in capture]) if len(capture) > 1 else next(iter(capture))._seq
+    if create_graph:
+        recorder = _Recorder()
+        with E.recording(recorder):
+            buffers = {n: recorder.connect(g) for n, g in buffers.items()}
+            _sweep(heap, buffers, retain_graph, capture, stop, recorder, sink)
+        return recorder
+    token = E.silence()
+    try:
+        _sweep(heap, buffers, retain_graph, capture, stop, None, sink)
+    finally:
+        E.restore(token)
+    return None
+
+
+def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
+    """Handle the nodes by decreasing ``_seq``: each one's cotangent is complete when it is popped.
+
+    Written flat: this loop is most of the time of a small backward pass.
+    """
+    pop, push = heapq.heappop, heapq.heappush
+    get = buffers.get
+    acc_type = AccumulateGrad
+    general = E.general_rule
+    saves_nothing = _SAVES_NOTHING
+    while heap:
+        seq, node = pop(heap)
+        g = buffers.pop(node)
+        if capture is not None:
+            if -seq < stop:
+                break
+            if node in capture:
+                capture[node] = g
+            if type(node) is acc_type:
+                continue
+        elif type(node) is acc_type:
+            sink.accumulate(node, g, recorder)
+            continue
+        if node._retained is not None and capture is None:
+            sink.retain(node._retained, g, recorder)
+        if node._in is None:
+            raise RuntimeError(FREED)
+        edges = node._edges
+        op = node.op
+        if recorder is not None:
+            got = recorder.rule(node, g)
+        else:
+            rule = op.fast
+            if rule is None:
+                got = general(node, g, True)
+            elif len(edges) == 1:       # a one-input op's fast rule returns its cotangent itself
+                got = (rule(node, g),)
+            else:
+                got = rule(node, g)
+        if not retain:
+            if op in saves_nothing:
+                _keep_shapes(node)
+            else:
+                node._in = node._out = None
+        if not got:
+            continue
+        for e, ig in zip(edges, got):
+            if e is None or ig is None:
+                continue
+            prev = get(e)
+            if prev is None:
+                buffers[e] = ig
+                push(heap, (-e._seq, e))
+            else:
+                buffers[e] = prev + ig
+
+
+#: Ops whose rules read only the shapes and dtypes of their values (PyTorch saves no tensor for
+#: them, so a second backward pass through them works): after a pass their values give way to
+#: placeholders of the same shape and dtype instead of being dropped.
+_SAVES_NOTHING = frozenset(E.PRIMITIVES[name] for name in (
+    "AddV2", "Sub", "Neg", "Sum", "Mean", "Reshape", "Transpose", "BroadcastTo", "StridedSlice",
+    "Identity", "ConcatV2", "Cast"))
+
+
+def _keep_shapes(node):
+    for v in node._in:
+        if type(v) is np.ndarray:
+            break
+    else:
+        if type(node._out) is not np.ndarray:
+            return          # NumPy scalars only: nothing large to let go of
+    node._in = tuple([_placeholder(v) for v in node._in])
+    node._out = _placeholder(node._out)
+
+
+def _placeholder(v):
+    if type(v) is not np.ndarray or v.ndim == 0:
+        return v
+    return np.broadcast_to(np.zeros((), v.dtype), v.shape)
+
+
+class _Recorder:
+    """Builds graph nodes for the ops the gradient rules run (``create_graph=True``).
+
+    The rules run on engine tensors; ``_nodes_of`` maps each one that depends on something that
+    requires grad to its graph node, for the duration of the backward pass only.
+    """
+
+    def __init__(self):
+        self._nodes_of = {}
+
+    def connect(self, g):
+        """An engine tensor for a cotangent, its graph node noted if it has one."""
+        e = edge(g)
+        t = E.wrap(g._value)
+        if e is not None:
+            self._nodes_of[t] = e
+        return t
+
+    def _offer(self, op, inputs, outputs, attrs, enode):
+        """The engine's recorder protocol: a graph node for an op application on a tensor that
+        has one (else nothing); ``enode``, the engine's shared Node, is passed on untouched."""
+        nodes_of = self._nodes_of
+        for t in inputs:
+            if t in nodes_of:
+                break
+        else:
+            return enode
+        if len(outputs) != 1:
+            raise NotImplementedError(f"create_graph=True through the multi-output op "
+                                      f"{op.name} is not supported")
+        out = outputs[0]
+        if out._value.dtype.kind not in "fc":
+            return enode
+        node = object.__new__(node_class(backward_name(op, inputs, attrs)))
+        node.op = op
+        node._in = tuple([t._value for t in inputs])
+        node._out = out._value
+        if attrs:
+            node.attrs = attrs
+        node._edges = tuple(nodes_of.get(t) for t in inputs)
+        node._seq = _next_seq()
+        nodes_of[out] = node
+        return enode
+
+    def rule(self, node, g):
+        """Input cotangents of ``node`` by its tensor rule, recorded (inputs connected to the graph)."""
+        nodes_of = self._nodes_of
+        edges = node._edges
+        inputs = []
+        for v, e in zip(node._in, edges):
+            c = E.wrap(v)
+            if e is not None:
+                nodes_of[c] = e
+            inputs.append(c)
+        out = E.wrap(node._out)
+        nodes_of[out] = node
+        view = E.Node(node.op, tuple(inputs), (out,), node.attrs)
+        view.needs_grad = tuple([e is not None for e in edges])
+        got = E.general_rule(view, g, False)
+        if not got:
+            return got
+        return [None if x is None else (x if isinstance(x, E.EngineTensor) else
+                                        E.wrap(np.asarray(x)[()])) for x in got]
+
+    def node_of(self, t):
+        """The graph node of an engine tensor made during the backward pass (None if none)."""
+        return self._nodes_of.get(t)

@@ -1,0 +1,507 @@
+"""``tape.torch.Tensor`` and the application of an engine primitive in PyTorch's manner.
+
+An op runs the primitive's NumPy forward (``op.fn``), then: if grad mode is on and an input
+requires grad, it makes the output's ``grad_fn`` (see ``_graph``); if an engine tape or forward
+accumulator is active, it offers the application to them as the engine's own ops do, so
+GradientTape, ForwardAccumulator and the CLI can differentiate torch code too.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtypes
+from . import _engine as E
+from ._format import tensor_repr
+from ._graph import AccumulateGrad, _grad_mode, _next_seq, edge, node_class
+from ._names import backward_name  # noqa: F401  (re-exported for _ops)
+
+_NUMPY = (np.ndarray, np.generic)
+_SCALARS = (float, int, bool)
+_NO_ATTRS: dict = {}
+_ET = E.EngineTensor
+_obj_new = object.__new__
+_wrap = E.wrap
+_scalar_like = E.scalar_like
+_tapes = E.recording_tapes
+_accumulators = E.active_accumulators
+_record = E.record
+P = E.PRIMITIVES
+
+
+class Tensor(E.EngineTensor):
+    """A tensor with PyTorch's autograd attributes (``requires_grad``, ``grad``, ``grad_fn``).
+
+    It is also an engine tensor: the engine's functions and tapes accept it.
+    """
+
+    __slots__ = ("_requires_grad", "_grad_fn", "_grad", "_acc")
+
+    def __init__(self, data=(), dtype=None, requires_grad=False):
+        self._value = _copy(E.to_array(data, _dtypes.to_numpy(dtype)))
+        self._grad_fn = self._grad = self._acc = None
+        self._requires_grad = False
+        if requires_grad:
+            self.requires_grad_(True)
+
+    # -- autograd attributes ----------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        flag = bool(requires_grad)
+        if self._grad_fn is not None:
+            if not flag:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables. If "
+                                   "you want to use a computed variable in a subgraph that doesn't "
+                                   "require differentiation use var_no_grad = var.detach().")
+            return self
+        if flag and self._value.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        self._requires_grad = flag
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(f"assigned grad expected to be a Tensor or None but got "
+                            f"{type(value).__name__}")
+        self._grad = value
+
+    def retain_grad(self):
+        """Keep this non-leaf tensor's gradient in ``.grad`` at the next backward pass."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is not None and self._grad_fn._retained is None:
+            import weakref
+            self._grad_fn._retained = weakref.ref(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._grad_fn is not None and self._grad_fn._retained is not None
+
+    def detach(self):
+        """The same values, cut from the graph (requires_grad False)."""
+        return _new(self._value)
+
+    def detach_(self):
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        return self.detach()
+
+    @data.setter
+    def data(self, value):
+        self._value = _copy(E.to_array(value))
+
+    # -- values -------------------------------------------------------------------------------
+    def numpy(self, force=False):
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return E.EngineTensor.numpy(self)
+
+    def item(self):
+        v = self._value
+        if v.size != 1:
+            raise RuntimeError(f"a Tensor with {v.size} elements cannot be converted to Scalar")
+        return v.reshape(()).item() if v.ndim else v.item()
+
+    def tolist(self):
+        return np.asarray(self._value).tolist()
+
+    @property
+    def shape(self):
+        return _dtypes.Size(np.shape(self._value))
+
+    def size(self, dim=None):
+        shape = _dtypes.Size(np.shape(self._value))
+        return shape if dim is None else shape[dim]
+
+    def dim(self) -> int:
+        return np.ndim(self._value)
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return int(np.size(self._value))
+
+    nelement = numel
+
+    @property
+    def dtype(self):
+        return _dtypes.of(self._value.dtype)
+
+    @property
+    def device(self):
+        return "cpu"
+
+    def is_floating_point(self) -> bool:
+        return self._value.dtype.kind == "f"
+
+    def to(self, *args, **kwargs):
+        """``to(dtype)`` converts; devices other than "cpu" are not available."""
+        for a in list(args) + list(kwargs.values()):
+            if isinstance(a, _dtypes.dtype):
+                return self.type(a)
+            if isinstance(a, str) and a != "cpu":
+                raise RuntimeError(f"tape.torch runs on the CPU only; cannot move to {a!r}")
+        return self
+
+    def cpu(self):
+        return self
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"torch.{_TYPE_NAMES.get(self._value.dtype.name, self._value.dtype.name)}"
+        npd = _dtypes.to_numpy(dtype)
+        if npd == self._value.dtype:
+            return self
+        return _apply(P["Cast"], (self,), {"dtype": npd}, "ToCopyBackward0")
+
+    def float(self):
+        return self.type(_dtypes.float32)
+
+    def double(self):
+        return self.type(_dtypes.float64)
+
+    def long(self):
+        return self.type(_dtypes.int64)
+
+    def int(self):
+        return self.type(_dtypes.int32)
+
+    def bool(self):
+        return self.type(_dtypes.bool)
+
+    def clone(self):
+        return _apply(P["Identity"], (self,), _NO_ATTRS, "CloneBackward0")
+
+    def contiguous(self):
+        return self
+
+    def __repr__(self):
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._value.ndim == 0 and spec:
+            return format(self._value.item(), spec)
+        return str(self)
+
+    def __bool__(self):
+        if self._value.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._value.reshape(()))
+
+    def __len__(self):
+        if self._value.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._value.shape[0]))
+
+    def __reduce__(self):
+        return (_rebuild, (np.asarray(self._value), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment.")
+        out = _new(np.array(self._value, copy=True)[()] if self._value.ndim == 0 else
+                   np.array(self._value, copy=True))
+        out._requires_grad = self._requires_grad
+        return out
+
+    def __copy__(self):
+        return self.__deepcopy__({})
+
+    # -- in-place ops (the value is replaced, never written into: saved values stay intact) ---
+    def _inplace(self, result):
+        if self._requires_grad and self._grad_fn is None and _grad_mode[0]:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        value = result._value
+        if value.dtype != self._value.dtype or np.shape(value) != np.shape(self._value):
+            value = np.broadcast_to(value, np.shape(self._value)).astype(self._value.dtype)
+            value = value[()] if value.ndim == 0 else value
+            if result._grad_fn is not None:
+                result = _apply(P["Cast"], (result,), {"dtype": self._value.dtype}, "ToCopyBackward0")
+        self._value = value
+        if result._grad_fn is not None:
+            self._grad_fn = result._grad_fn
+            self._requires_grad = True
+        return self
+
+    def zero_(self):
+        with _NoGradBlock():
+            return self._inplace(_new(np.zeros_like(self._value)[()]))
+
+    def fill_(self, value):
+        with _NoGradBlock():
+            return self._inplace(_new(np.full_like(self._value, value)[()]))
+
+    def copy_(self, src):
+        return self._inplace(_apply(P["Identity"], (_input(src, self),), _NO_ATTRS, "CopyBackwards"))
+
+    def add_(self, other, alpha=1):
+        return self._inplace(self + (other if alpha == 1 else other * alpha))
+
+    def sub_(self, other, alpha=1):
+        return self._inplace(self - (other if alpha == 1 else other * alpha))
+
+    def mul_(self, other):
+        return self._inplace(self * other)
+
+    def div_(self, other):
+        return self._inplace(self / other)
+
+    def clamp_(self, min=None, max=None):  # noqa: A002
+        return self._inplace(self.clamp(min, max))
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __setitem__(self, key, value):
+        if self._requires_grad and _grad_mode[0]:
+            raise RuntimeError("tape.torch: assigning into a tensor that requires grad is not "
+                               "supported; build the new tensor with torch.where or torch.cat")
+        arr = np.array(self._value, copy=True)
+        arr[E.normalise_key(key)] = np.asarray(_input(value, self)._value)
+        self._value = arr
+
+    __hash__ = object.__hash__
+
+
+class _NoGradBlock:
+    def __enter__(self):
+        self.prev = _grad_mode[0]
+        _grad_mode[0] = False
+
+    def __exit__(self, *exc):
+        _grad_mode[0] = self.prev
+        return False
+
+
+_TYPE_NAMES = {"float64": "DoubleTensor", "float32": "FloatTensor", "int64": "LongTensor",
+               "int32": "IntTensor", "bool": "BoolTensor", "float16": "HalfTensor"}
+
+
+def _rebuild(value, requires_grad):
+    t = _new(value)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _copy(value):
+    return np.array(value, copy=True) if isinstance(value, np.ndarray) else value
+
+
+def _new(value):
+    """A tensor for a NumPy value, outside the graph (no checks: the ops' hot path)."""
+    t = _obj_new(Tensor)
+    t._value = value
+    t._requires_grad = False
+    t._grad_fn = t._grad = t._acc = None
+    return t
+
+
+def _input(x, like=None):
+    """An op's argument as an engine tensor; Python numbers take ``like``'s dtype."""
+    if isinstance(x, E.EngineTensor):
+        return x
+    if like is not None and type(x) in _SCALARS:
+        return _scalar_like(x, like._value.dtype)
+    return _wrap(E.to_array(x))
+
+
+# -- applying a primitive ---------------------------------------------------------------------
+def _apply(op, inputs, attrs, name):
+    """Run primitive ``op`` on engine tensors ``inputs``; the output as a torch Tensor."""
+    out = op.fn(*[t._value for t in inputs], **attrs)
+    if not isinstance(out, _NUMPY):
+        out = np.asarray(out)
+    r = _obj_new(Tensor)
+    r._value = out
+    r._grad = r._acc = r._grad_fn = None
+    r._requires_grad = False
+    if _grad_mode[0] and not op.nondiff and out.dtype.kind in "fc":
+        edges = tuple([edge(t) for t in inputs])
+        for e in edges:
+            if e is not None:
+                node = _obj_new(node_class(name))
+                node.op = op
+                node._in = tuple([t._value for t in inputs])
+                node._out = out
+                if attrs:
+                    node.attrs = attrs
+                node._edges = edges
+                node._seq = _next_seq()
+                r._grad_fn = node
+                r._requires_grad = True
+                break
+    if _tapes or _accumulators:
+        _record(op, inputs, (r,), attrs)
+    return r
+
+
+def _new_acc(t):
+    acc = t._acc = AccumulateGrad(t)
+    return acc
+
+
+def _binary(op, name, rname=None):
+    """``(a, b) -> a op b`` and the reflected ``(b, a) -> a op b``: the hottest path, written flat."""
+    fn = op.fn
+    cls = node_class(name)
+    rcls = node_class(rname or name)
+
+    def run(a, b, ta, tb, cls):
+        # ta / tb: whether a / b is a torch Tensor (else an engine tensor, e.g. a Python
+        # number's cached constant). A node saves the raw values (never written into: in-place
+        # ops replace a tensor's array), so later changes to a tensor do not reach it.
+        va, vb = a._value, b._value
+        out = fn(va, vb)
+        if not isinstance(out, _NUMPY):
+            out = np.asarray(out)
+        r = _obj_new(Tensor)
+        r._value = out
+        r._grad = r._acc = None
+        ra = ta and a._requires_grad
+        rb = tb and b._requires_grad
+        if (ra or rb) and _grad_mode[0]:
+            node = _obj_new(cls)
+            node.op = op
+            node._in = (va, vb)
+            node._out = out
+            node._edges = ((a._grad_fn or a._acc or _new_acc(a)) if ra else None,
+                           (b._grad_fn or b._acc or _new_acc(b)) if rb else None)
+            node._seq = _next_seq()
+            r._grad_fn = node
+            r._requires_grad = True
+        else:
+            r._grad_fn = None
+            r._requires_grad = False
+        if _tapes or _accumulators:
+            _record(op, (a, b), (r,), _NO_ATTRS)
+        return r
+
+    if op.nondiff:
+        def plain(a, b):
+            return _apply(op, (a, _input(b, a)), _NO_ATTRS, name)
+
+        def plain_reflected(b, a):
+            return _apply(op, (_input(a, b), b), _NO_ATTRS, name)
+        return plain, plain_reflected
+
+    def forward(a, b):          # a is a torch Tensor (the method's self)
+        if isinstance(b, Tensor):
+            return run(a, b, True, True, cls)
+        if type(b) in _SCALARS:
+            return run(a, _scalar_like(b, a._value.dtype), True, False, cls)
+        return run(a, _input(b), True, False, cls)
+
+    def reflected(b, a):        # a op b where a is not a torch Tensor
+        if type(a) in _SCALARS:
+            return run(_scalar_like(a, b._value.dtype), b, False, True, rcls)
+        return run(_input(a), b, False, True, rcls)
+
+    return forward, reflected
+
+
+def _unary(op, name):
+    fn = op.fn
+    cls = node_class(name)
+
+    def forward(x):
+        if not isinstance(x, Tensor):
+            return _apply(op, (_input(x),), _NO_ATTRS, name)
+        v = x._value
+        out = fn(v)
+        if not isinstance(out, _NUMPY):
+            out = np.asarray(out)
+        r = _obj_new(Tensor)
+        r._value = out
+        r._grad = r._acc = None
+        if x._requires_grad and _grad_mode[0]:
+            node = _obj_new(cls)
+            node.op = op
+            node._in = (v,)
+            node._out = out
+            node._edges = (x._grad_fn or x._acc or _new_acc(x),)
+            node._seq = _next_seq()
+            r._grad_fn = node
+            r._requires_grad = True
+        else:
+            r._grad_fn = None
+            r._requires_grad = False
+        if _tapes or _accumulators:
+            _record(op, (x,), (r,), _NO_ATTRS)
+        return r
+    forward.__name__ = name
+    return forward
+
+
+# -- the Python operators ---------------------------------------------------------------------
+def _install():
+    for py, (opname, name, rname) in {
+            "add": ("AddV2", "AddBackward0", "AddBackward0"),
+            "sub": ("Sub", "SubBackward0", "RsubBackward1"),
+            "mul": ("Mul", "MulBackward0", "MulBackward0"),
+            "truediv": ("RealDiv", "DivBackward0", "DivBackward0"),
+            "pow": ("Pow", "PowBackward0", "PowBackward1"),
+            "floordiv": ("FloorDiv", "FloorDivBackward0", "FloorDivBackward0"),
+            "mod": ("FloorMod", "RemainderBackward0", "RemainderBackward0")}.items():
+        forward, reflected = _binary(P[opname], name, rname)
+        setattr(Tensor, f"__{py}__", forward)
+        setattr(Tensor, f"__r{py}__", reflected)
+
+
+_install()
+_pow_tensor, _ = _binary(P["Pow"], "PowBackward1")
+
+
+def _pow(self, exponent):
+    if isinstance(exponent, Tensor) and np.ndim(exponent._value):
+        return _pow_tensor(self, exponent)
+    if isinstance(exponent, Tensor) and exponent._requires_grad:
+        return _pow_tensor(self, exponent)
+    return _pow_scalar(self, exponent)
+
+
+_pow_scalar = Tensor.__pow__
+Tensor.__pow__ = _pow
