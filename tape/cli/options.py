@@ -109,6 +109,17 @@ TangencyOption = Annotated[str, typer.Option(
     help="The point of tangency: 1.5, x=1,y=2 or 1,2 (variables in alphabetical order).")]
 ExpansionPointOption = Annotated[str, typer.Option(
     "--at", "-a", metavar="POINT", help="The point a to expand about: 0, 1.5 or x=pi/4.")]
+CheckWrtOption = Annotated[Optional[str], typer.Option(
+    "--wrt", "-w", metavar="VAR[,VAR...]",
+    help="The variable to differentiate by (needed when EXPR has several); "
+         "x,y is the mixed partial d/dx then d/dy.")]
+ImplicitOption = Annotated[bool, typer.Option(
+    "--implicit",
+    help="EXPR is an equation F(x,y) = G(x,y) (a curve): the derivative is dy/dx along it.")]
+DependentOption = Annotated[str, typer.Option(
+    "--dependent", metavar="NAME", help="With --implicit: the dependent variable.")]
+#: the dependent variable of an --implicit equation unless --dependent says otherwise
+DEPENDENT = "y"
 DotOption = Annotated[Optional[str], typer.Option(
     "--dot", metavar="FILE",
     help="Also write the graph as Graphviz DOT to FILE ('-': print only the DOT).")]

@@ -97,7 +97,8 @@ class Result:
 
     @property
     def read_as(self):
-        """How the target was read (a string, or a list for several expressions), or None."""
+        """How the target was read (a string, a list for several expressions, a dict of texts
+        by role), or None."""
         return getattr(self.target, "read_as", None)
 
     def warnings(self) -> list[str]:
@@ -197,8 +198,12 @@ def _render_table(result: Result, precision: int = 6, warnings: Optional[list] =
     if read_as is None:
         result.draw(sys.stdout, precision)
         return
-    shown = ", ".join(read_as) if isinstance(read_as, list) else read_as
-    result.draw(_Preceded(sys.stdout, f"read as {shown}\n"), precision)
+    if isinstance(read_as, dict):      # several texts by role: tape check's expression, answer
+        first = "".join(f"{role} read as {text}\n" for role, text in read_as.items())
+    else:
+        shown = ", ".join(read_as) if isinstance(read_as, list) else read_as
+        first = f"read as {shown}\n"
+    result.draw(_Preceded(sys.stdout, first), precision)
 
 
 class _Preceded:
@@ -215,6 +220,9 @@ class _Preceded:
             self._out.write(self._first)
             self._first = ""
         return self._out.write(text)
+
+    def writelines(self, lines) -> None:
+        self.write("".join(lines))
 
     def __getattr__(self, name: str):
         return getattr(self._out, name)

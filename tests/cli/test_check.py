@@ -9,7 +9,7 @@ import sympy as sp
 
 from cli_helpers import tape_cli
 
-from tape.cli import homework, timelimit
+from tape.cli import timelimit, verdict
 
 ACCEPTED = [
     ("sin(x)^2", "2*sin(x)*cos(x)"),
@@ -65,7 +65,8 @@ def test_near_misses_are_wrong(expression, answer):
     assert result.exit_code == 1, (result.stdout, result.stderr)
     lines = result.stdout.splitlines()
     assert lines[0] == "wrong"
-    assert lines[1].startswith("at x = ") and "the answer gives" in lines[1]
+    shown = [line for line in lines if line.startswith("at x = ")]
+    assert len(shown) == 1 and "the answer gives" in shown[0]
 
 
 def test_wrong_answer_explains_with_true_values():
@@ -87,6 +88,32 @@ def test_json_for_a_correct_answer():
     assert result.exit_code == 0
     assert doc["correct"] is True and doc["counterexample"] is None
     assert doc["method"] == "symbolic" and doc["expected"] == "3*x**2"
+
+
+def test_json_says_how_both_texts_were_read():
+    doc = json.loads(tape_cli("check", "sin x^2", "--answer", "2x cos x^2",
+                              "--format", "json").stdout)
+    assert doc["read_as"] == {"expression": "sin(x**2)", "answer": "2*x*cos(x**2)"}
+    assert list(doc)[:3] == ["expression", "read_as", "answer"]
+    # --wrt names are kept whole in both texts
+    doc = json.loads(tape_cli("check", "rate*t^2", "--wrt", "rate", "--answer", "t^2",
+                              "--format", "json").stdout)
+    assert doc["read_as"] == {"expression": "rate*t**2", "answer": "t**2"}
+    assert doc["correct"] is True
+    # --implicit: the equation as the reader's relation, --dependent kept whole
+    doc = json.loads(tape_cli("check", "rate^2 + t^2 = 1", "--implicit", "--dependent",
+                              "rate", "--answer", "-t/rate", "--format", "json").stdout)
+    assert doc["read_as"] == {"expression": "rate**2 + t**2 = 1", "answer": "-t/rate"}
+    assert doc["correct"] is True and doc["dependent"] == "rate"
+
+
+def test_a_table_shows_how_both_texts_were_read_and_plain_starts_with_the_verdict():
+    table = tape_cli("check", "sin x^2", "--answer", "2x cos x^2", "--format", "table")
+    assert table.stdout.splitlines()[:3] == ["expression read as sin(x**2)",
+                                             "answer read as 2*x*cos(x**2)", "correct"]
+    plain = tape_cli("check", "sin x^2", "--answer", "2x cos x", "--format", "plain")
+    assert plain.exit_code == 1 and plain.stdout.splitlines()[0] == "wrong"
+    assert "read as" not in plain.stdout
 
 
 def test_order_n():
@@ -127,7 +154,7 @@ def _timed_out(*args, timeout, **kwargs):
 
 
 def test_timeout_falls_back_to_numbers_correct(monkeypatch):
-    monkeypatch.setattr(homework, "run_limited", _timed_out)
+    monkeypatch.setattr(verdict, "run_limited", _timed_out)
     result = tape_cli("check", "sin(x)^2", "--answer", "sin(2x)", "--format", "json")
     assert result.exit_code == 0
     doc = json.loads(result.stdout)
@@ -136,7 +163,7 @@ def test_timeout_falls_back_to_numbers_correct(monkeypatch):
 
 
 def test_timeout_falls_back_to_numbers_wrong(monkeypatch):
-    monkeypatch.setattr(homework, "run_limited", _timed_out)
+    monkeypatch.setattr(verdict, "run_limited", _timed_out)
     result = tape_cli("check", "sin(x)^2", "--answer", "2cos(x)", "--format", "json")
     assert result.exit_code == 1
     doc = json.loads(result.stdout)
@@ -146,7 +173,105 @@ def test_timeout_falls_back_to_numbers_wrong(monkeypatch):
 
 
 def test_a_real_tiny_timeout_still_decides():
+    # the numeric search decides a wrong answer without waiting for SymPy
     heavy = "sin(x)^20*cos(x)^13*exp(tan(x))*atan(x^5)"
     result = tape_cli("check", heavy, "--order", "6", "--answer", "0", "--timeout", "0.1")
     assert result.exit_code == 1 and result.stdout.startswith("wrong")
-    assert "did not finish in 0.1 s" in result.stderr
+
+
+# --------------------------------------------------------------------------- sound verdicts
+
+@pytest.mark.parametrize("expression, answer", [
+    ("asin(2x)", "1/sqrt(1/4 - x^2)"),        # both infinite at x = 0.5
+    ("abs(x^2-4)", "2*x*(x^2-4)/abs(x^2-4)"),  # 0/0 at x = 2
+    ("asin(x/3)", "1/sqrt(9-x^2)"),            # infinite at x = 3
+    ("abs(2x+1)", "2*(2x+1)/abs(2x+1)"),       # no derivative at -0.5
+])
+def test_singular_points_are_never_counterexamples(expression, answer):
+    result = tape_cli("check", expression, "--answer", answer)
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    assert result.stdout.splitlines()[0] == "correct"
+
+
+@pytest.mark.parametrize("answer", ["2x + relu(x-20)", "2x + relu(x-900000)",
+                                    "2x + 1e-9*x"])
+def test_answers_wrong_only_far_away_or_by_a_little_are_wrong(answer):
+    doc = json.loads(tape_cli("check", "x^2", "--answer", answer, "--format", "json").stdout)
+    assert doc["correct"] is False
+    x = doc["counterexample"]["at"]["x"]
+    assert doc["counterexample"]["expected"] == pytest.approx(2 * x, rel=1e-12)
+    assert doc["counterexample"]["answer"] != pytest.approx(2 * x, rel=1e-12, abs=0)
+
+
+def test_a_power_tower_is_decided_by_the_numbers():
+    result = tape_cli("check", "x^x^x^x^x^x", "--answer", "1", "--format", "json")
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert doc["correct"] is False and doc["method"] == "numeric"
+
+
+def test_sympy_failing_is_not_agreement(monkeypatch):
+    # no proof and too few points where the derivative exists: undecided, with the reason
+    monkeypatch.setattr(verdict, "run_limited", _timed_out)
+    result = tape_cli("check", "sqrt(-x^2)", "--answer", "0")
+    assert result.exit_code == 3
+    assert result.stderr.startswith("error: undecided") and "did not finish" in result.stderr
+
+
+def test_diagnosis_in_json_and_plain():
+    result = tape_cli("check", "sin(3x)", "--answer", "cos(3x)", "--format", "json")
+    doc = json.loads(result.stdout)
+    assert doc["diagnosis"]["kind"] == "chain rule"
+    assert doc["diagnosis"]["detail"] == ("the chain rule was not applied to sin(3*x): its "
+                                          "derivative is 3*cos(3*x), not cos(3*x)")
+    plain = tape_cli("check", "sin(3x)", "--answer", "cos(3x)").stdout.splitlines()
+    assert plain[:2] == ["wrong", doc["diagnosis"]["detail"]]
+    right = json.loads(tape_cli("check", "sin(3x)", "--answer", "3cos(3x)",
+                                "--format", "json").stdout)
+    assert right["correct"] is True and right["diagnosis"] is None
+    unexplained = json.loads(tape_cli("check", "x^2", "--answer", "2x + relu(x-20)",
+                                      "--format", "json").stdout)
+    assert unexplained["correct"] is False and unexplained["diagnosis"] is None
+
+
+def test_mixed_and_second_partials():
+    assert tape_cli("check", "x^2*y^3", "--wrt", "x,y", "--answer", "6x*y^2").exit_code == 0
+    assert tape_cli("check", "x^2*y^3", "--wrt", "x,y", "--answer", "6x*y").exit_code == 1
+    result = tape_cli("check", "x^2*y^3", "--wrt", "x", "--order", "2", "--answer", "2y^3")
+    assert result.exit_code == 0 and result.stdout.splitlines()[-1] == "∂2/∂x2 x^2*y^3 = 2*y**3"
+    result = tape_cli("check", "x^2*y^3", "--wrt", "x,y", "--order", "2", "--answer", "1")
+    assert result.exit_code == 2 and "--order" in result.stderr
+
+
+def test_implicit_answers():
+    result = tape_cli("check", "x^2 + y^2 = 1", "--implicit", "--answer", "-x/y",
+                      "--format", "json")
+    assert result.exit_code == 0
+    doc = json.loads(result.stdout)
+    assert doc["correct"] is True and doc["dependent"] == "y" and doc["expected"] == "-x/y"
+    wrong = tape_cli("check", "x^2 + y^2 = 1", "--implicit", "--answer", "-x/sqrt(1-x^2)",
+                     "--format", "json")
+    assert wrong.exit_code == 1
+    c = json.loads(wrong.stdout)["counterexample"]
+    assert c["at"]["y"] < 0 and c["at"]["x"] ** 2 + c["at"]["y"] ** 2 == pytest.approx(1.0)
+    other = tape_cli("check", "s*t = 1", "--implicit", "--dependent", "s", "--answer", "-s/t")
+    assert other.exit_code == 0
+    bad = tape_cli("check", "x^2 + y^2", "--implicit", "--answer", "-x/y")
+    assert bad.exit_code == 2 and "no '='" in bad.stderr
+
+
+def test_dependent_needs_implicit():
+    result = tape_cli("check", "x^2", "--answer", "2x", "--dependent", "x")
+    assert result.exit_code == 2 and "--implicit" in result.stderr
+
+
+def test_a_failing_diagnosis_does_not_change_the_verdict(monkeypatch):
+    from tape.cli import diagnosis
+
+    def broken(*args):
+        raise RuntimeError("a SymPy failure")
+
+    monkeypatch.setattr(diagnosis, "diagnose", broken)
+    doc = json.loads(tape_cli("check", "sin(3x)", "--answer", "cos(3x)", "--format",
+                              "json").stdout)
+    assert doc["correct"] is False and doc["diagnosis"] is None

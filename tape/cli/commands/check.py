@@ -1,8 +1,9 @@
 """``tape check``: is ANSWER the (N-th) derivative of EXPR? (homework; see ``homework.py``)
 
-Plain output: ``correct`` or ``wrong`` on the first line; for a wrong answer, then a point where
-the two differ with both values, and the right derivative. Exit 0 correct, 1 wrong, 2 bad
-input, 3 undecided.
+Plain output: ``correct`` or ``wrong`` on the first line; for a wrong answer, then the likely
+mistake (when one is found), a point where the two differ with both values, and the right
+derivative. A table shows first how both texts were read. Exit 0 correct, 1 wrong, 2 bad input,
+3 undecided.
 """
 from __future__ import annotations
 
@@ -18,18 +19,19 @@ def check(
     expression: Annotated[str, typer.Argument(
         metavar="EXPR", help="The function, e.g. 'sin(x)^2'.")],
     answer: O.AnswerOption,
-    wrt: O.VarOption = None,
+    wrt: O.CheckWrtOption = None,
     order: O.CheckOrderOption = 1,
     fmt: O.FormatOption = O.Format.auto,
     timeout: O.TimeoutOption = O.TIMEOUT,
+    implicit: O.ImplicitOption = False,
+    dependent: O.DependentOption = O.DEPENDENT,
 ) -> None:
     """Is ANSWER the derivative of EXPR? Exit 0 correct, 1 wrong (with a counterexample)."""
     from ..homework import decide
-    from ..targets import expression_target
 
-    decision, wrt_name, _ = decide(expression, answer, wrt, order, timeout)
-    output.render(CheckResult(decision, expression, answer, wrt_name, order,
-                              expression_target(expression)), output.resolve_format(fmt))
+    decision, wrt_name, _ = decide(expression, answer, wrt, order, timeout, implicit, dependent)
+    output.render(CheckResult(decision, expression, answer, wrt_name, order),
+                  output.resolve_format(fmt))
     if decision.correct is None:
         output.abort(code=UNDECIDED)
     if not decision.correct:
@@ -39,14 +41,19 @@ def check(
 class CheckResult(output.Result):
     """The verdict on ANSWER: ``correct``/``wrong`` and, when wrong, why."""
 
-    def __init__(self, decision, expression: str, answer: str, wrt: str, order: int,
-                 target) -> None:
+    def __init__(self, decision, expression: str, answer: str, wrt: str, order: int) -> None:
         self.decision = decision
         self.expression = expression
         self.answer = answer
         self.wrt = wrt
         self.order = order
-        self.target = target
+
+    @property
+    def read_as(self) -> Optional[dict]:
+        """How both texts were read: ``{"expression": ..., "answer": ...}`` (None when
+        neither text has a reading)."""
+        read_as = self.decision.read_as
+        return read_as if read_as and any(v is not None for v in read_as.values()) else None
 
     def warnings(self) -> list[str]:
         return [self.decision.note] if self.decision.note else []
@@ -75,7 +82,8 @@ def _word(correct: Optional[bool]) -> str:
 
 def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
     lines = [_word(decision.correct)]
-    d = f"d/d{wrt}" if order == 1 else f"d{order}/d{wrt}{order}"
+    lines += [decision.diagnosis["detail"]] if decision.diagnosis else []
+    d = decision.label
     if decision.counterexample:
         c = decision.counterexample
         at = ", ".join(f"{k} = {v!r}" for k, v in c["at"].items())

@@ -1,0 +1,129 @@
+"""High-precision evaluation for verdicts: values and derivatives that rounding cannot decide.
+
+An expression tree is lowered to SymPy (``symbolic.to_sympy``, so every function of the
+language is covered) and compiled to an mpmath function; decimals keep the value as typed
+(``0.1`` is 1/10). Everything runs at ``DIGITS`` significant digits.
+
+A value is *defined* at a point only when it is real and finite there. A derivative is taken
+numerically by ``mpmath.diff`` (which raises its own working precision to make up for the
+difference quotient), and is trusted only where the function is differentiable: the central
+estimate must agree with both one-sided ones (a kink fails) and with a central estimate of much
+larger step (an infinite derivative, as of a cube root at 0, grows as the step shrinks). Where
+the checks fail the derivative is ``None``: such points are evidence neither way.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional, Sequence
+
+#: significant digits of every high-precision evaluation
+DIGITS = 40
+#: relative agreement needed between the differentiability probes
+PROBE_RTOL = 1e-8
+#: two high-precision numbers differ when apart by more than this, relative to their size
+RTOL = 1e-12
+
+
+class Undefined(Exception):
+    """The function is not defined (real and finite) at the point asked."""
+
+
+def mpmath():
+    import mpmath as mp
+
+    return mp
+
+
+def compile_sympy(expr, symbols: Sequence) -> Callable:
+    """``f(*mpf) -> mpf`` for a SymPy expression; raises ``Undefined`` off the real domain."""
+    import sympy as sp
+
+    from .symbolic import _drop_deltas
+
+    fn = sp.lambdify(list(symbols), _drop_deltas(sp.sympify(expr)), modules=["mpmath"])
+
+    def value(*args):
+        try:
+            out = fn(*args)
+        except (ZeroDivisionError, ValueError, OverflowError, TypeError, AttributeError):
+            raise Undefined from None
+        return real(out)
+
+    return value
+
+
+def compile_tree(tree, variables: Sequence[str]) -> Callable:
+    """``f(*mpf) -> mpf`` for an expression tree in ``variables`` (all scalars)."""
+    from . import symbolic as S
+
+    expr = S.as_scalar(S.to_sympy(tree, {n: None for n in variables}))
+    return compile_sympy(expr, [S.symbol(n) for n in variables])
+
+
+def real(value):
+    """``value`` as a finite real mpf, or raise ``Undefined``."""
+    mp = mpmath()
+    try:
+        if isinstance(value, mp.mpc):
+            if value.imag != 0 and abs(value.imag) > mp.mpf(10) ** (-DIGITS + 5) * \
+                    max(1, abs(value.real)):
+                raise Undefined
+            value = value.real
+        value = mp.mpf(value)
+    except (TypeError, ValueError):
+        raise Undefined from None
+    if not mp.isfinite(value):
+        raise Undefined
+    return value
+
+
+def at(point: Sequence[float]) -> list:
+    """A float point as exact mpf numbers."""
+    mp = mpmath()
+    return [mp.mpf(float(v)) for v in point]
+
+
+def value_at(fn: Callable, point: Sequence) -> Optional[object]:
+    """``fn`` at ``point`` (mpf), or None where it is undefined."""
+    with mpmath().workdps(DIGITS):
+        try:
+            return fn(*point)
+        except Undefined:
+            return None
+
+
+def derivative_at(fn: Callable, point: Sequence, orders: Sequence[int],
+                  probe: bool = True) -> Optional[object]:
+    """The partial derivative of ``fn`` with ``orders[i]`` differentiations along variable i, at
+    ``point``; None where ``fn`` is undefined nearby or (with ``probe``) not differentiable
+    there. Without ``probe`` only the central estimate is taken: enough to see agreement, not
+    to trust a disagreement."""
+    mp = mpmath()
+    orders = tuple(int(k) for k in orders)
+    with mp.workdps(DIGITS):
+        try:
+            fn(*point)
+            single = len(point) == 1
+            args = (point[0], orders[0]) if single else (tuple(point), orders)
+            central = real(mp.diff(fn, *args))
+            if not probe:
+                return central
+            scale = max(abs(p) for p in point) + 1
+            wide = real(mp.diff(fn, *args, h=mp.mpf("1e-15") * scale))
+            forward = real(mp.diff(fn, *args, direction=1))
+            backward = real(mp.diff(fn, *args, direction=-1))
+        except (Undefined, ZeroDivisionError, ValueError, OverflowError, TypeError):
+            return None
+        size = max(abs(central), abs(wide), abs(forward), abs(backward))
+        slack = PROBE_RTOL * size + mp.mpf(10) ** (-DIGITS // 2)
+        if any(abs(central - other) > slack for other in (wide, forward, backward)):
+            return None
+        return central
+
+
+def differ(a, b, scale=0) -> bool:
+    """Are two high-precision values apart beyond rounding? ``scale`` is the size of the
+    numbers they were computed from (a derivative of a huge function has a larger floor)."""
+    mp = mpmath()
+    with mp.workdps(DIGITS):
+        floor = mp.mpf(10) ** (-DIGITS // 2) * (1 + abs(scale))
+        return abs(a - b) > RTOL * max(abs(a), abs(b)) + floor

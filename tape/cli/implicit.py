@@ -1,0 +1,300 @@
+"""Implicit differentiation: dy/dx along a curve F_left(x, y) = F_right(x, y).
+
+One place for everything ``--implicit`` needs (``tape check`` now; ``tape diff`` and
+``tape grad`` use the same functions):
+
+* ``Curve`` - the two sides as expression trees, the independent and dependent names;
+  ``curve_from_text`` builds one from the reader's ``Relation`` (``expr.read(text,
+  relation=True)``);
+* ``slope(curve, order)`` - dy/dx (order 1) or d²y/dx² (order 2) as a simplified SymPy
+  expression, from F = left - right: y' = -F_x/F_y, y'' = -(F_xx + 2 F_xy y' + F_yy y'²)/F_y;
+* ``slope_at(curve, x, y)`` - the number -F_x/F_y at a point, by the tape engine;
+* ``residual(curve, x, y)`` / ``require_on_curve`` - F at a point, and an error (exit 2)
+  showing it when the point is off the curve;
+* ``points_on_curve(curve)`` - points on the curve found numerically (a scan in y for
+  many x, each sign change refined to 40 digits), and ``slope_high_precision`` there.
+
+``check_implicit`` is ``tape check EQUATION --implicit --answer A``.
+"""
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+import numpy as np
+
+from . import tree as E
+from .errors import CLIError
+
+#: |F| above this (relative to the size of the terms) means the point is off the curve
+ON_CURVE_TOL = 1e-9
+#: x values tried when looking for points on a curve, and y values scanned for each
+_X_SCAN = 36
+_Y_GRID = np.concatenate([-np.logspace(3, -3, 40), [0.0], np.logspace(-3, 3, 40)])
+
+
+class Curve:
+    """``left = right`` in the independent name ``x`` and the dependent name ``y``."""
+
+    def __init__(self, left: E.Expr, right: E.Expr, x: str, y: str):
+        self.left, self.right, self.x, self.y = left, right, x, y
+        self.function = E.Binary("-", left, right)      # F = left - right
+
+    @property
+    def variables(self) -> list[str]:
+        return [self.x, self.y]
+
+    @property
+    def read_as(self) -> str:
+        """How the equation was read, in SymPy syntax (``x**2 + y**2 = 1``)."""
+        from .expr import read_as
+
+        return read_as(E.Relation(self.left, self.right))
+
+
+def curve_from_text(text: str, dependent: str = "y", wrt: Optional[str] = None) -> Curve:
+    """Read an equation (the reader's ``Relation``); ``dependent`` is y, ``wrt`` (default: the
+    other name) is x. Both names are declared to the reader, so they are never split."""
+    from .expr import read
+    from .targets import show_notes
+
+    declared = [dependent] + ([wrt.strip()] if wrt else [])
+    reading = read(text, declared=declared, relation=True)
+    if not isinstance(reading.tree, E.Relation):
+        why = ("its left side is a label (a lone name or f(x)), so it reads as the expression "
+               f"{reading.read_as}; write the equation with both names on one side, or check "
+               f"the expression without --implicit") if "=" in text else "it has no '='"
+        raise CLIError(f"--implicit needs an equation in two names, like 'x^2 + y^2 = 1'; "
+                       f"{text.strip()!r}: {why}")
+    show_notes(reading.notes)
+    left, right = reading.tree.left, reading.tree.right
+    names = sorted(set(E.free_variables(left)) | set(E.free_variables(right)))
+    if dependent not in names:
+        raise CLIError(f"--dependent: {dependent!r} is not in the equation "
+                       f"(its names: {', '.join(names) or 'none'})")
+    others = [n for n in names if n != dependent]
+    if wrt is not None:
+        wrt = wrt.strip()
+        if wrt not in others:
+            raise CLIError(f"--wrt: {wrt!r} is not an independent variable of the equation "
+                           f"(its names: {', '.join(names)})")
+        others = [wrt] + [n for n in others if n != wrt]
+    if len(others) != 1:
+        raise CLIError(f"--implicit needs a curve in exactly two names, the dependent "
+                       f"{dependent!r} and one other; got {', '.join(names)}")
+    return Curve(left, right, others[0], dependent)
+
+
+# --------------------------------------------------------------------------- symbolic
+
+def slope(curve: Curve, order: int = 1):
+    """dy/dx (order 1) or d²y/dx² (order 2) on the curve, simplified (SymPy)."""
+    from . import symbolic as S
+
+    if order not in (1, 2):
+        raise CLIError("--implicit gives dy/dx (--order 1) or d²y/dx² (--order 2)")
+    sp = S.sympy()
+    x, y = S.symbol(curve.x), S.symbol(curve.y)
+    f = S.as_scalar(S.to_sympy(curve.function, {curve.x: None, curve.y: None}))
+    first = -S.derivative(f, [x]) / S.derivative(f, [y])
+    if order == 1:
+        return sp.simplify(first)
+    second = S.derivative(first, [x]) + S.derivative(first, [y]) * first
+    return sp.simplify(second)
+
+
+# --------------------------------------------------------------------------- numbers
+
+def _engine(curve: Curve, x: float, y: float, order: int):
+    from .derivatives import components, run
+    from .points import Points
+    from .targets import Target
+
+    variables = curve.variables
+    target = Target("", "expression", variables, [curve.function], [""])
+    pts = Points(variables, {curve.x: np.array([x]), curve.y: np.array([y])}, 1)
+    comps = components(variables, variables, {n: None for n in variables})
+    return run(target, pts, variables, comps, "partials", order)
+
+
+def residual(curve: Curve, x: float, y: float) -> float:
+    """F = left - right at (x, y), by the engine."""
+    return float(np.ravel(_engine(curve, x, y, 1).value)[0])
+
+
+def require_on_curve(curve: Curve, x: float, y: float) -> None:
+    """CLIError (exit 2) printing F when (x, y) is off the curve."""
+    f = residual(curve, x, y)
+    size = 1.0 + abs(x) + abs(y)
+    if not np.isfinite(f) or abs(f) > ON_CURVE_TOL * size:
+        raise CLIError(f"the point {curve.x}={x!r}, {curve.y}={y!r} is not on the curve: "
+                       f"left - right = {f!r} there")
+
+
+def slope_at(curve: Curve, x: float, y: float) -> float:
+    """dy/dx = -F_x/F_y at (x, y), by the tape engine (nan where F_y = 0)."""
+    out = _engine(curve, x, y, 1)
+    fx = float(np.ravel(out.partials[(0,)])[0])
+    fy = float(np.ravel(out.partials[(1,)])[0])
+    with np.errstate(all="ignore"):
+        return float(-np.float64(fx) / np.float64(fy))
+
+
+def points_on_curve(curve: Curve, count: int = _X_SCAN, seed: int = 20240229) -> list:
+    """Points (x, y) on the curve as 40-digit mpf pairs: for ``count`` x values spread over
+    the line, every sign change of F along a y grid refined by bisection; poles (where F
+    changes sign through infinity) are dropped."""
+    from . import highprec as H
+    from . import symbolic as S
+
+    sp = S.sympy()
+    mp = H.mpmath()
+    sx, sy = S.symbol(curve.x), S.symbol(curve.y)
+    f_expr = S.as_scalar(S.to_sympy(curve.function, {curve.x: None, curve.y: None}))
+    scan = sp.lambdify([sx, sy], f_expr, modules=["numpy"])
+    exact = H.compile_sympy(f_expr, [sx, sy])
+    rng = np.random.default_rng(seed)
+    xs = np.concatenate([[0.5, -0.5, 0.3, 1.5, -1.5, 2.0, 0.0, 1.0, -1.0],
+                         rng.uniform(-1, 1, count // 3), rng.uniform(-5, 5, count // 3),
+                         rng.choice([-1, 1], count // 3) * 10 ** rng.uniform(-3, 3, count // 3)])
+    found = []
+    with np.errstate(all="ignore"):
+        for x in xs:
+            values = np.asarray(scan(np.full_like(_Y_GRID, x), _Y_GRID), dtype=float)
+            if values.shape != _Y_GRID.shape:
+                values = np.broadcast_to(values, _Y_GRID.shape)
+            ok = np.isfinite(values)
+            crossing = np.sign(values[:-1]) * np.sign(values[1:]) < 0
+            change = np.nonzero(ok[:-1] & ok[1:] & crossing)[0]
+            for i in change:
+                root = _root(scan, exact, float(x), float(_Y_GRID[i]),
+                             float(_Y_GRID[i + 1]), H)
+                if root is not None:
+                    found.append((mp.mpf(float(x)), root))
+            for i in np.nonzero(ok & (values == 0))[0]:
+                found.append((mp.mpf(float(x)), mp.mpf(_Y_GRID[i])))
+    return found
+
+
+def _root(scan, fn, x: float, lo: float, hi: float, H):
+    """A root of F(x, .) between lo and hi: bisection in floats, then Newton-like polishing
+    (``mpmath.findroot``) to 40 digits; None at a pole or when the polish leaves the bracket."""
+    mp = H.mpmath()
+    flo = float(scan(x, lo))
+    for _ in range(64):
+        mid = 0.5 * (lo + hi)
+        fm = float(scan(x, mid))
+        if not np.isfinite(fm):
+            return None
+        if fm == 0 or mid in (lo, hi):
+            break
+        if (fm > 0) == (flo > 0):
+            lo, flo = mid, fm
+        else:
+            hi = mid
+    start = mp.mpf(0.5 * (lo + hi))
+    with mp.workdps(H.DIGITS + 10):
+        mx = mp.mpf(x)
+        try:
+            root = mp.findroot(lambda t: fn(mx, t), start, tol=mp.mpf(10) ** (-2 * H.DIGITS))
+            value = fn(mx, root)
+        except (H.Undefined, ValueError, ZeroDivisionError):
+            return None
+        width = abs(mp.mpf(hi) - mp.mpf(lo)) + mp.mpf(10) ** -12 * (1 + abs(start))
+        if abs(root - start) > width:
+            return None
+    if abs(value) > mp.mpf(10) ** (-H.DIGITS // 2) * (1 + abs(root) + abs(mx)):
+        return None                           # a pole: the sign changed through infinity
+    return root
+
+
+def slope_high_precision(curve: Curve, fn, x, y, order: int = 1):
+    """dy/dx (or d²y/dx²) at a point on the curve in 40 digits, from ``fn`` =
+    ``highprec.compile_tree(curve.function, curve.variables)``; None where F is not
+    differentiable or F_y = 0 (a vertical tangent or a singular point of the curve)."""
+    from . import highprec as H
+
+    mp = H.mpmath()
+    point = [x, y]
+    fx = H.derivative_at(fn, point, (1, 0))
+    fy = H.derivative_at(fn, point, (0, 1))
+    if fx is None or fy is None:
+        return None
+    with mp.workdps(H.DIGITS):
+        if abs(fy) <= mp.mpf(10) ** (-H.DIGITS // 3) * (1 + abs(fx)):
+            return None
+        first = -fx / fy
+        if order == 1:
+            return first
+    fxx = H.derivative_at(fn, point, (2, 0))
+    fxy = H.derivative_at(fn, point, (1, 1))
+    fyy = H.derivative_at(fn, point, (0, 2))
+    if None in (fxx, fxy, fyy):
+        return None
+    with mp.workdps(H.DIGITS):
+        return -(fxx + 2 * fxy * first + fyy * first ** 2) / fy
+
+
+# --------------------------------------------------------------------------- tape check
+
+def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, dependent: str,
+                   timeout: float):
+    """``tape check EQUATION --implicit --answer A``: ``(Decision, wrt, variables)``."""
+    from . import highprec as H
+    from .targets import expression_target
+    from .verdict import POLISH, Decision, settle, shown
+
+    curve = curve_from_text(equation, dependent, wrt)
+    if order not in (1, 2):
+        raise CLIError("--implicit checks dy/dx (--order 1) or d²y/dx² (--order 2)")
+    answer_target = expression_target(answer, label="--answer", declared=curve.variables)
+    given = answer_target.trees[0]
+    extra = [n for n in E.free_variables(given) if n not in curve.variables]
+    if extra:
+        raise CLIError(f"the answer uses {', '.join(map(repr, extra))}, which the equation "
+                       f"does not (its names: {', '.join(curve.variables)})")
+    f = H.compile_tree(curve.function, curve.variables)
+    a = H.compile_tree(given, curve.variables)
+    agree, counterexample, pairs = 0, None, []
+    for x, y in points_on_curve(curve):
+        expected = slope_high_precision(curve, f, x, y, order)
+        got = H.value_at(a, [x, y]) if expected is not None else None
+        if got is None:
+            continue
+        pairs.append((expected, got))
+        if counterexample is None and H.differ(expected, got):
+            counterexample = {"at": {curve.x: float(x), curve.y: float(y)},
+                              "answer": float(got), "expected": float(expected)}
+        elif counterexample is None:
+            agree += 1
+        if counterexample and len(pairs) >= 6:
+            break
+    label = f"d{curve.y}/d{curve.x}" if order == 1 else f"d2{curve.y}/d{curve.x}2"
+    details = {"label": f"{label} on", "extra": {"dependent": curve.y},
+               "read_as": {"expression": curve.read_as, "answer": answer_target.read_as}}
+    args = (curve, given, order)
+    renderers = (_slope_text, _slope_text)
+    if counterexample:
+        from .diagnosis import scaled_or_shifted
+
+        expected = shown(time.monotonic() + min(timeout, POLISH), renderers, args)
+        found = scaled_or_shifted(pairs, expected or f"d{curve.y}/d{curve.x}")
+        decision = Decision(False, "numeric", expected, counterexample, agree,
+                            diagnosis=found, **details)
+    else:
+        decision = settle(agree, "on the curve", _slope_minus_answer_is_zero, args, renderers,
+                          timeout, **details)
+    return decision, curve.x, curve.variables
+
+
+def _slope_text(curve: Curve, given, order: int) -> str:
+    from . import symbolic as S
+
+    return S.render(slope(curve, order))
+
+
+def _slope_minus_answer_is_zero(curve: Curve, given, order: int):
+    from . import symbolic as S
+
+    a = S.as_scalar(S.to_sympy(given, {curve.x: None, curve.y: None}))
+    return S.is_zero(slope(curve, order) - a)

@@ -1,0 +1,89 @@
+"""The verdict of ``tape check`` and how evidence becomes one (shared by ``homework.py`` and
+``implicit.py``).
+
+A confirmed counterexample makes the answer ``wrong``. Otherwise SymPy is asked for a proof
+within ``--timeout``: zero means ``correct`` (``"method": "symbolic"``). SymPy giving up
+(timeout, failure, "unknown") is never agreement: ``correct`` then needs agreement at
+``ENOUGH`` high-precision points (``"method": "numeric"``), and without it the verdict is
+undecided (exit 3, with the reason).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from .errors import UNDECIDED, CLIError
+from .highprec import DIGITS
+from .timelimit import SymbolicFailure, SymbolicTimeout, run_limited, run_optional
+
+#: high-precision agreements needed to accept without a symbolic proof
+ENOUGH = 16
+#: seconds for display work (the tidy derivative, the diagnosis) on a wrong answer
+POLISH = 3.0
+
+
+@dataclass
+class Decision:
+    """The verdict on one answer."""
+
+    correct: Optional[bool]        # None: undecided
+    method: str                    # "symbolic" or "numeric"
+    expected: Optional[str]        # the right derivative (None when SymPy did not finish)
+    counterexample: Optional[dict] = None
+    valid_points: int = 0
+    note: Optional[str] = None     # e.g. why the decision is numeric
+    diagnosis: Optional[dict] = None
+    label: str = "d/dx"            # the derivative asked for, as written before EXPR
+    extra: dict = field(default_factory=dict)
+    #: how both texts were read (SPEC section 4): {"expression": ..., "answer": ...}; the
+    #: renderer puts it after "expression" in JSON (``output.render``)
+    read_as: Optional[dict] = None
+
+    def document(self, expression: str, answer: str) -> dict:
+        """The JSON document (SPEC sections 3 and 5)."""
+        return {"expression": expression, "answer": answer, "correct": self.correct,
+                "method": self.method, "expected": self.expected,
+                "counterexample": self.counterexample, "diagnosis": self.diagnosis,
+                **self.extra}
+
+
+def optional_work(deadline: float, fn: Callable, *args):
+    """``fn(*args)`` in a child for something the verdict does not depend on (a display form,
+    the diagnosis): None when it runs out of time or fails."""
+    try:
+        return run_optional(deadline, fn, *args)
+    except SymbolicFailure:
+        return None
+
+
+def shown(deadline: float, renderers: tuple, args: tuple) -> Optional[str]:
+    """The right derivative for display: the first renderer (tidy) by ``deadline``, else the
+    second (as differentiated) within a second more; None when neither finishes."""
+    tidy, raw = renderers
+    return optional_work(deadline, tidy, *args) or \
+        optional_work(time.monotonic() + 1.0, raw, *args)
+
+
+def settle(agree: int, where: str, prove: Callable, args: tuple, renderers: tuple,
+           timeout: float, **details) -> Decision:
+    """The verdict without a counterexample: ``prove(*args)`` in a child (True when SymPy
+    proves the answer right), else ``agree`` high-precision agreements ``where`` (e.g. "spread
+    over the domain"). ``renderers`` show the right derivative (see ``shown``)."""
+    start = time.monotonic()
+    reason = None
+    try:
+        zero = run_limited(prove, *args, timeout=timeout, what="the symbolic proof",
+                           consequence="")
+    except (SymbolicTimeout, SymbolicFailure) as exc:
+        zero, reason = None, exc.message
+    expected = shown(start + timeout, renderers, args)
+    if zero:
+        return Decision(True, "symbolic", expected, valid_points=agree, **details)
+    reason = reason or "SymPy could not simplify the difference to 0"
+    if agree >= ENOUGH:
+        return Decision(True, "numeric", expected, valid_points=agree,
+                        note=f"{reason}; both sides agree to {DIGITS} digits at {agree} "
+                             f"points {where}", **details)
+    raise CLIError(f"undecided: {reason}, and only {agree} points {where} could be checked "
+                   f"(at least {ENOUGH} are needed)", UNDECIDED)
