@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import warnings
 from typing import Callable
 
@@ -86,8 +87,20 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
         else:
             outcome = _run_chunked(target, arrays, variables, sizes, points.count, compute_on,
                                    show_progress)
+    _refuse_untracked_conversions(caught, target)
     outcome.warnings = _distinct_messages(caught)
     return outcome
+
+
+def _refuse_untracked_conversions(caught, target: Target) -> None:
+    """A script that turned a tracked tensor into a NumPy array or a number has dropped part of
+    its gradient: printing that number would be printing a wrong derivative (exit 2)."""
+    import tape
+
+    for w in caught:
+        if issubclass(w.category, tape.UntrackedConversionWarning):
+            where = f" ({os.path.relpath(w.filename)}:{w.lineno})" if w.filename else ""
+            raise CLIError(f"{target.source}: the derivative would be wrong{where}: {w.message}")
 
 
 def _distinct_messages(caught) -> list[str]:

@@ -11,6 +11,7 @@ import weakref
 
 import numpy as np
 
+from . import tensor as _tensor_module
 from .tensor import Tensor, _to_array, _wrap
 
 #: The active recorders (see ``record`` for their protocol), read on every op. Tapes and other
@@ -498,3 +499,13 @@ def gradient_rule(node):
     if rule is None:
         raise LookupError(f"gradient registry has no entry for: {node.op.name}")
     return None if rule is _NOT_DIFFERENTIABLE else rule
+
+
+def _tracked_by_a_tape(tensor) -> bool:
+    for tape in recording_tapes:
+        if tensor in tape._tracked:
+            return True
+    return False
+
+
+_tensor_module.tracked_by_a_tape = _tracked_by_a_tape

@@ -16,6 +16,27 @@ from .dtypes import DType, as_dtype, numpy_dtype
 _SCALAR_TYPES = (bool, int, float, complex)
 
 
+
+class UntrackedConversionWarning(UserWarning):
+    """A tensor that a recording tape tracks was turned into a NumPy array or a Python number:
+    what is computed from that value has no gradient path back to the tensor."""
+
+
+def tracked_by_a_tape(tensor) -> bool:
+    """Whether a recording tape tracks ``tensor``; the recording layer (``registry``), which
+    sits above tensors, puts the real test in place."""
+    return False
+
+
+def _warn_leaving(call: str) -> None:
+    import warnings
+
+    warnings.warn(f"{call} on a tensor that a GradientTape is tracking leaves the tape: "
+                  f"nothing computed from the result gets a gradient. Stay on the tape with "
+                  f"tape ops (tape.stack, tape.reduce_sum) or NumPy functions applied to the "
+                  f"tensors themselves (np.stack, np.sum), which are recorded",
+                  UntrackedConversionWarning, stacklevel=3)
+
 class TensorShape(tuple):
     """A tensor's shape: a tuple of ints with TensorFlow's helpers."""
 
@@ -104,6 +125,8 @@ class Tensor:
         Arrays come back as read-only views: tensors are immutable, and writing into the result
         must not change them (``.copy()`` it to modify).
         """
+        if tracked_by_a_tape(self):
+            _warn_leaving(".numpy()")
         v = self._value
         if v.ndim:
             v = v.view()
@@ -115,6 +138,8 @@ class Tensor:
 
     # -- Python protocols -------------------------------------------------------------------
     def __array__(self, dtype=None, copy=None):
+        if tracked_by_a_tape(self):
+            _warn_leaving("np.array() / np.asarray()")
         arr = np.asarray(self._value)
         if dtype is not None and arr.dtype != dtype:
             return arr.astype(dtype)
@@ -125,10 +150,16 @@ class Tensor:
         return view
 
     def __float__(self):
-        return float(self._scalar("float"))
+        value = float(self._scalar("float"))
+        if tracked_by_a_tape(self):
+            _warn_leaving("float()")
+        return value
 
     def __int__(self):
-        return int(self._scalar("int"))
+        value = int(self._scalar("int"))
+        if tracked_by_a_tape(self):
+            _warn_leaving("int()")
+        return value
 
     def __index__(self):
         if self._value.dtype.kind not in "iu":

@@ -81,3 +81,26 @@ def test_complex_results_are_refused_not_dropped(tmp_path, command):
     assert result.exit_code == 2, result.stdout
     assert result.stdout == ""
     assert "complex" in _err(result)
+
+
+# -- leaving the tape through NumPy conversion ----------------------------------------------------
+@pytest.mark.parametrize("expression", ["np.sum(np.array([x, y])**2)", "float(np.asarray(x))**2 + y",
+                                        "float(x) * y", "int(x) + y", "x.numpy() * y"])
+def test_a_script_that_leaves_the_tape_is_refused(tmp_path, expression):
+    script = tmp_path / "leak.py"
+    script.write_text(f"import numpy as np\ndef f(x, y):\n    return np.exp(x) + {expression}\n")
+    result = tape_cli("grad", str(script), "--at", "1,2")
+    assert result.exit_code == 2, result.stdout
+    assert result.stdout == ""
+    assert "leaves the tape" in _err(result) and "leak.py:3" in result.stderr
+
+
+def test_the_recorded_alternative_is_accepted(tmp_path):
+    script = tmp_path / "stay.py"
+    script.write_text("import numpy as np\ndef f(x, y):\n"
+                      "    return np.exp(x) * np.cos(y) + np.sum(np.stack([x, y]) ** 2)\n")
+    result = tape_cli("grad", str(script), "--at", "1,2", "--check")
+    assert result.exit_code == 0, result.stderr
+    got = [float(v) for v in result.stdout.split()]
+    import math
+    assert got == pytest.approx([math.e * math.cos(2) + 2, -math.e * math.sin(2) + 4], rel=1e-12)
