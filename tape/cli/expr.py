@@ -114,6 +114,9 @@ def _read(text, declared, relation) -> Reading:
                             fold[tokens[k].start], fold[tokens[k].end])
         left_text = typed.folded[left[0].start:left[-1].end]
         is_label = _LABEL.fullmatch(left_text)
+        if is_label and not is_label.group("wrt") and not _names_a_function(left_text,
+                                                                          declared):
+            is_label = None
         if is_label:
             wrt = is_label.group("wrt") or wrt
             tree, notes = _tree(typed, right, fold)
@@ -130,6 +133,18 @@ def _read(text, declared, relation) -> Reading:
     else:
         tree, notes = _tree(typed, tokens, fold)
     return Reading(tree, notes, wrt)
+
+
+def _names_a_function(left_text: str, declared) -> bool:
+    """Whether the left side of ``=`` names a function being defined (``y``, ``f(x)``,
+    ``y'``): one name that is not a known function (``tan(y) = x^2`` is an equation) and that
+    the reader would not split into a product (``xy = 1`` is x·y = 1)."""
+    name = re.match(r"\s*([^\W\d]\w*)", left_text).group(1)
+    if R.function_name(name) is not None and name not in declared:
+        return False
+    if any(c.isdigit() or c == "_" for c in name):      # never split
+        return True
+    return R._split(name, R.known_names(declared)) == [name]
 
 
 class _Typed(Record):

@@ -131,13 +131,33 @@ def require_on_curve(curve: Curve, x: float, y: float) -> None:
                        f"left - right = {f!r} there")
 
 
-def slope_at(curve: Curve, x: float, y: float) -> float:
-    """dy/dx = -F_x/F_y at (x, y), by the tape engine (nan where F_y = 0)."""
-    out = _engine(curve, x, y, 1)
-    fx = float(np.ravel(out.partials[(0,)])[0])
-    fy = float(np.ravel(out.partials[(1,)])[0])
+def slope_at(curve: Curve, x: float, y: float, order: int = 1) -> float:
+    """dy/dx = -F_x/F_y (order 1) or d²y/dx² = -(F_xx + 2 F_xy y' + F_yy y'²)/F_y (order 2) at
+    (x, y), from the partials of F by the tape engine (nan where F_y = 0)."""
+    first = _engine(curve, x, y, 1).partials
+    fx, fy = (np.float64(np.ravel(first[k])[0]) for k in ((0,), (1,)))
     with np.errstate(all="ignore"):
-        return float(-np.float64(fx) / np.float64(fy))
+        dy = -fx / fy
+        if order == 1:
+            return float(dy)
+        second = _engine(curve, x, y, 2).partials
+        fxx, fxy, fyy = (np.float64(np.ravel(second[k])[0]) for k in ((0, 0), (0, 1), (1, 1)))
+        return float(-(fxx + 2 * fxy * dy + fyy * dy * dy) / fy)
+
+
+def slope_text(curve: Curve, order: int, style: str, timeout: float) -> str:
+    """dy/dx or d²y/dx² in ``style`` (plain, pretty or latex), simplified by SymPy within
+    ``timeout`` seconds."""
+    from .timelimit import run_limited
+
+    return run_limited(_slope_rendered, curve, order, style, timeout=timeout,
+                       what="implicit differentiation", consequence="")
+
+
+def _slope_rendered(curve: Curve, order: int, style: str) -> str:
+    from . import symbolic as S
+
+    return S.render(slope(curve, order), style)
 
 
 def points_on_curve(curve: Curve, count: int = _X_SCAN, seed: int = 20240229) -> list:

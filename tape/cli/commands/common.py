@@ -3,6 +3,7 @@ the rendered report, and the pieces it is built from (reading targets and points
 from __future__ import annotations
 
 import inspect
+import math
 import sys
 from typing import Optional
 
@@ -65,19 +66,33 @@ SHARED_OPTIONS = [("at", O.AtOption, None), ("points", O.PointsOption, None),
                   ("atol", O.AtolOption, O.ATOL), ("timeout", O.TimeoutOption, O.TIMEOUT)]
 
 
-def derivative_command(name: str, target, help: str, order: Optional[int] = None):
+#: ``--implicit`` and ``--dependent``, for the commands that differentiate along a curve
+IMPLICIT_OPTIONS = [("implicit", O.ImplicitOption, False),
+                    ("dependent", O.DependentOption, O.DEPENDENT)]
+
+
+def derivative_command(name: str, target, help: str, order: Optional[int] = None,
+                       implicit: bool = False):
     """The command function of ``grad``, ``jacobian`` or ``hessian``: TARGET (of type
     ``target``; a list for several) and ``SHARED_OPTIONS``, with ``--order`` unless the
-    command's ``order`` is fixed. Typer reads the signature set here."""
+    command's ``order`` is fixed, and ``IMPLICIT_OPTIONS`` when ``implicit``. Typer reads the
+    signature set here."""
 
     def command(**values) -> None:
         texts = values.pop("target")
         values.setdefault("order", order)
+        along_curve = values.pop("implicit", False)
+        dependent = values.pop("dependent", O.DEPENDENT)
+        if along_curve:
+            return implicit_slopes(texts, dependent, Request(name, [texts], **values))
+        if dependent != O.DEPENDENT:
+            output.abort("--dependent goes with --implicit")
         derive(Request(name, texts if isinstance(texts, list) else [texts], **values))
 
     keyword = inspect.Parameter.KEYWORD_ONLY
+    options = SHARED_OPTIONS + (IMPLICIT_OPTIONS if implicit else [])
     params = [inspect.Parameter("target", keyword, annotation=target)] + [
-        inspect.Parameter(n, keyword, annotation=t, default=d) for n, t, d in SHARED_OPTIONS
+        inspect.Parameter(n, keyword, annotation=t, default=d) for n, t, d in options
         if not (n == "order" and order is not None)]
     command.__signature__ = inspect.Signature(params)
     command.__annotations__ = {p.name: p.annotation for p in params}
@@ -342,3 +357,82 @@ def derivative_labels(comps: list[Component], key: tuple, ordinary: bool,
     table_name = (f"{d}{superscript(order)}{f}/"
                   + "".join(f"{d}{lab}{superscript(k)}" for lab, k in runs))
     return csv_name, table_name
+
+
+# ====================================================================== along a curve
+class SlopeReport(output.Result):
+    """``grad --implicit``: dy/dx (or d²y/dx²) on the curve at each point, by the engine."""
+
+    def __init__(self, expression: str, curve, order: int, points: list, slopes: list) -> None:
+        self.expression = expression
+        self.curve = curve
+        self.order = order
+        self.points = points
+        self.slopes = slopes
+
+    @property
+    def read_as(self) -> str:
+        return self.curve.read_as
+
+    @property
+    def label(self) -> str:
+        c = self.curve
+        return f"d{c.y}/d{c.x}" if self.order == 1 else f"d{self.order}{c.y}/d{c.x}{self.order}"
+
+    def warnings(self) -> list[str]:
+        bad = [i for i, s in enumerate(self.slopes) if not math.isfinite(s)]
+        return [f"{self.label} is not finite at {len(bad)} point(s) (the tangent is vertical "
+                f"where the derivative of the equation in {self.curve.y} is 0)"] if bad else []
+
+    def document(self) -> dict:
+        c = self.curve
+        return {"expression": self.expression, "variables": c.variables, "wrt": [c.x],
+                "dependent": c.y, "order": self.order,
+                "points": [{"at": {c.x: x, c.y: y}, "derivative": s if math.isfinite(s) else None}
+                           for (x, y), s in zip(self.points, self.slopes)]}
+
+    def header(self) -> list[str]:
+        return [self.curve.x, self.curve.y, self.label]
+
+    def rows(self):
+        yield [[output.number(x), output.number(y), output.number(s)]
+               for (x, y), s in zip(self.points, self.slopes)]
+
+    def lines(self):
+        yield "".join(output.number(s) + "\n" for s in self.slopes)
+
+    def draw(self, out, precision: int) -> None:
+        c = self.curve
+        out.write("".join(f"at {c.x} = {output.table_number(x, precision)}, {c.y} = "
+                          f"{output.table_number(y, precision)}: {self.label} = "
+                          f"{output.table_number(s, precision)}\n"
+                          for (x, y), s in zip(self.points, self.slopes)))
+
+
+def implicit_slopes(text: str, dependent: str, request: Request) -> None:
+    """``grad EQUATION --implicit --at x=..,y=..``: the slope of the curve at points on it."""
+    from ..implicit import curve_from_text, require_on_curve, slope_at
+
+    fmt = output.resolve_format(request.fmt)
+    if request.order > 2:
+        output.abort("--implicit gives dy/dx (--order 1) or d2y/dx2 (--order 2)")
+    if request.check or request.points:
+        output.abort("--implicit takes its points with --at (--check and --points do not "
+                     "apply to it)")
+    names = parse_wrt(request.wrt)
+    if len(names) > 1:
+        output.abort("--implicit differentiates along one variable: give one name in --wrt")
+    curve = curve_from_text(text, dependent, names[0] if names else None)
+    if not request.at:
+        output.abort(f"say where on the curve with --at {curve.x}=...,{curve.y}=...")
+    points, slopes = [], []
+    for at in request.at:
+        if at.strip() == "-":
+            output.abort("--implicit takes its points with --at (not from standard input)")
+        point = P.parse_point(at, curve.variables)
+        x, y = (float(np.ravel(point[n])[0]) for n in curve.variables)
+        require_on_curve(curve, x, y)
+        points.append((x, y))
+        slopes.append(slope_at(curve, x, y, request.order))
+    output.render(SlopeReport(text, curve, request.order, points, slopes), fmt,
+                  request.precision)

@@ -28,13 +28,25 @@ def diff(
     fmt: O.FormatOption = O.Format.auto,
     timeout: O.TimeoutOption = O.TIMEOUT,
     steps: O.StepsOption = False,
+    implicit: O.ImplicitOption = False,
+    dependent: O.DependentOption = O.DEPENDENT,
 ) -> None:
-    """Symbolic derivative of EXPR (SymPy), simplified into a readable form."""
+    """Symbolic derivative of EXPR (SymPy), simplified into a readable form.
+
+    With --implicit, EXPR is an equation such as 'x^2 + y^2 = 1' and the result is dy/dx
+    along the curve (--order 2: d2y/dx2; --dependent names y)."""
     fmt = output.resolve_format(fmt)
+    style = "latex" if latex else ("pretty" if fmt is O.Format.table else "plain")
+    if implicit:
+        if steps:
+            output.abort("--steps and --implicit do not go together: give one of them")
+        return output.render(implicit_derivative(expression, wrt, dependent, order, style,
+                                                 timeout), fmt)
+    if dependent != O.DEPENDENT:
+        output.abort("--dependent goes with --implicit")
     if steps:
         from ..mathtext import derivation_steps
         return output.render(derivation_steps(expression, wrt, order, latex, fmt, timeout), fmt)
-    style = "latex" if latex else ("pretty" if fmt is O.Format.table else "plain")
     output.render(differentiate(expression, wrt, order, style, timeout), fmt)
 
 
@@ -131,3 +143,53 @@ def _differentiate(tree, sizes, wrt, keys, style, tidy):
         d = S.derivative(f, [comps[i] for i in key])
         out.append(S.render(S.tidy(d) if tidy else d, style))
     return out
+
+
+class ImplicitResult(output.Result):
+    """dy/dx (or d²y/dx²) along a curve, as ``tape diff --implicit`` prints it."""
+
+    def __init__(self, expression: str, curve, order: int, text: str) -> None:
+        self.expression = expression
+        self.curve = curve
+        self.order = order
+        self.text = text
+
+    @property
+    def read_as(self) -> str:
+        return self.curve.read_as
+
+    def document(self) -> dict:
+        return {"expression": self.expression, "wrt": [self.curve.x], "order": self.order,
+                "derivative": self.text, "dependent": self.curve.y}
+
+    def header(self) -> list[str]:
+        return ["wrt", "dependent", "derivative"]
+
+    def rows(self):
+        yield [[self.curve.x, self.curve.y, self.text]]
+
+    def lines(self):
+        yield self.text + "\n"
+
+    def draw(self, out, precision: int) -> None:
+        d = "d" if self.order == 1 else f"d{self.order}"
+        lines = self.text.splitlines() or [""]
+        if len(lines) == 1:
+            out.write(f"{d}{self.curve.y}/d{self.curve.x}{'' if self.order == 1 else self.order}"
+                      f" = {lines[0]}\n")
+        else:
+            out.write("".join(line + "\n" for line in lines))
+
+
+def implicit_derivative(expression: str, wrt, dependent: str, order: int, style: str,
+                        timeout: float) -> ImplicitResult:
+    """dy/dx (order 1) or d²y/dx² (order 2) of the curve ``expression`` (an equation)."""
+    from ..implicit import curve_from_text, slope_text
+
+    if order > 2:
+        output.abort("--implicit gives dy/dx (--order 1) or d2y/dx2 (--order 2)")
+    names = parse_wrt(wrt)
+    if len(names) > 1:
+        output.abort("--implicit differentiates along one variable: give one name in --wrt")
+    curve = curve_from_text(expression, dependent, names[0] if names else None)
+    return ImplicitResult(expression, curve, order, slope_text(curve, order, style, timeout))
