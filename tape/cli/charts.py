@@ -37,7 +37,7 @@ def terminal_chart(series: Series, width: int, height: int, color: bool) -> str:
     fig.theme("simple" if color else "colorless")  # coloured curves, the terminal's background
     fig.plot_size(width, height)
     limits = view(series)
-    for k, (label, y) in enumerate(zip(series.labels, series.ys)):
+    for k, (label, y) in enumerate(zip(series.labels, series.curves)):
         marker = "hd" if color else PLAIN_MARKERS[k % len(PLAIN_MARKERS)]
         xs, ys = series.x, visible(y, limits)
         ok = ys == ys  # not nan
@@ -74,7 +74,7 @@ def quietest_corner(series: Series, limits: tuple[float, float]) -> tuple[str, s
     for vertical in ("top", "bottom"):
         for horizontal, near in (("left", near_left), ("right", near_right)):
             total = 0
-            for y in series.ys:
+            for y in series.curves:
                 with np.errstate(invalid="ignore"):
                     band = (y >= hi - (hi - lo) / 3) if vertical == "top" else \
                         (y <= lo + (hi - lo) / 3)
@@ -100,7 +100,7 @@ def figure(series: Series, width: int, height: int):
     fig = Figure(figsize=(width / DPI, height / DPI), dpi=DPI)
     ax = fig.add_subplot()
     limits = view(series)
-    for label, y in zip(series.labels, series.ys):
+    for label, y in zip(series.labels, series.curves):
         ax.plot(series.x, visible(y, limits), label=label)  # nan breaks the line
     ax.set_xlim(float(series.x[0]), float(series.x[-1]))
     ax.set_ylim(*limits)

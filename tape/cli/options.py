@@ -132,6 +132,8 @@ RangeOption = Annotated[str, typer.Option(
 ImageOption = Annotated[Optional[str], typer.Option(
     "--out", "-o", metavar="FILE",
     help="Write an image instead: FILE.png, .svg or .pdf (needs the plot extra).")]
+PlotTangentOption = Annotated[Optional[str], typer.Option(
+    "--tangent", metavar="A", help="Also draw the tangent line at x = A (e.g. 1 or pi/4).")]
 GridOption = Annotated[int, typer.Option(
     "--points", min=2, max=PLOT_MAX_POINTS, help="Number of grid points.")]
 WidthOption = Annotated[Optional[int], typer.Option(

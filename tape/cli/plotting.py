@@ -14,7 +14,7 @@ become gaps, so a curve is not drawn as a vertical line across a pole. Undefined
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -37,10 +37,17 @@ class Series:
     ys: list[np.ndarray]
     variable: str
     expression: str
+    #: more curves drawn beside f and its derivatives: (label, values), e.g. a tangent line
+    extra: list = field(default_factory=list)
 
     @property
     def labels(self) -> list[str]:
-        return [derivative_label(k) for k in range(len(self.ys))]
+        return [derivative_label(k) for k in range(len(self.ys))] + [l for l, _ in self.extra]
+
+    @property
+    def curves(self) -> list[np.ndarray]:
+        """Every curve, in ``labels`` order: f, its derivatives, then the extra ones."""
+        return self.ys + [y for _, y in self.extra]
 
 
 def derivative_label(k: int) -> str:
@@ -181,3 +188,31 @@ def line_breaks(defined: np.ndarray) -> list[int]:
     """
     kept = np.flatnonzero(defined)
     return (np.flatnonzero(np.diff(kept) > 1) + 1).tolist()
+
+
+def tangent_line(target: Target, series: Series, text: str) -> tuple[str, np.ndarray]:
+    """The tangent of f at the point ``text`` (a number or a constant such as pi/4) over the
+    series' grid, as (label, values): f(a) + f'(a)(x - a), both by the engine."""
+    import tape
+    from .points import parse_number
+
+    a = parse_number(text, "--tangent")
+    variable, fn = plot_function(target, 1)
+    if not target.is_script:
+        from .kinks import kink_at
+
+        kink = kink_at(target.trees[0], {variable: a})
+        if kink is not None:
+            abort(f"--tangent {text}: f is not differentiable at {variable} = {a!r} ({kink} has a "
+                  f"kink or jump there), "
+                  f"so there is no tangent line there")
+    x = tape.constant(np.array([a]))
+    with np.errstate(all="ignore"), tape.GradientTape() as t:
+        t.watch(x)
+        y = fn(x)
+    value = float(np.ravel(np.asarray(y.numpy(), dtype=np.float64))[0])
+    slope = float(np.ravel(np.asarray(t.gradient(y, x).numpy(), dtype=np.float64))[0])
+    if not (np.isfinite(value) and np.isfinite(slope)):
+        abort(f"--tangent {text}: f has no finite value and slope at {series.variable} = {a!r} "
+              f"(value {value!r}, slope {slope!r}), so there is no tangent line there")
+    return f"tangent at {series.variable}={a!r}", value + slope * (series.x - a)

@@ -20,7 +20,7 @@ import numpy as np
 import typer
 
 from .. import options as O, output
-from ..plotting import Series, compute_series, parse_range
+from ..plotting import Series, compute_series, parse_range, tangent_line
 from ..targets import make_target
 
 #: image size in pixels when --width/--height are not given
@@ -38,8 +38,10 @@ def plot(
     width: O.WidthOption = None,
     height: O.HeightOption = None,
     fmt: O.FormatOption = O.Format.auto,
+    tangent: O.PlotTangentOption = None,
 ) -> None:
-    """Plot EXPR and its first N derivatives over a range.
+    """Plot EXPR and its first N derivatives over a range (--tangent A adds the tangent
+    line at x = A).
 
     Drawn in the terminal, or written as an image with --out (PNG, SVG, PDF);
     piped, it prints one line per point: x f f' ...
@@ -53,6 +55,8 @@ def plot(
         image_format(out)  # a bad file name fails before any work
     series = compute_series(target, lo, hi, points, order)
     _warn_gaps(series)
+    if tangent is not None:
+        series.extra.append(tangent_line(target, series, tangent))
     if out is not None:
         from ..charts import save_image
 
@@ -83,7 +87,7 @@ class PlotResult(output.Result):
         yield "".join(" ".join(map(repr, row)) + "\n" for row in self._numbers())
 
     def _numbers(self) -> list[list[float]]:
-        return np.column_stack([self.series.x] + self.series.ys).tolist()
+        return np.column_stack([self.series.x] + self.series.curves).tolist()
 
     def draw(self, out, precision: int) -> None:
         from ..charts import terminal_chart
@@ -102,7 +106,7 @@ def document(series: Series, lo: float, hi: float) -> dict:
     """The JSON document (nan becomes null when serialised)."""
     return {"expression": series.expression, "variable": series.variable,
             "range": [lo, hi], "order": len(series.ys) - 1, "x": series.x.tolist(),
-            "series": {label: y.tolist() for label, y in zip(series.labels, series.ys)}}
+            "series": {label: y.tolist() for label, y in zip(series.labels, series.curves)}}
 
 
 def _warn_gaps(series: Series) -> None:
