@@ -110,4 +110,8 @@ def _finite(obj):
         return [_finite(v) for v in obj]
     if isinstance(obj, float) and not math.isfinite(obj):
         return None
+    if isinstance(obj, str) and not obj.isascii():
+        # a file name that is not UTF-8 reaches Python as lone surrogates: JSON must stay
+        # valid UTF-8, so those bytes are written as \xNN
+        return obj.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return obj

@@ -67,6 +67,11 @@ def parse_range(text: str) -> tuple[float, float]:
         abort(f"--range: {text!r} must have finite ends")
     if not lo < hi:
         abort(f"--range: the start must be below the end (got {text!r})")
+    with np.errstate(over="ignore"):
+        width = np.float64(hi) - np.float64(lo)
+    if not np.isfinite(width) or not np.isfinite(width / 2):
+        abort(f"--range: {text!r} is wider than a float can hold (its width overflows); "
+              f"keep |B - A| below about 1e308")
     return lo, hi
 
 

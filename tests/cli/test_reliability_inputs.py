@@ -104,3 +104,25 @@ def test_the_recorded_alternative_is_accepted(tmp_path):
     got = [float(v) for v in result.stdout.split()]
     import math
     assert got == pytest.approx([math.e * math.cos(2) + 2, -math.e * math.sin(2) + 4], rel=1e-12)
+
+
+# -- ranges and file names ------------------------------------------------------------------------
+@pytest.mark.parametrize("span", ["-1e308:1e308", "-1.7e308:1e308"])
+def test_a_plot_range_whose_width_overflows_is_refused(span):
+    result = tape_cli("plot", "sin(x)", "--range", span, "--points", "5", "--format", "csv")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "--range" in _err(result) and "overflows" in result.stderr
+
+
+def test_a_file_name_that_is_not_utf8_stays_valid_json(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    name = os.fsdecode(b"b\xffad.py")
+    (tmp_path / name).write_text("def f(x):\n    return x * x\n")
+    proc = subprocess.run([sys.executable, "-m", "tape", "grad", name, "--at", "1", "--format",
+                           "json"], capture_output=True, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout.decode("utf-8"))          # strict: valid UTF-8
+    assert doc["expression"] == "b\\xffad.py" and doc["points"][0]["gradient"] == {"x": 2.0}
