@@ -404,14 +404,9 @@ def _binary(op, name, rname=None):
         ra = ta and a._requires_grad
         rb = tb and b._requires_grad
         if (ra or rb) and _grad_mode[0]:
-            node = _obj_new(cls)
-            node.op = op
-            node._in = (va, vb)
-            node._out = out
-            node._edges = ((a._grad_fn or a._acc or _new_acc(a)) if ra else None,
-                           (b._grad_fn or b._acc or _new_acc(b)) if rb else None)
-            node._seq = _next_seq()
-            r._grad_fn = node
+            r._grad_fn = _graph_node(cls, op, (va, vb), out,
+                                     ((a._grad_fn or a._acc or _new_acc(a)) if ra else None,
+                                      (b._grad_fn or b._acc or _new_acc(b)) if rb else None))
             r._requires_grad = True
         else:
             r._grad_fn = None
@@ -443,6 +438,18 @@ def _binary(op, name, rname=None):
     return forward, reflected
 
 
+def _graph_node(cls, op, inputs, out, edges):
+    """The grad_fn of one op application: the primitive, the raw input and output values it
+    saves, and an edge to each input's own node (None where no gradient is needed)."""
+    node = _obj_new(cls)
+    node.op = op
+    node._in = inputs
+    node._out = out
+    node._edges = edges
+    node._seq = _next_seq()
+    return node
+
+
 def _unary(op, name):
     fn = op.fn
     cls = node_class(name)
@@ -458,13 +465,7 @@ def _unary(op, name):
         r._value = out
         r._grad = r._acc = None
         if x._requires_grad and _grad_mode[0]:
-            node = _obj_new(cls)
-            node.op = op
-            node._in = (v,)
-            node._out = out
-            node._edges = (x._grad_fn or x._acc or _new_acc(x),)
-            node._seq = _next_seq()
-            r._grad_fn = node
+            r._grad_fn = _graph_node(cls, op, (v,), out, (x._grad_fn or x._acc or _new_acc(x),))
             r._requires_grad = True
         else:
             r._grad_fn = None
