@@ -31,6 +31,24 @@ def tape_process(*args: str, input: str | None = None, env=None):
                           env={**os.environ, **(env or {})}, timeout=120)
 
 
+def tape_capped(*args: str, memory_mb: int, input: str | bytes | None = None,
+                timeout: float = 120, env=None) -> subprocess.CompletedProcess:
+    """Run ``python -m tape`` with its address space capped at ``memory_mb`` (RLIMIT_AS, set in
+    the child before exec): a size limit checked after allocating shows up as a MemoryError,
+    exit 70 or a kill instead of the limit's own exit-2 message."""
+    import resource
+
+    limit = memory_mb * 2**20
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return subprocess.run([sys.executable, "-m", "tape", *args], input=input,
+                          capture_output=True, text=not isinstance(input, bytes), cwd=ROOT,
+                          env={**os.environ, **(env or {})}, timeout=timeout,
+                          preexec_fn=cap)
+
+
 def numbers(text: str) -> list[list[float]]:
     """Plain output as rows of floats."""
     return [[float(v) for v in line.split()] for line in text.strip().splitlines()]
