@@ -4,7 +4,9 @@ Batched layout: an expression is evaluated once for all points. Every value has 
 ``(N, k)``: ``N`` points along the first axis, ``k`` components along the last, with ``k = 1``
 for scalars. Keeping the trailing axis for scalars lets scalars and vectors broadcast against
 each other, and vector functions in ``functions.FUNCTIONS`` reduce over ``axis=-1``
-(``keepdims=True``) so their results are scalars of shape ``(N, 1)`` again.
+(``keepdims=True``) so their results are scalars of shape ``(N, 1)`` again. When no variable
+is a vector, nothing needs the trailing axis and every value is ``(N,)``
+(``targets.Target.batched``); the walker is the same.
 
 The SymPy lowering lives in ``symbolic.py`` (the symbolic issue) and is the same kind of walker:
 ``expr.fold(tree, visit)`` where ``visit`` maps ``Number``/``Constant``/``Variable``/``Unary``/
@@ -20,6 +22,7 @@ import numpy as np
 from . import expr as E
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS
+from .tree import postorder, run_postorder
 
 #: a shape in the checker: None for a scalar, an int for a vector of that many components
 Shape = Optional[int]
@@ -86,6 +89,7 @@ def to_tape(tree: E.Expr, variables: list[str]) -> Callable:
     import tape
 
     position = {name: i for i, name in enumerate(variables)}
+    order = postorder(tree)     # walked once here, run at every call
 
     def constant(value):
         return tape.constant(np.float64(value))
@@ -118,6 +122,6 @@ def to_tape(tree: E.Expr, variables: list[str]) -> Callable:
                 return FUNCTIONS[node.name].tape(*kids)
             raise TypeError(f"unknown expression node {node!r}")
 
-        return E.fold(tree, visit)
+        return run_postorder(order, visit)
 
     return run

@@ -134,6 +134,29 @@ def children(node: Expr) -> tuple:
     return _CHILDREN[type(node)](node)
 
 
+def postorder(tree: Expr) -> list[tuple[Expr, int]]:
+    """Every node with its number of children, children before their parent, left to right
+    (iterative, so 100,000-term sums do not hit the recursion limit). A walker that runs a
+    tree more than once (``lower.to_tape``) takes this list once and loops over it itself.
+
+    >>> [(type(n).__name__, k) for n, k in postorder(Binary("*", Number(2.0), Variable("y")))]
+    [('Number', 0), ('Variable', 0), ('Binary', 2)]
+    """
+    order: list = []
+    stack: list = [(tree, False)]
+    push, pop, table = stack.append, stack.pop, _CHILDREN
+    while stack:
+        node, expanded = pop()
+        kids = table[type(node)](node)
+        if not kids or expanded:
+            order.append((node, len(kids)))
+        else:
+            push((node, True))
+            for kid in reversed(kids):
+                push((kid, False))
+    return order
+
+
 def fold(tree: Expr, visit: Callable[[Expr, list], Any]) -> Any:
     """Post-order fold without recursion: ``visit(node, results_of_children)`` for every node.
 
@@ -141,23 +164,19 @@ def fold(tree: Expr, visit: Callable[[Expr, list], Any]) -> Any:
     >>> fold(tree, lambda node, kids: 1 + sum(kids))   # count the nodes
     5
     """
+    return run_postorder(postorder(tree), visit)
+
+
+def run_postorder(order: list[tuple[Expr, int]], visit: Callable[[Expr, list], Any]) -> Any:
+    """``fold`` over a ``postorder`` list: each node's ``visit`` gets its children's results."""
     results: list = []
-    stack: list = [(tree, False)]
-    push, pop, table = stack.append, stack.pop, _CHILDREN
-    while stack:
-        node, expanded = pop()
-        kids = table[type(node)](node)
-        if not kids:
-            results.append(visit(node, []))
-        elif expanded:
-            n = len(kids)
+    for node, n in order:
+        if n:
             args = results[-n:]
             del results[-n:]
-            results.append(visit(node, args))
         else:
-            push((node, True))
-            for kid in reversed(kids):
-                push((kid, False))
+            args = []
+        results.append(visit(node, args))
     return results[0]
 
 
