@@ -16,6 +16,8 @@ from typing import Any, Callable
 
 from . import expr as E
 from .errors import CLIError
+from .lower import check_shapes, to_tape
+from .points import split_top_level
 from .record import Record
 
 #: ``path.py`` or ``path.py:function``; a plain string, compiled (and cached by ``re``) when
@@ -58,6 +60,7 @@ class Target(Record):
         self.notes = [] if notes is None else notes
         self.wrt_hint = wrt_hint
         self._shapes = {} if _shapes is None else _shapes
+        self.is_script = kind == "script"      # follows from ``kind``: not a field
 
     @property
     def read_as(self) -> str | list | None:
@@ -68,9 +71,10 @@ class Target(Record):
         spelled = [E.read_as(tree) for tree in self.trees]
         return spelled if isinstance(self.source, list) else spelled[0]
 
-    @property
-    def is_script(self) -> bool:
-        return self.kind == "script"
+    def wrt_names(self, wrt_text: str | None) -> list[str]:
+        """The names ``--wrt`` gives, else the variable a ``d/dx`` in the text named, else
+        none (all variables)."""
+        return parse_wrt(wrt_text) or ([self.wrt_hint] if self.wrt_hint else [])
 
     def ordered(self, wrt: list[str] | None) -> list[str]:
         """The variable order: ``wrt`` names first as given, then the others naturally."""
@@ -108,10 +112,19 @@ class Target(Record):
 
         if self.is_script:
             return _script_caller(self, variables)
-        from .lower import to_tape
-
         shapes = self.tree_shapes(sizes)
+        scalars_only = shapes == [None] and all(sizes[n] is None for n in variables)
         lowered = [to_tape(t, variables) for t in self.trees]
+        if scalars_only:
+            # every value is (N,) and the result is one already (or a 0-d constant), so the
+            # (N, 1) layout that vectors need is skipped
+            (plain,) = lowered
+
+            def run_scalars(*tensors):
+                y = plain(*tensors)
+                return y if tuple(y.shape) == (count,) else tape.broadcast_to(y, (count,))
+
+            return run_scalars
         single_scalar = len(lowered) == 1 and shapes[0] is None
 
         def run(*tensors):
@@ -131,13 +144,21 @@ class Target(Record):
 
     def tree_shapes(self, sizes: dict) -> list:
         """Each expression's shape (None: scalar, k: vector), checked once per ``sizes``."""
-        from .lower import check_shapes
-
         key = tuple(sorted(sizes.items()))
         if self._shapes.get("key") != key:
             shapes = [check_shapes(t, sizes, text) for t, text in zip(self.trees, self.texts)]
             self._shapes = {"key": key, "shapes": shapes}
         return self._shapes["shapes"]
+
+
+def parse_wrt(text: str | None) -> list[str]:
+    """``"x,y"`` -> ``["x", "y"]`` (empty or None: all variables)."""
+    if text is None:
+        return []
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise CLIError(f"--wrt: {text!r} is not a comma-separated list of names")
+    return names
 
 
 def is_script(text: str) -> bool:
@@ -150,9 +171,10 @@ def expression_target(text: str, label: str | None = None, declared=()) -> Targe
     (``--answer``); ``declared`` are the names the command was given (never split into
     letters). Notes on ambiguous readings go to standard error."""
     reading = E.read(text, label=label, declared=declared)
+    names = E.free_variables(reading.tree)
     show_notes(reading.notes, label)
-    return Target(text, "expression", E.free_variables(reading.tree), [reading.tree], [text],
-                  notes=reading.notes, wrt_hint=reading.wrt)
+    return Target(text, "expression", names, [reading.tree], [text], notes=reading.notes,
+                  wrt_hint=reading.wrt)
 
 
 def expressions_target(texts: list[str], declared=()) -> Target:
@@ -192,7 +214,9 @@ def declared_names(at: list[str] | None = None, wrt: str | None = None,
     ``--dependent``): the reader keeps them whole (``rate`` is not r*a*t*e)."""
     names: list[str] = []
     for value in at or []:
-        for part in _top_level_parts(value):
+        if "=" not in value:
+            continue        # a point by position (``--at 1,2``) names nothing
+        for part in split_top_level(value):
             if "=" in part:
                 names.append(part.split("=", 1)[0].strip())
     names += [n.strip() for n in (wrt or "").split(",")]
@@ -204,12 +228,6 @@ def declared_names(at: list[str] | None = None, wrt: str | None = None,
         except (OSError, UnicodeDecodeError):
             pass   # the points reader reports it
     return tuple(n for n in names if n.isidentifier())
-
-
-def _top_level_parts(text: str) -> list[str]:
-    from .points import split_top_level
-
-    return split_top_level(text)
 
 
 def show_notes(notes: list[str], label: str | None = None) -> None:

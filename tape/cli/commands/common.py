@@ -13,7 +13,7 @@ from .. import options as O, output, points as P
 from ..derivatives import Component, Outcome, components, multisets, run
 from ..options import Format
 from ..record import Record
-from ..targets import Target, declared_names, make_target
+from ..targets import Target, declared_names, make_target, parse_wrt
 
 #: refuse to compute more distinct partial derivatives than this per point
 MAX_PARTIALS = 10_000
@@ -107,7 +107,6 @@ def derive(request: Request) -> None:
     ``grad`` and ``hessian`` take partials of one order (``hessian``: 2) of a scalar target;
     ``jacobian`` takes first derivatives of a vector target.
     """
-    fmt = output.resolve_format(request.fmt)
     vector = request.command == "jacobian"
     problem = prepare(request.texts, request.at, request.points, request.wrt, vector=vector)
     if not problem.comps:
@@ -116,6 +115,7 @@ def derive(request: Request) -> None:
     if not vector:
         _require_scalar(request, problem.output, "target", "components")
         check_partial_count(len(problem.comps), request.order)
+    fmt = output.resolve_format(request.fmt)
     outcome = run(problem.target, problem.points, problem.variables, problem.comps,
                   "jacobian" if vector else "partials", request.order,
                   output.progress_wanted(fmt))
@@ -147,7 +147,7 @@ def prepare(texts: list[str], at: Optional[list[str]], points_file: Optional[str
     """Parse TARGET(s), --wrt and the points; check names and shapes (exit 2 on problems)."""
     target = make_target(texts, vector=vector,
                          declared=declared_names(at, wrt_text, points_file))
-    wrt = parse_wrt(wrt_text) or ([target.wrt_hint] if target.wrt_hint else [])
+    wrt = target.wrt_names(wrt_text)
     variables = target.ordered(wrt)
     if at and points_file:
         output.abort("give the points with --at or with --points, not both")
@@ -170,16 +170,6 @@ def prepare(texts: list[str], at: Optional[list[str]], points_file: Optional[str
     return Problem(target, variables, wrt or list(variables), pts, comps, shape)
 
 
-def parse_wrt(text: Optional[str]) -> list[str]:
-    """``"x,y"`` -> ``["x", "y"]`` (empty or None: all variables)."""
-    if text is None:
-        return []
-    names = [n.strip() for n in text.split(",")]
-    if not all(names):
-        output.abort(f"--wrt: {text!r} is not a comma-separated list of names")
-    return names
-
-
 def check_partial_count(n_components: int, order: int) -> None:
     """Refuse requests whose number of distinct partials would be unreasonable."""
     from math import comb
@@ -194,7 +184,7 @@ def check_partial_count(n_components: int, order: int) -> None:
 def gradient_report(problem: Problem, outcome: Outcome, order: int) -> output.Report:
     """grad: the value and every distinct partial of ``order`` (order 1: the gradient)."""
     comps = problem.comps
-    keys = multisets(len(comps), order) if comps else []
+    keys = list(outcome.partials)       # every distinct partial, in ``multisets`` order
     ordinary = len(problem.variables) == 1 and len(comps) == 1
     names = [derivative_labels(comps, k, ordinary) for k in keys]
     n = problem.points.count
