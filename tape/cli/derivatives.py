@@ -200,10 +200,8 @@ class Component(Frozen):
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "var", var)
         object.__setattr__(self, "index", index)
-
-    @property
-    def label(self) -> str:
-        return self.name if self.index is None else f"{self.name}[{self.index}]"
+        # the name in labels and JSON (``x``, ``w[1]``); not a field: it follows from them
+        object.__setattr__(self, "label", name if index is None else f"{name}[{index}]")
 
 
 def components(variables: list[str], wrt: list[str], sizes: dict) -> list[Component]:
@@ -239,6 +237,8 @@ def nested_partials(fn, xs: list, comps: list[Component], order: int) -> list[di
 
     wrt_vars = sorted({c.var for c in comps}, key=[c.var for c in comps].index)
     sources = [xs[v] for v in wrt_vars]
+    # one variable (the common case) is passed as the tensor itself, not a one-item list
+    watched = sources[0] if len(sources) == 1 else sources
     slot = {v: i for i, v in enumerate(wrt_vars)}
     entered = []
     try:
@@ -246,14 +246,16 @@ def nested_partials(fn, xs: list, comps: list[Component], order: int) -> list[di
             t = tape.GradientTape(persistent=True)
             t.__enter__()
             entered.append(t)
-            t.watch(sources)
+            t.watch(watched)
         levels = [{(): fn(*xs)}]
         while entered:
             t = entered.pop()
             t.__exit__(None, None, None)
             following = {}
             for key, z in levels[-1].items():
-                grads = t.gradient(z, sources, unconnected_gradients="zero")
+                grads = t.gradient(z, watched, unconnected_gradients="zero")
+                if watched is not sources:
+                    grads = [grads]
                 for ci in range(key[-1] if key else 0, len(comps)):
                     c = comps[ci]
                     g = grads[slot[c.var]]
