@@ -53,10 +53,13 @@ DEBUG_FLAG = "--debug"
 UsageError = typer.BadParameter.__base__
 
 
+#: command name -> its module
+COMMAND_MODULES = {name: module for module, name in COMMANDS}
+
+
 def command_function(name: str):
     """The function behind command ``name`` (imports its module)."""
-    module = dict((n, m) for m, n in COMMANDS)[name]
-    return getattr(import_module(f"{__package__}.commands.{module}"), name)
+    return getattr(import_module(f"{__package__}.commands.{COMMAND_MODULES[name]}"), name)
 
 
 class PlainValues:
@@ -163,10 +166,10 @@ class LazyCommands(Mapping):
         return self._built[name]
 
     def __contains__(self, name) -> bool:
-        return any(name == n for _, n in COMMANDS)
+        return name in COMMAND_MODULES
 
     def __iter__(self):
-        return iter([n for _, n in COMMANDS])
+        return iter(COMMAND_MODULES)
 
     def __len__(self) -> int:
         return len(COMMANDS)
