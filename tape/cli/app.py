@@ -17,6 +17,7 @@ building its validators cost ~0.2 s on every call.
 
 # (no ``from __future__ import annotations`` here: Typer reads this module's command
 # signatures at every start, and string annotations would be evaluated each time)
+import gc
 import math
 import sys
 import traceback
@@ -312,4 +313,15 @@ def _root(
 
 def main() -> None:
     """Console-script entry point (``tape``)."""
+    _freeze_startup_objects()
     app()
+
+
+def _freeze_startup_objects() -> None:
+    """Move what start-up created (NumPy, Typer, the engine: tens of thousands of objects that
+    live as long as the process) out of the garbage collector's sight, once per process.
+    Every collection of the run, and the full one at exit, would otherwise walk them all
+    again: measured ~25 ms of CPU on a ~200 ms cold ``tape grad`` (W7). Objects created later,
+    the command's own, are collected as usual."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
