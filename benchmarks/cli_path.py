@@ -3,6 +3,7 @@
     python benchmarks/cli_path.py                      # tape grad "x^2" --at 3
     python benchmarks/cli_path.py grad "x*y" --at 1,2  # any other command line
     python benchmarks/cli_path.py --by-file            # also the calls per file
+    python benchmarks/cli_path.py --path               # also the path: one line per stay in a file
 
 Counts Python function calls (``sys.setprofile`` "call" events) whose code lives under the
 ``tape`` package, while ``tape.cli.app.main`` runs the command (modules already imported, so
@@ -18,8 +19,9 @@ import sys
 from collections import Counter
 
 
-def trace(argv: list[str]) -> list[str]:
-    """The files (relative to the package) of every tape call made while running ``argv``."""
+def trace(argv: list[str], names: bool = False) -> list:
+    """The files (relative to the package) of every tape call made while running ``argv``;
+    with ``names``, (file, function name) pairs."""
     import tape
     from tape.cli import app
 
@@ -31,7 +33,8 @@ def trace(argv: list[str]) -> list[str]:
         if event == "call":
             name = frame.f_code.co_filename
             if name.startswith(root):
-                seen.append(name[len(root):])
+                where = name[len(root):]
+                seen.append((where, frame.f_code.co_name) if names else where)
 
     sys.argv = ["tape"] + argv
     with contextlib.redirect_stdout(io.StringIO()):
@@ -50,11 +53,24 @@ def summary(files: list[str]) -> dict:
     return {"calls": len(files), "files": len(set(files)), "transitions": transitions}
 
 
+def stays(calls: list[tuple[str, str]]) -> list[tuple[str, list[str]]]:
+    """Consecutive calls in one file grouped: (file, the functions called there, in order)."""
+    out: list[tuple[str, list[str]]] = []
+    for where, function in calls:
+        if out and out[-1][0] == where:
+            out[-1][1].append(function)
+        else:
+            out.append((where, [function]))
+    return out
+
+
 def main() -> None:
     args = sys.argv[1:]
     by_file = "--by-file" in args
-    argv = [a for a in args if a != "--by-file"] or ["grad", "x^2", "--at", "3"]
-    files = trace(argv)
+    path = "--path" in args
+    argv = [a for a in args if a not in ("--by-file", "--path")] or ["grad", "x^2", "--at", "3"]
+    calls = trace(argv, names=True)
+    files = [where for where, _ in calls]
     whole = summary(files)
     cli = summary([f for f in files if f.startswith("cli" + os.sep)])
     print(f"tape {' '.join(argv)}")
@@ -65,6 +81,11 @@ def main() -> None:
     if by_file:
         for name, count in Counter(files).most_common():
             print(f"  {count:5d}  {name}")
+    if path:
+        for where, functions in stays(calls):
+            shown = " ".join(functions)
+            print(f"  {where:28s} {len(functions):4d}  "
+                  f"{shown if len(shown) <= 70 else shown[:67] + '...'}")
 
 
 if __name__ == "__main__":
