@@ -1,0 +1,129 @@
+"""The pieces of one ``tape grad`` request's path: the batched layout of scalar-only
+expressions, the lowering's one walk, reading ``--wrt`` and the declared names, the single-
+variable gradient, and start-up's frozen objects."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tape
+from cli_helpers import ROOT
+from tape.cli import derivatives as D
+from tape.cli import targets as T
+from tape.cli.errors import CLIError
+from tape.cli.lower import to_tape
+from tape.cli.tree import postorder
+
+XS = np.array([0.5, -1.25, 2.0])
+YS = np.array([3.0, 0.75, -2.5])
+
+
+def batched(text, sizes, count):
+    target = T.expression_target(text)
+    return target.batched(list(sizes), sizes, count)
+
+
+def test_scalar_only_expression_keeps_one_axis_and_its_values():
+    fn = batched("sin(x)*y + x^2", {"x": None, "y": None}, 3)
+    y = fn(tape.constant(XS), tape.constant(YS))
+    assert tuple(y.shape) == (3,)
+    np.testing.assert_allclose(y.numpy(), np.sin(XS) * YS + XS ** 2, rtol=1e-15)
+
+
+def test_scalar_only_constant_expression_is_broadcast_to_every_point():
+    fn = batched("2*pi", {}, 4)
+    y = fn()
+    assert tuple(y.shape) == (4,)
+    np.testing.assert_allclose(y.numpy(), np.full(4, 2 * np.pi))
+
+
+def test_scalar_and_vector_variables_still_share_the_trailing_axis():
+    w = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.25]])
+    fn = batched("x*sum(w)", {"w": 2, "x": None}, 3)
+    y = fn(tape.constant(w), tape.constant(XS))
+    assert tuple(y.shape) == (3,)
+    np.testing.assert_allclose(y.numpy(), XS * w.sum(axis=1))
+
+
+def test_scalar_only_gradient_matches_finite_differences():
+    comps = D.components(["x", "y"], ["x", "y"], {"x": None, "y": None})
+    fn = batched("exp(x)*y^3", {"x": None, "y": None}, 3)
+    value, parts = D.partials(fn, [XS, YS], comps, 1)
+    h = 1e-6
+    f = lambda a, b: np.exp(a) * b ** 3  # noqa: E731
+    np.testing.assert_allclose(value, f(XS, YS))
+    np.testing.assert_allclose(parts[(0,)], (f(XS + h, YS) - f(XS - h, YS)) / (2 * h),
+                               rtol=1e-7)
+    np.testing.assert_allclose(parts[(1,)], (f(XS, YS + h) - f(XS, YS - h)) / (2 * h),
+                               rtol=1e-7)
+
+
+def test_one_variable_of_several_is_differentiated_alone():
+    """--wrt x on x^2*y: the one watched tensor is passed as itself, not in a list."""
+    comps = D.components(["x", "y"], ["x"], {"x": None, "y": None})
+    fn = batched("x^2*y", {"x": None, "y": None}, 3)
+    value, parts = D.partials(fn, [XS, YS], comps, 2)
+    assert list(parts) == [(0, 0)]
+    np.testing.assert_allclose(parts[(0, 0)], 2 * YS)
+    _, first = D.partials(fn, [XS, YS], comps, 1)
+    np.testing.assert_allclose(first[(0,)], 2 * XS * YS)
+
+
+def test_lowering_walks_the_tree_once_and_runs_it_at_every_call():
+    target = T.expression_target("x*x - 3")
+    order = postorder(target.trees[0])
+    assert [type(n).__name__ for n, _ in order] == ["Variable", "Variable", "Binary",
+                                                   "Number", "Binary"]
+    assert [k for _, k in order] == [0, 0, 2, 0, 2]
+    run = to_tape(target.trees[0], ["x"])
+    assert float(run(tape.constant(2.0)).numpy()) == 1.0
+    assert float(run(tape.constant(-4.0)).numpy()) == 13.0
+
+
+def test_wrt_names_come_from_wrt_then_from_d_dx_then_none():
+    plain = T.expression_target("x*y")
+    assert plain.wrt_names("y, x") == ["y", "x"]
+    assert plain.wrt_names(None) == []
+    assert T.expression_target("d/dy x*y").wrt_names(None) == ["y"]
+    assert T.expression_target("d/dy x*y").wrt_names("x") == ["x"]
+
+
+@pytest.mark.parametrize("text", [",", "x,", " , y", ""])
+def test_wrt_with_an_empty_name_is_refused(text):
+    with pytest.raises(CLIError, match="is not a comma-separated list of names") as info:
+        T.parse_wrt(text)
+    assert info.value.code == 2
+
+
+def test_declared_names_come_only_from_named_values():
+    assert T.declared_names(["1,2"], None) == ()
+    assert T.declared_names(["rate=1,w=[1,2]"], "rate") == ("rate", "w", "rate")
+    assert T.declared_names(["0.5", "speed=2"]) == ("speed",)
+
+
+def test_component_labels_name_vector_components():
+    comps = D.components(["w", "x"], ["w", "x"], {"w": 2, "x": None})
+    assert [c.label for c in comps] == ["w[0]", "w[1]", "x"]
+    assert comps[0] == D.Component("w", 0, 0) and "label" not in repr(comps[0])
+
+
+def test_main_freezes_start_up_objects_once_per_process():
+    code = ("import gc, io, contextlib, sys\n"
+            "from tape.cli.app import main\n"
+            "counts = []\n"
+            "for _ in range(2):\n"
+            "    sys.argv = ['tape', 'grad', 'x^2', '--at', '3']\n"
+            "    with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            "        try:\n"
+            "            main()\n"
+            "        except SystemExit as exc:\n"
+            "            assert exc.code == 0, exc.code\n"
+            "    assert [float(v) for v in out.getvalue().split()] == [6.0], out.getvalue()\n"
+            "    counts.append(gc.get_freeze_count())\n"
+            "print(counts[0] > 0, counts[1] <= counts[0])\n")   # nothing frozen twice
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.stdout.split() == ["True", "True"], done.stderr
