@@ -50,14 +50,17 @@ ALLOWED = ("expressions may use numbers, variable names, + - * / ** ^, parenthes
 class Reading(Record):
     """What a text was read as: the tree, its canonical spelling ``read_as`` (SymPy syntax),
     the ``notes`` on readings with another plausible meaning, and ``wrt`` when the text
-    said ``d/dx`` (or ``dy/dx = ...``)."""
+    said ``d/dx`` (or ``dy/dx = ...``). ``variables``: the tree's free names, sorted (the
+    walk that built the tree collects them; otherwise ``free_variables`` finds them)."""
 
     _fields = ("tree", "notes", "wrt")
 
-    def __init__(self, tree, notes: list, wrt: str | None = None) -> None:
+    def __init__(self, tree, notes: list, wrt: str | None = None,
+                 variables: list[str] | None = None) -> None:
         self.tree = tree
         self.notes = notes
         self.wrt = wrt
+        self.variables = free_variables(tree) if variables is None else variables
 
     @property
     def read_as(self) -> str:
@@ -121,10 +124,11 @@ def _read(text, declared, relation) -> Reading:
             is_label = None
         if is_label:
             wrt = is_label.group("wrt") or wrt
-            tree, notes = _tree(typed, right, fold)
+            tree, notes, names = _tree(typed, right, fold)
         else:
-            lhs, notes = _tree(typed, left, fold)
-            rhs, more = _tree(typed, right, fold)
+            lhs, notes, names = _tree(typed, left, fold)
+            rhs, more, more_names = _tree(typed, right, fold)
+            names |= more_names
             tree = Relation(lhs, rhs, (fold[left[0].start], fold[right[-1].end]))
             notes += [n for n in more if n not in notes]
             if not relation:
@@ -133,8 +137,8 @@ def _read(text, declared, relation) -> Reading:
                                 f"derivatives: --implicit)", text, fold[tokens[k].start],
                                 fold[tokens[k].end])
     else:
-        tree, notes = _tree(typed, tokens, fold)
-    return Reading(tree, notes, wrt)
+        tree, notes, names = _tree(typed, tokens, fold)
+    return Reading(tree, notes, wrt, sorted(names))
 
 
 def _names_a_function(left_text: str, declared) -> bool:
@@ -200,7 +204,8 @@ def _tree(typed, tokens, fold):
     if isinstance(node.body, ast.List):
         raise _Walker(source).error(node.body, "a bracketed list is only allowed as the "
                                                "whole target of tape jacobian")
-    return _Walker(source).convert(node.body), notes
+    walker = _Walker(source)
+    return walker.convert(node.body), notes, walker.variables
 
 
 def rewrite(text: str, declared=()) -> tuple[str, list[int]]:
@@ -417,6 +422,7 @@ class _Walker:
 
     def __init__(self, source: _Source):
         self.source = source
+        self.variables: set[str] = set()    # the free names of the trees built so far
 
     def span(self, node: ast.AST) -> tuple[int, int]:
         """The node's (start, end) columns in the text as typed."""
@@ -558,5 +564,6 @@ class _Walker:
         if isinstance(node, ast.Name):
             if node.id in CONSTANTS:
                 return Constant(node.id, span)
+            self.variables.add(node.id)
             return Variable(node.id, span)
         return Number(self._number_value(node), span)

@@ -171,10 +171,9 @@ def expression_target(text: str, label: str | None = None, declared=()) -> Targe
     (``--answer``); ``declared`` are the names the command was given (never split into
     letters). Notes on ambiguous readings go to standard error."""
     reading = E.read(text, label=label, declared=declared)
-    names = E.free_variables(reading.tree)
     show_notes(reading.notes, label)
-    return Target(text, "expression", names, [reading.tree], [text], notes=reading.notes,
-                  wrt_hint=reading.wrt)
+    return Target(text, "expression", reading.variables, [reading.tree], [text],
+                  notes=reading.notes, wrt_hint=reading.wrt)
 
 
 def expressions_target(texts: list[str], declared=()) -> Target:
@@ -187,7 +186,7 @@ def expressions_target(texts: list[str], declared=()) -> Target:
         source = list(texts)
     notes = [n for _, r in items for n in r.notes]
     show_notes(notes)
-    names = sorted({n for _, r in items for n in E.free_variables(r.tree)})
+    names = sorted({n for _, r in items for n in r.variables})
     hints = {r.wrt for _, r in items if r.wrt}
     return Target(source, "expression", names, [r.tree for _, r in items],
                   [t for t, _ in items], notes=notes, wrt_hint=hints.pop() if len(hints) == 1 else None)

@@ -127,3 +127,14 @@ def test_main_freezes_start_up_objects_once_per_process():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, timeout=120)
     assert done.stdout.split() == ["True", "True"], done.stderr
+
+
+@pytest.mark.parametrize("text", ["x*y + sin(z)", "y = a*x^2", "x^2 + y^2 = 1", "pi*e*x",
+                                  "d/dx x*w", "3", "2xy", "sqrt(w[0]^2 + w[1]^2)",
+                                  "f(t) = t e^t", "sin^2 x + cos^2 x"])
+def test_reading_lists_the_free_variables_its_walk_found(text):
+    from tape.cli import expr as E
+
+    reading = E.read(text, relation=True)
+    assert reading.variables == E.free_variables(reading.tree)
+    assert reading.variables == sorted(set(reading.variables))
