@@ -80,8 +80,8 @@ class Primitive:
     the op's name up.
 
     The other modes read their rules from the op object: ``jvp(node, *input_tangents)`` (forward
-    mode) and ``taylor(node, input_series, K)`` (Taylor mode; it may return ``NotImplemented`` to
-    ask for the nested-tape fallback). Two declarations stand for rules not written out:
+    mode) and ``taylor(node, input_series, K)`` (Taylor mode; ``tape.derivative`` through an op without
+    one raises LookupError). Two declarations stand for rules not written out:
     ``linear`` (the op is linear in its inputs: its JVP is the op applied to the tangents, its
     Taylor rule the op applied to each coefficient) and ``symmetric`` (its Jacobian is symmetric,
     as an elementwise op's diagonal one: its JVP is its VJP applied to the tangent).
@@ -415,8 +415,8 @@ def primitive(fn=None, name=None, *, grad=None, jvp=None, taylor=None, multiple_
       without it forward mode applies the gradient rule twice (exact, slower);
     - ``taylor(op, input_series, K) -> output series`` for ``tape.derivative``: each series is an
       array of shape ``(K,) + value shape`` holding f^(k)/k! (None for an input that does not
-      depend on x); without it Taylor mode differentiates the op by nested tapes through its
-      gradient rule, and fails naming the op when it has none.
+      depend on x); without it ``tape.derivative`` through the op raises ``LookupError``
+      naming the op.
 
     Rules use tape ops on ``op.inputs``, ``op.outputs`` and ``op.attrs`` so that nested tapes can
     differentiate them again (a Taylor rule works on NumPy arrays).

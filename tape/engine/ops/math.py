@@ -618,11 +618,27 @@ def _angle_jvp(node, t):
     return imag(conj(x) * t) / real(conj(x) * x)
 
 
-angle = defop("Angle", _angle_np, _angle_grad, jvp=_angle_jvp)
+def _angle_series(node, ins, K):
+    # arg z = Im(log z) off the branch cut; constant (0 or pi) for a real input
+    (z,) = ins
+    if z.dtype.kind != "c":
+        return S.const(_out(node), K)
+    return S.log(z).imag
+
+
+def _complex_series(node, ins, K):
+    # real-linear in each part: the parts' series side by side
+    re, im = (full(s, x, K) for s, x in zip(ins, node.inputs))
+    nd = out_ndim(node)
+    return _complex_np(S.align(re, nd), S.align(im, nd))
+
+
+angle = defop("Angle", _angle_np, _angle_grad, jvp=_angle_jvp, taylor=_angle_series)
 # real + 1j * imag from two real tensors (TensorFlow's tf.complex; used by Angle's rule)
 complex_ = defop("Complex", _complex_np, _complex_grad, arity=2,
                  jvp=lambda n, ta, tb: None if ta is None and tb is None else
-                 complex_(or_zero(ta, n.inputs[0]), or_zero(tb, n.inputs[1])))
+                 complex_(or_zero(ta, n.inputs[0]), or_zero(tb, n.inputs[1])),
+                 taylor=_complex_series)
 
 
 def log2(x):
