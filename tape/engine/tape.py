@@ -120,7 +120,6 @@ class GradientTape:
         self._watched_vars: dict = {}
         self._recording = False
         self._used = False
-        self._owner_thread = None
         _register_live(self)
 
     # -- context --------------------------------------------------------------------------
@@ -129,7 +128,6 @@ class GradientTape:
             raise ValueError("this GradientTape is already recording; tapes cannot be entered twice")
         start_recording(self)
         self._recording = True
-        self._owner_thread = _thread.get_ident()
         return self
 
     def __exit__(self, *exc):
@@ -194,8 +192,8 @@ class GradientTape:
             if t in tracked:
                 hit = True
             elif type(t) is Variable and self._watch_accessed and t._trainable \
-                    and t._value.dtype.kind in "fc" and self._owner_thread == _thread.get_ident():
-                self._track(t)      # (a variable read by another thread is not this tape's)
+                    and t._value.dtype.kind in "fc":
+                self._track(t)      # (only ops of the thread that entered the tape come here)
                 hit = True
         if not hit:
             return node
