@@ -309,25 +309,29 @@ def start_recording(recorder, after_all=False, index=None):
     remembers its thread's lists (``recorder._thread_lists``): stopping it from another thread
     takes it out of those."""
     lists = recorder._thread_lists = _recorders.lists
-    group = lists[1] if after_all else lists[0]
     if index is None:
         recorder._entry = next(_entries)
-        group.append(recorder)
-    else:
-        group.insert(index, recorder)
+        index = len(lists[after_all])
+    lists[after_all].insert(index, recorder)
     (active_accumulators if after_all else recording_tapes).append(recorder)
 
 
 def stop_recording(recorder):
     """Stop offering op applications to ``recorder``; returns the place it had (for resuming).
     ValueError if it is not active."""
-    lists = getattr(recorder, "_thread_lists", ())
-    for group, everywhere in zip(lists, (recording_tapes, active_accumulators)):
-        if recorder in group:       # (recorders compare by identity)
-            index = group.index(recorder)
-            group.remove(recorder)
-            everywhere.remove(recorder)     # one atomic step, whatever other threads do
-            return index
+    lists = getattr(recorder, "_thread_lists", None)
+    if lists is not None:
+        tapes = lists[0]
+        if tapes and tapes[-1] is recorder:     # the innermost tape: nearly always
+            tapes.pop()
+            recording_tapes.remove(recorder)    # one atomic step, whatever other threads do
+            return len(tapes)
+        for group, everywhere in zip(lists, (recording_tapes, active_accumulators)):
+            if recorder in group:               # (recorders compare by identity)
+                index = group.index(recorder)
+                group.remove(recorder)
+                everywhere.remove(recorder)
+                return index
     raise ValueError("stop_recording: this recorder is not active")
 
 

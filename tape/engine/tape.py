@@ -23,6 +23,7 @@ from .jacobian import BatchIdentityRows, IdentityRows, chunks
 from .ops.array import concat, identity, reshape, transpose, unbroadcast
 from .ops.cast import cast
 from .registry import Node, is_recording, start_recording, stop_recording
+from .structural import StructuralZeros, unmarked
 from .sweep import depending_on, sweep_raw, sweep_tensors
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
 
@@ -366,7 +367,11 @@ class GradientTape:
         for k in wanted:
             g = grads.get(k)
             if g is not None:
-                result[k] = _wrap(g) if raw else g
+                if raw:
+                    g = _wrap(g if type(g) is not StructuralZeros else unmarked(g))
+                elif type(g._value) is StructuralZeros:
+                    g._value = unmarked(g._value)       # (the same numbers)
+                result[k] = g
         return result
 
     # -- Jacobians ------------------------------------------------------------------------
