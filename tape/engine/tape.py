@@ -43,10 +43,13 @@ _live_tapes_lock = _thread.allocate_lock()
 
 
 def _register_live(tape):
-    with _live_tapes_lock:      # another thread's append must not be lost in the clean-up
-        _live_tapes.append(weakref.ref(tape))
-        if len(_live_tapes) > _live_tapes_kept[0]:
-            _live_tapes[:] = [r for r in _live_tapes if r() is not None]
+    _live_tapes.append(weakref.ref(tape))       # (one atomic step)
+    if len(_live_tapes) > _live_tapes_kept[0]:
+        with _live_tapes_lock:                  # one clean-up at a time
+            # the first n entries are replaced in one step: appends made meanwhile by other
+            # threads sit after them and are kept
+            n = len(_live_tapes)
+            _live_tapes[:n] = [r for r in _live_tapes[:n] if r() is not None]
             _live_tapes_kept[0] = max(64, 2 * len(_live_tapes))
 
 
