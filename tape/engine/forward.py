@@ -27,6 +27,7 @@ from .ops.cast import cast, conj, real
 from .ops.creation import zeros_like
 from .registry import (Node, gradient_rule, pause_recorder, resume_recorder, start_recording,
                        stop_recording)
+from .structural import StructuralZeros, mark, unmarked
 from .tape import GradientTape, UnconnectedGradients, unconnected_mode
 from .tensor import Tensor, _wrap, convert_to_tensor
 
@@ -71,7 +72,10 @@ class ForwardAccumulator:
         if isinstance(tangent, Tensor):
             t = tangent if tangent._value.dtype == dtype else cast(tangent, dtype)
         else:
-            t = _wrap(np.asarray(tangent, dtype=dtype)[()])
+            # a constant direction: the elements it does not move are structural zeros (a
+            # tangent tensor may itself be differentiated, so its zeros are values)
+            t = np.asarray(tangent, dtype=dtype)
+            t = _wrap(mark(t) if t.ndim else t[()])
         if tuple(t.shape) != tuple(primal.shape):
             raise ValueError(f"ForwardAccumulator: tangent shape {tuple(t.shape)} does not match "
                              f"primal shape {tuple(primal.shape)}")
@@ -106,7 +110,10 @@ class ForwardAccumulator:
                 raise ValueError(f"ForwardAccumulator.jvp: expected Tensors, got {type(t).__name__}")
             entry = self._tangents.get(id(t))
             if entry is not None:
-                return entry[1]
+                tangent = entry[1]
+                if type(tangent._value) is StructuralZeros:
+                    tangent._value = unmarked(tangent._value)     # (the same numbers)
+                return tangent
             return _wrap(np.zeros(t._value.shape, t._value.dtype)[()]) if zero else None
         return nest.map_structure(one, primals)
 

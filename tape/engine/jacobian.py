@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .structural import mark
 from .tensor import _wrap
 
 
@@ -27,7 +28,8 @@ class IdentityRows:
     def __call__(self, start, stop):
         rows = np.zeros((stop - start, self.n), self.dtype)
         rows[np.arange(stop - start), np.arange(start, stop)] = 1
-        return _wrap(rows.reshape((stop - start,) + self.shape))
+        # its zeros are structural: another output's infinite slope times 0 is 0 (structural.py)
+        return _wrap(mark(rows.reshape((stop - start,) + self.shape)))
 
 
 class BatchIdentityRows:
@@ -42,4 +44,4 @@ class BatchIdentityRows:
     def __call__(self, start, stop):
         rows = np.zeros((stop - start, self.b, self.n), self.dtype)
         rows[np.arange(stop - start), :, np.arange(start, stop)] = 1
-        return _wrap(rows.reshape((stop - start, self.b) + self.inner))
+        return _wrap(mark(rows.reshape((stop - start, self.b) + self.inner)))

@@ -6,6 +6,7 @@ function and, only when a tape is recording, offers the call to the recording ta
 """
 from __future__ import annotations
 
+import _thread         # (not threading: its import would cost every start of the command line)
 import itertools
 import weakref
 
@@ -14,15 +15,26 @@ import numpy as np
 from . import tensor as _tensor_module
 from .tensor import Tensor, _to_array, _wrap
 
-#: The active recorders (see ``record`` for their protocol), read on every op. Tapes and other
-#: graph recorders, innermost last:
+#: Every recorder active in any thread (see ``record`` for their protocol): tapes and other graph
+#: recorders in ``recording_tapes``, ForwardAccumulators in ``active_accumulators``. Ops test
+#: only whether either is non-empty (one cheap check while nothing records anywhere); ``record``
+#: then offers the op to the calling thread's own recorders, ``_Recorders.lists``.
 recording_tapes: list = []
-#: ForwardAccumulators, outermost first: they see an op after every tape has, so tapes also
-#: record the tangent computation (reverse-over-forward).
 active_accumulators: list = []
-# The recorders are shared by all threads (a per-thread state cost 10-15% on the scalar
-# workloads W1/W2, one threading.local lookup per recorded op): a tape keeps only the ops on the
-# tensors it tracks, and watches variables read in its own thread only.
+
+
+class _Recorders(_thread._local):
+    """The calling thread's recorders, in order: ``lists = (tapes, accumulators)``. Tapes
+    innermost last; accumulators outermost first: they see an op after every tape has, so tapes
+    also record the tangent computation (reverse-over-forward). An op run by one thread is never
+    offered to another thread's recorders, as TensorFlow's tapes are thread-local; reading them
+    costs one thread-local lookup per recorded op."""
+
+    def __init__(self):
+        self.lists = ([], [])
+
+
+_recorders = _Recorders()
 #: Stamps given to recorders as they start (``recorder._entry``): who is nested inside whom.
 _entries = itertools.count()
 
@@ -80,8 +92,8 @@ class Primitive:
     the op's name up.
 
     The other modes read their rules from the op object: ``jvp(node, *input_tangents)`` (forward
-    mode) and ``taylor(node, input_series, K)`` (Taylor mode; it may return ``NotImplemented`` to
-    ask for the nested-tape fallback). Two declarations stand for rules not written out:
+    mode) and ``taylor(node, input_series, K)`` (Taylor mode; ``tape.derivative`` through an op without
+    one raises LookupError). Two declarations stand for rules not written out:
     ``linear`` (the op is linear in its inputs: its JVP is the op applied to the tangents, its
     Taylor rule the op applied to each coefficient) and ``symmetric`` (its Jacobian is symmetric,
     as an elementwise op's diagonal one: its JVP is its VJP applied to the tangent).
@@ -254,8 +266,8 @@ def _new_scalar(value, ref):
 
 
 def record(op, inputs, outputs, attrs):
-    """Offer an op application to every active recorder: first the tapes (and any other graph
-    recorder) in ``recording_tapes``, then the forward accumulators in ``active_accumulators``.
+    """Offer an op application to the calling thread's active recorders: first the tapes (and
+    any other graph recorder), then the forward accumulators.
 
     The recorder protocol is one method, ``recorder._offer(op, inputs, outputs, attrs, node)``:
     the recorder keeps the application if it wants it (an input it tracks), building the
@@ -264,19 +276,15 @@ def record(op, inputs, outputs, attrs):
     """
     if op.nondiff:
         return
-    if not active_accumulators and len(recording_tapes) == 1:     # nearly every program
-        try:
-            recorder = recording_tapes[0]
-        except IndexError:          # another thread's tape stopped in between
-            return
-        recorder._offer(op, inputs, outputs, attrs, None)
+    tapes, accumulators = _recorders.lists
+    if not accumulators and len(tapes) == 1:      # nearly every program
+        tapes[0]._offer(op, inputs, outputs, attrs, None)
         return
     node = None
-    # copies: another thread's tape may leave the list while this loop runs (an iterator over
-    # the list itself would then skip the next recorder)
-    for recorder in tuple(recording_tapes):
+    # copies: a recorder may leave (or enter) its list while it is being offered an op
+    for recorder in tuple(tapes):
         node = recorder._offer(op, inputs, outputs, attrs, node)
-    for recorder in tuple(active_accumulators):   # an accumulator leaves and re-enters the list
+    for recorder in tuple(accumulators):          # an accumulator leaves and re-enters the list
         node = recorder._offer(op, inputs, outputs, attrs, node)
 
 
@@ -284,77 +292,106 @@ def _record_pair(op, a, b, result):
     """``record`` for a two-input op called without keyword arguments (every ``x * y``)."""
     if op.nondiff:
         return
-    if not active_accumulators and len(recording_tapes) == 1:
-        try:
-            recorder = recording_tapes[0]
-        except IndexError:
-            return
-        recorder._offer(op, (a, b), (result,), _NO_ATTRS, None)
+    tapes, accumulators = _recorders.lists
+    if not accumulators and len(tapes) == 1:
+        tapes[0]._offer(op, (a, b), (result,), _NO_ATTRS, None)
         return
-    node = None
-    for recorder in tuple(recording_tapes):
-        node = recorder._offer(op, (a, b), (result,), _NO_ATTRS, node)
-    for recorder in tuple(active_accumulators):
-        node = recorder._offer(op, (a, b), (result,), _NO_ATTRS, node)
+    record(op, (a, b), (result,), _NO_ATTRS)
 
 
 def start_recording(recorder, after_all=False, index=None):
     """Make ``recorder`` (any object with ``_offer``, see ``record``) see every op application
-    from now on: after the recorders already active, or with ``after_all`` after every one of
-    them, as forward accumulators do (so the others also record what it computes).
-    ``index``: its place among them instead (resuming where ``stop_recording`` took it from).
-    A recorder starting afresh is stamped with its entry order (``recorder._entry``), which
-    ``pause_recorder`` reads to tell the recorders around it from those inside it."""
-    group = active_accumulators if after_all else recording_tapes
+    of the calling thread from now on: after the recorders already active, or with ``after_all``
+    after every one of them, as forward accumulators do (so the others also record what it
+    computes). ``index``: its place among them instead (resuming where ``stop_recording`` took
+    it from). A recorder starting afresh is stamped with its entry order (``recorder._entry``),
+    which ``pause_recorder`` reads to tell the recorders around it from those inside it, and
+    remembers its thread's lists (``recorder._thread_lists``): stopping it from another thread
+    takes it out of those."""
+    lists = recorder._thread_lists = _recorders.lists
     if index is None:
         recorder._entry = next(_entries)
-        group.append(recorder)
-    else:
-        group.insert(index, recorder)
+        index = len(lists[after_all])
+    lists[after_all].insert(index, recorder)
+    (active_accumulators if after_all else recording_tapes).append(recorder)
 
 
 def stop_recording(recorder):
     """Stop offering op applications to ``recorder``; returns the place it had (for resuming).
     ValueError if it is not active."""
-    for group in (recording_tapes, active_accumulators):
-        if recorder in group:       # (recorders compare by identity)
-            index = group.index(recorder)
-            group.remove(recorder)  # one atomic step, whatever other threads do to the list
-            return index
+    lists = getattr(recorder, "_thread_lists", None)
+    if lists is not None:
+        tapes = lists[0]
+        if tapes and tapes[-1] is recorder:     # the innermost tape: nearly always
+            tapes.pop()
+            recording_tapes.remove(recorder)    # one atomic step, whatever other threads do
+            return len(tapes)
+        for group, everywhere in zip(lists, (recording_tapes, active_accumulators)):
+            if recorder in group:               # (recorders compare by identity)
+                index = group.index(recorder)
+                group.remove(recorder)
+                everywhere.remove(recorder)
+                return index
     raise ValueError("stop_recording: this recorder is not active")
 
 
 def is_recording() -> bool:
-    """Whether any recorder is active."""
-    return bool(recording_tapes or active_accumulators)
+    """Whether any recorder of the calling thread is active."""
+    if not (recording_tapes or active_accumulators):
+        return False
+    tapes, accumulators = _recorders.lists
+    return bool(tapes or accumulators)
+
+
+def recording_in_this_thread() -> list:
+    """The calling thread's active tapes (and other graph recorders), innermost last."""
+    return _recorders.lists[0]
+
+
+def suspend_recording():
+    """Take every recorder of the calling thread out of its lists (they stay active): ops run
+    until ``resume_recording(token)`` are recorded nowhere."""
+    tapes, accumulators = _recorders.lists
+    token = (tapes[:], accumulators[:])
+    tapes.clear()
+    accumulators.clear()
+    return token
+
+
+def resume_recording(token):
+    """Put back the recorders ``suspend_recording`` took out."""
+    tapes, accumulators = _recorders.lists
+    tapes[:], accumulators[:] = token
 
 
 def pause_recorder(recorder):
-    """Take an active forward accumulator out of the lists without stopping it, while it
-    computes tangents, together with every recorder that started after it. Its own ops must not
-    get tangents of their own, and, as in TensorFlow, only the recorders it is nested in (those
-    that started before it) see its tangent computations to differentiate them again; the ones
-    nested inside it do not. Returns what ``resume_recorder`` needs to put them all back.
+    """Take an active forward accumulator out of its thread's lists without stopping it, while
+    it computes tangents, together with every recorder that started after it. Its own ops must
+    not get tangents of their own, and, as in TensorFlow, only the recorders it is nested in
+    (those that started before it) see its tangent computations to differentiate them again;
+    the ones nested inside it do not. Returns what ``resume_recorder`` needs to put them all
+    back.
 
     Both lists are in entry order (accumulators outermost first, tapes innermost last), so the
     recorders that started after it are a suffix of each."""
-    index = active_accumulators.index(recorder)
-    inner_accumulators = active_accumulators[index:]
-    del active_accumulators[index:]
+    tapes, accumulators = recorder._thread_lists
+    index = accumulators.index(recorder)
+    inner_accumulators = accumulators[index:]
+    del accumulators[index:]
     entry = recorder._entry
-    cut = len(recording_tapes)
-    while cut and recording_tapes[cut - 1]._entry > entry:
+    cut = len(tapes)
+    while cut and tapes[cut - 1]._entry > entry:
         cut -= 1
-    inner_tapes = recording_tapes[cut:]
-    del recording_tapes[cut:]
-    return index, inner_accumulators, cut, inner_tapes
+    inner_tapes = tapes[cut:]
+    del tapes[cut:]
+    return recorder._thread_lists, index, inner_accumulators, cut, inner_tapes
 
 
 def resume_recorder(paused):
     """Put back the recorders taken out by ``pause_recorder``."""
-    index, inner_accumulators, cut, inner_tapes = paused
-    active_accumulators[index:index] = inner_accumulators
-    recording_tapes[cut:cut] = inner_tapes
+    (tapes, accumulators), index, inner_accumulators, cut, inner_tapes = paused
+    accumulators[index:index] = inner_accumulators
+    tapes[cut:cut] = inner_tapes
 
 
 def convert_inputs(args):
@@ -415,8 +452,8 @@ def primitive(fn=None, name=None, *, grad=None, jvp=None, taylor=None, multiple_
       without it forward mode applies the gradient rule twice (exact, slower);
     - ``taylor(op, input_series, K) -> output series`` for ``tape.derivative``: each series is an
       array of shape ``(K,) + value shape`` holding f^(k)/k! (None for an input that does not
-      depend on x); without it Taylor mode differentiates the op by nested tapes through its
-      gradient rule, and fails naming the op when it has none.
+      depend on x); without it ``tape.derivative`` through the op raises ``LookupError``
+      naming the op.
 
     Rules use tape ops on ``op.inputs``, ``op.outputs`` and ``op.attrs`` so that nested tapes can
     differentiate them again (a Taylor rule works on NumPy arrays).
@@ -502,7 +539,9 @@ def gradient_rule(node):
 
 
 def _tracked_by_a_tape(tensor) -> bool:
-    for tape in recording_tapes:
+    if not recording_tapes:
+        return False
+    for tape in _recorders.lists[0]:
         if tensor in tape._tracked:
             return True
     return False

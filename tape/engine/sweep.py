@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .registry import gradient_rule
+from .structural import mark
 from .tensor import Tensor, _wrap
 
 _ONE_INPUT = (True,)
@@ -188,7 +189,7 @@ def _fill_missing(got, outs, raw):
     filled = []
     for x, o in zip(got, outs):
         if x is None:
-            x = np.zeros(bshape + o._value.shape, o._value.dtype)[()]
+            x = mark(np.zeros(bshape + o._value.shape, o._value.dtype))   # structural zeros
             x = x if raw else _wrap(x)
         filled.append(x)
     return tuple(filled)

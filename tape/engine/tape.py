@@ -23,6 +23,7 @@ from .jacobian import BatchIdentityRows, IdentityRows, chunks
 from .ops.array import concat, identity, reshape, transpose, unbroadcast
 from .ops.cast import cast
 from .registry import Node, is_recording, start_recording, stop_recording
+from .structural import StructuralZeros, unmarked
 from .sweep import depending_on, sweep_raw, sweep_tensors
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
 
@@ -42,10 +43,13 @@ _live_tapes_lock = _thread.allocate_lock()
 
 
 def _register_live(tape):
-    with _live_tapes_lock:      # another thread's append must not be lost in the clean-up
-        _live_tapes.append(weakref.ref(tape))
-        if len(_live_tapes) > _live_tapes_kept[0]:
-            _live_tapes[:] = [r for r in _live_tapes if r() is not None]
+    _live_tapes.append(weakref.ref(tape))       # (one atomic step)
+    if len(_live_tapes) > _live_tapes_kept[0]:
+        with _live_tapes_lock:                  # one clean-up at a time
+            # the first n entries are replaced in one step: appends made meanwhile by other
+            # threads sit after them and are kept
+            n = len(_live_tapes)
+            _live_tapes[:n] = [r for r in _live_tapes[:n] if r() is not None]
             _live_tapes_kept[0] = max(64, 2 * len(_live_tapes))
 
 
@@ -120,7 +124,6 @@ class GradientTape:
         self._watched_vars: dict = {}
         self._recording = False
         self._used = False
-        self._owner_thread = None
         _register_live(self)
 
     # -- context --------------------------------------------------------------------------
@@ -129,7 +132,6 @@ class GradientTape:
             raise ValueError("this GradientTape is already recording; tapes cannot be entered twice")
         start_recording(self)
         self._recording = True
-        self._owner_thread = _thread.get_ident()
         return self
 
     def __exit__(self, *exc):
@@ -194,8 +196,8 @@ class GradientTape:
             if t in tracked:
                 hit = True
             elif type(t) is Variable and self._watch_accessed and t._trainable \
-                    and t._value.dtype.kind in "fc" and self._owner_thread == _thread.get_ident():
-                self._track(t)      # (a variable read by another thread is not this tape's)
+                    and t._value.dtype.kind in "fc":
+                self._track(t)      # (only ops of the thread that entered the tape come here)
                 hit = True
         if not hit:
             return node
@@ -368,7 +370,11 @@ class GradientTape:
         for k in wanted:
             g = grads.get(k)
             if g is not None:
-                result[k] = _wrap(g) if raw else g
+                if raw:
+                    g = _wrap(g if type(g) is not StructuralZeros else unmarked(g))
+                elif type(g._value) is StructuralZeros:
+                    g._value = unmarked(g._value)       # (the same numbers)
+                result[k] = g
         return result
 
     # -- Jacobians ------------------------------------------------------------------------

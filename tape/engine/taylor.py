@@ -8,9 +8,9 @@ handful of gradients cost, where nested tapes grow exponentially with the order.
 
 Each op carries its own rule (``Primitive.taylor``, defined beside the op): ``rule(node, series,
 K) -> series`` where ``series`` holds one array per input, or None for an input that does not
-depend on x (a constant). A ``linear`` op needs none: it is applied to each coefficient. An op
-without a rule (or whose rule returns ``NotImplemented``) falls back to nested tapes on
-``op(sum_k c_k t^k)`` (exact, slower).
+depend on x (a constant). A ``linear`` op needs none: it is applied to each coefficient. Every
+built-in op has one; through an op without one (a user's ``primitive`` defined without
+``taylor=``, a ``custom_gradient`` function) Taylor mode raises ``LookupError`` naming the op.
 """
 from __future__ import annotations
 
@@ -19,10 +19,7 @@ import math
 import numpy as np
 
 from . import series as S
-from .ops.array import stack
-from .ops.cast import imag, real
-from .ops.math import complex_
-from .tape import GradientTape, nested_tapes
+from .tape import GradientTape
 from .tensor import Tensor, _wrap, convert_to_tensor
 
 
@@ -70,15 +67,14 @@ def taylor_coefficients(f, x, order):
 def series_of(node, ins, K):
     """The output series of one recorded op application from its input series."""
     op = node.op
-    s = NotImplemented
     if op.custom_grad is None:
         if op.taylor is not None:
-            s = op.taylor(node, ins, K)
-        elif op.linear:
-            s = _linear_series(node, ins, K)
-    if s is NotImplemented:
-        s = _nested_tapes(node, ins, K)
-    return np.asarray(s)
+            return np.asarray(op.taylor(node, ins, K))
+        if op.linear:
+            return np.asarray(_linear_series(node, ins, K))
+    raise LookupError(f"Taylor mode (tape.derivative) has no rule for the op {op.name!r}: give "
+                      "it one with tape.primitive(..., taylor=rule), or take its higher "
+                      "derivatives with nested GradientTapes")
 
 
 def _linear_series(node, ins, K):
@@ -91,39 +87,4 @@ def _linear_series(node, ins, K):
     out = [node.outputs[0]._value]
     for k in range(1, K):
         out.append(fn(*[a[k] if s is not None else a for a, s in zip(args, ins)], **attrs))
-    return np.stack(out)
-
-
-def _nested_tapes(node, ins, K):
-    """Fallback: derivatives of op(sum_k c_k t^k) at t = 0 by nested tapes, one per order."""
-    if node.op.fn is None or len(node.outputs) != 1:
-        raise NotImplementedError(f"Taylor mode has no rule for the op {node.op.name} (custom "
-                                  "gradients and multi-output ops cannot be re-run); use nested "
-                                  "GradientTapes for its higher derivatives")
-    # t is real: the series run along the real axis. A complex output is differentiated as its
-    # real and imaginary parts (reverse mode with respect to a complex t would give conj(f'),
-    # TensorFlow's convention, and only for holomorphic ops).
-    out_dtype = node.outputs[0]._value.dtype
-    cplx = out_dtype.kind == "c"
-    t = _wrap(np.zeros((), np.zeros((), out_dtype).real.dtype)[()])
-    with nested_tapes(t, K - 1) as levels:
-        args = []
-        for s, x in zip(ins, node.inputs):
-            if s is None:
-                args.append(x)
-                continue
-            poly = _wrap(s[K - 1])
-            for k in range(K - 2, -1, -1):          # Horner: c_0 + t (c_1 + t (c_2 + ...))
-                poly = poly * t + _wrap(s[k])
-            args.append(poly)
-        d = node.op(*args, **node.attrs)
-        out = [d._value]
-        # a complex d is split while every tape still records
-        target = stack([real(d), imag(d)]) if cplx else d
-        for k, tp in enumerate(levels, start=1):    # innermost first: the rest record its sweep
-            d = tp.jacobian(target, t, unconnected_gradients="zero")
-            if cplx:
-                d = complex_(d[0], d[1])
-            target = stack([real(d), imag(d)]) if cplx and k < K - 1 else d
-            out.append(d._value / S.FACT[k])
     return np.stack(out)

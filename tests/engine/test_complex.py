@@ -16,6 +16,7 @@ import pytest
 
 import tape
 from tape.engine.ops.math import complex_
+from tape.engine import series
 
 H = 1e-6
 
@@ -427,7 +428,7 @@ def test_holomorphic_jvp_and_vjp_are_hermitian_adjoints(name):
 
 def _custom_square_times(c):
     """A new primitive z -> c z^2 with a TF-convention gradient rule and no JVP rule (forward
-    mode falls back to the double-VJP trick, Taylor mode to nested tapes)."""
+    mode falls back to the double-VJP trick) and no Taylor rule."""
     name = f"ComplexCubeTest{abs(hash(c))}"
     op = tape.primitive(lambda a: c * a * a, name=name)
 
@@ -472,12 +473,17 @@ def test_taylor_derivatives_at_a_complex_point():
                                (1 + 1j) * 1j * z ** (-1 + 1j), rtol=1e-10)
 
 
-def test_taylor_nested_tape_fallback_is_not_conjugated():
+def test_taylor_mode_refuses_a_complex_primitive_without_a_taylor_rule():
     c = 1.5 + 0.5j
     op = _custom_square_times(c)
     z = np.array([0.3 + 0.4j, -0.2 + 0.7j])
-    np.testing.assert_allclose(tape.derivative(op, z, order=1).numpy(), 2 * c * z, rtol=1e-12)
-    np.testing.assert_allclose(tape.derivative(op, z, order=2).numpy(), 2 * c + 0 * z, rtol=1e-12)
+    with pytest.raises(LookupError, match=op.name):
+        tape.derivative(op, z, order=1)
+    # with a Taylor rule the series runs along the real axis, unconjugated
+    ruled = tape.primitive(lambda a: c * a * a, name=op.name + "Ruled",
+                           taylor=lambda node, ins, K: c * series.mul(ins[0], ins[0]))
+    np.testing.assert_allclose(tape.derivative(ruled, z, order=1).numpy(), 2 * c * z, rtol=1e-12)
+    np.testing.assert_allclose(tape.derivative(ruled, z, order=2).numpy(), 2 * c + 0 * z, rtol=1e-12)
 
 
 def test_taylor_of_a_non_holomorphic_op_along_the_real_axis():

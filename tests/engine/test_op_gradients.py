@@ -724,7 +724,10 @@ def test_engine_checker_catches_a_wrong_gradient():
     @tape.RegisterGradient("TestsRightCube")
     def _right(op, g):
         return [g * 3.0 * op.inputs[0] ** 2]
-    testing.check_grads(good, [np.array([0.5, 1.2])], order=2)
+    # no taylor= rule: Taylor mode refuses it (SPEC section 7), the other modes check it
+    testing.check_grads(good, [np.array([0.5, 1.2])], order=2, modes=("rev", "fwd"))
+    with pytest.raises(LookupError, match="TestsRightCube"):
+        testing.check_grads(good, [np.array([0.5, 1.2])], order=2, modes=("taylor",))
     check(good, [np.array([0.5, 1.2])], order=2)
 
 

@@ -6,6 +6,7 @@ import pytest
 import sympy as sp
 
 import tape as tf
+from tape.engine.ops.math import complex_
 from tape.engine import registry
 from tape.engine.taylor import taylor_coefficients
 
@@ -113,14 +114,10 @@ def test_orders_to_20_match_mpmath(name):
 
 
 def test_every_differentiable_op_has_a_taylor_rule():
-    # derived from the registry: a new op needs a rule (or to be declared linear) unless it is
-    # one of the few that deliberately use the nested-tape fallback
+    # derived from the registry: a new op needs a rule (or to be declared linear)
     missing = {op.name for op in registry.primitives(built_in_only=True)
                if not op.nondiff and op.taylor is None and not op.linear}
-    assert missing <= NESTED_FALLBACK, missing - NESTED_FALLBACK
-
-
-NESTED_FALLBACK = {"Angle", "Complex"}
+    assert not missing, missing
 
 
 def test_many_points_in_one_pass_match_pointwise():
@@ -150,7 +147,8 @@ def test_constant_function():
                                   [0.0, 0.0])
 
 
-def test_fallback_for_an_op_without_a_rule_uses_nested_tapes():
+def test_a_primitive_without_a_taylor_rule_is_an_error_naming_it():
+    # SPEC section 7: no silent fallback; the gradient rule alone does not make a Taylor rule
     cube = tf.primitive(lambda a: a ** 3, name="CubeTaylorTest")
 
     @tf.RegisterGradient("CubeTaylorTest")
@@ -158,13 +156,34 @@ def test_fallback_for_an_op_without_a_rule_uses_nested_tapes():
         return [g * 3 * op.inputs[0] ** 2]
     assert cube.taylor is None and not cube.linear
     f = lambda x: cube(tf.sin(x))
-    expr = sp.sin(X) ** 3
-    want = sympy_derivatives(expr, 5)
-    for k in range(1, 6):
-        assert float(tf.derivative(f, 0.3, order=k)) == pytest.approx(want[k - 1], rel=1e-10)
+    for k in (1, 2, 5):
+        with pytest.raises(LookupError, match="CubeTaylorTest.*taylor="):
+            tf.derivative(f, 0.3, order=k)
+    assert float(tf.derivative(f, 0.3, order=0)) == pytest.approx(math.sin(0.3) ** 3)
 
 
-def test_einsum_with_three_live_operands_falls_back_correctly():
+def test_a_custom_gradient_function_has_no_taylor_rule():
+    @tf.custom_gradient
+    def clipped(x):
+        return x * x, lambda g: g * 2 * x
+    with pytest.raises(LookupError, match="clipped"):
+        tf.derivative(lambda x: clipped(x), 0.3, order=2)
+
+
+def test_complex_and_angle_have_taylor_rules():
+    # angle(e^(i x^2) (1 + x)) = x^2 (for small x), |.| = 1 + x
+    f = lambda x: tf.math.angle(complex_(tf.cos(x * x), tf.sin(x * x)) * tf.cast(1 + x, tf.complex128))
+    for k, want in [(1, 0.6), (2, 2.0), (3, 0.0)]:
+        assert float(tf.derivative(f, 0.3, order=k)) == pytest.approx(want, abs=1e-12)
+    g = lambda x: tf.math.abs(complex_(tf.sin(x), x * x))   # sqrt(sin^2 x + x^4)
+    expr = sp.sqrt(sp.sin(X) ** 2 + X ** 4)
+    want = sympy_derivatives(expr, 4)
+    for k in range(1, 5):
+        assert float(tf.derivative(g, 0.3, order=k)) == pytest.approx(want[k - 1], rel=1e-10)
+    assert float(tf.derivative(lambda x: tf.math.angle(x - 1.0), 0.3, order=2)) == 0.0
+
+
+def test_einsum_with_three_live_operands():
     f = lambda x: tf.einsum("i,i,i->", tf.stack([x, 1.0 + 0 * x]), tf.stack([x, x]),
                             tf.stack([tf.exp(x), x]))
     expr = X * X * sp.exp(X) + X * X

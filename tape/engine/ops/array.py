@@ -5,6 +5,7 @@ import numpy as np
 
 from ..broadcast import batch_ndim, unbroadcast_plan
 from ..registry import defop
+from ..structural import mark, mask_of, plain
 from ..tensor import Tensor, _wrap, convert_to_tensor
 from .cast import conj
 from .rules import or_zero, select_series
@@ -132,7 +133,7 @@ def _normalise_key(key):
 
 def _getitem_np(x, key):
     try:
-        return x[key]
+        return x[key]                   # (structural zeros keep their mark: structural.py)
     except IndexError as exc:
         raise IndexError(f"index {key!r} is invalid for a tensor of shape {np.shape(x)}: {exc}") from None
 
@@ -140,10 +141,13 @@ def _getitem_np(x, key):
 def _scatter_np(g, shape, key):
     out = np.zeros(shape, dtype=g.dtype)
     if any(isinstance(k, np.ndarray) for k in key):
-        np.add.at(out, key, g)            # repeated indices accumulate
-    else:
-        out[key] = g
-    return out
+        np.add.at(out, key, plain(g))     # repeated indices accumulate
+        return out
+    out[key] = plain(g)
+    # every element the key does not reach is identically zero (structural.py)
+    structural = np.ones(shape, bool)
+    structural[key] = False if mask_of(g) is None else mask_of(g)
+    return mark(out, structural)
 
 
 def _batched_key(key, nb):
@@ -342,9 +346,18 @@ def _where_grad(node, g):
     nb = batch_ndim(node, g)
     zero = _wrap(np.zeros((), g._value.dtype))
     _, need_a, need_b = node.needs_grad
-    ga = unbroadcast(_where(cond, g, zero), a.shape, nb) if need_a else None
-    gb = unbroadcast(_where(cond, zero, g), b.shape, nb) if need_b else None
+    c = cond._value
+    # the branch not taken gets zeros that are structural: a singular slope there (sqrt of a
+    # negative number, log 0) is multiplied by them as 0, not as 0 * inf (structural.py)
+    ga = unbroadcast(_unselected(_where(cond, g, zero), ~c), a.shape, nb) if need_a else None
+    gb = unbroadcast(_unselected(_where(cond, zero, g), c), b.shape, nb) if need_b else None
     return [None, ga, gb]
+
+
+def _unselected(t, mask):
+    v = t._value
+    t._value = mark(np.asarray(v) if isinstance(v, np.generic) else v, mask)
+    return t
 
 
 def _where_jvp(node, tc, ta, tb):

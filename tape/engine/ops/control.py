@@ -7,7 +7,8 @@ import inspect
 import numpy as np
 
 from .. import nest
-from ..registry import Primitive, active_accumulators, defop, record, recording_tapes
+from ..registry import (Primitive, defop, is_recording, record, resume_recording,
+                        suspend_recording)
 from ..tensor import Tensor, _wrap, convert_to_tensor
 from .creation import zeros_like
 from .cast import cast, real
@@ -78,7 +79,7 @@ def _is_python_number(value) -> bool:
 
 def _as_output(value, sources):
     """A function's output as a tensor; a Python number is tied to ``sources`` with derivative 0."""
-    if not _is_python_number(value) or not sources or not (recording_tapes or active_accumulators):
+    if not _is_python_number(value) or not sources or not is_recording():
         return value if value is None or isinstance(value, Tensor) else convert_to_tensor(value)
     return _constant_of(value)(*sources)
 
@@ -141,16 +142,13 @@ def _call_with_custom_gradient(f, args, kwargs):
     leaves = nest.flatten(args)
     inputs = [leaf if isinstance(leaf, Tensor) else convert_to_tensor(leaf) if _recordable(leaf)
               else None for leaf in leaves]
-    paused, paused_acc = recording_tapes[:], active_accumulators[:]
-    recording_tapes.clear()
-    active_accumulators.clear()
+    paused = suspend_recording()
     probe = GradientTape()          # only to learn which variables f reads
     try:
         with probe:
             y, grad_fn = f(*args, **kwargs)
     finally:
-        recording_tapes[:] = paused
-        active_accumulators[:] = paused_acc
+        resume_recording(paused)
     # variables read inside f, as TensorFlow counts them: a variable passed in (positionally
     # or by keyword) is not one of them
     passed = [leaf for leaf in leaves + nest.flatten(kwargs) if isinstance(leaf, Tensor)]
@@ -158,7 +156,7 @@ def _call_with_custom_gradient(f, args, kwargs):
     flat_y = nest.flatten(y)
     outputs = [None if leaf is None else _wrap(convert_to_tensor(leaf)._value) for leaf in flat_y]
     recorded_outputs = tuple(o for o in outputs if o is not None)
-    if (recording_tapes or active_accumulators) and recorded_outputs:
+    if recorded_outputs and is_recording():
         slots = [i for i, t in enumerate(inputs) if t is not None]
         op = Primitive(None, f"CustomGradient:{getattr(f, '__name__', 'f')}", "many")
         op.custom_grad = _custom_rule(f, grad_fn, len(leaves), slots, variables,

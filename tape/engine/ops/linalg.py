@@ -208,8 +208,6 @@ def _einsum_jvp(node, *ts):
 
 def _einsum_series(node, ins, K):
     live = [k for k, s in enumerate(ins) if s is not None]
-    if len(live) > 2:
-        return NotImplemented                           # Taylor mode's nested-tape fallback
     spec, subs = node.attrs["output"], list(node.attrs["inputs"])
     if len(live) == 1:                                  # linear in the one live operand
         letter = next(c for c in _LETTERS[25::-1] + _LETTERS[:25:-1]
@@ -217,15 +215,23 @@ def _einsum_series(node, ins, K):
         subs[live[0]] = letter + subs[live[0]]
         args = [ins[k] if k == live[0] else x._value for k, x in enumerate(node.inputs)]
         return np.einsum(",".join(subs) + "->" + letter + spec, *args)
-    i, j = live                                         # bilinear: a Cauchy product
+    # multilinear in the live operands: coefficient k sums the products of coefficients whose
+    # orders add up to k (a Cauchy product over several factors)
     args = [x._value for x in node.inputs]
-    out = np.zeros((K,) + node.outputs[0]._value.shape)
+    out = np.zeros((K,) + node.outputs[0]._value.shape, node.outputs[0]._value.dtype)
     equation = ",".join(subs) + "->" + spec
-    for k in range(K):
-        for m in range(k + 1):
-            args[i], args[j] = ins[i][m], ins[j][k - m]
-            out[k] += np.einsum(equation, *args)
+    for orders in _compositions(K - 1, len(live)):
+        for k, m in zip(live, orders):
+            args[k] = ins[k][m]
+        out[sum(orders)] += np.einsum(equation, *args, optimize=len(args) > 2)
     return out
+
+
+def _compositions(top, parts):
+    """Every tuple of ``parts`` non-negative integers with sum at most ``top``."""
+    if parts == 1:
+        return [(m,) for m in range(top + 1)]
+    return [(m,) + rest for m in range(top + 1) for rest in _compositions(top - m, parts - 1)]
 
 
 _einsum = defop("Einsum", lambda *xs, inputs, output, spec: np.einsum(spec, *xs, optimize=len(xs) > 2),

@@ -14,6 +14,7 @@ import numpy as np
 from .. import series as S
 from ..broadcast import batch_ndim, unbroadcast_array
 from ..registry import defop
+from ..structural import StructuralZeros, times_singular
 from ..tensor import _wrap
 from .array import unbroadcast, where
 from .cast import cast, conj, imag, real, real_cotangent
@@ -50,7 +51,8 @@ def _pair_rule(fast_da, fast_db):
     """A binary op's fast rule from its two raw cotangent maps (unbroadcast as needed)."""
     def on_arrays(node, g):
         need_a, need_b = node.needs_grad
-        if type(g) is not np.ndarray:   # a NumPy scalar: inputs are 0-d too, nothing to unbroadcast
+        if type(g) is not np.ndarray and type(g) is not StructuralZeros:   # a NumPy scalar: inputs
+            # are 0-d too, nothing to unbroadcast
             return [fast_da(node, g) if need_a else None, fast_db(node, g) if need_b else None]
         a, b = node.inputs
         out_shape = node.outputs[0]._value.shape
@@ -79,7 +81,8 @@ def _times(g, b):
 def _scaled(fresh, g):
     """``fresh * g`` where ``fresh`` is a temporary this rule just made: multiplied in place when
     the shapes allow, saving one full-size allocation per rule on large arrays."""
-    if type(fresh) is np.ndarray and fresh.shape == np.shape(g) and fresh.dtype == np.result_type(fresh, g):
+    if type(fresh) is np.ndarray and type(g) is not StructuralZeros and fresh.shape == np.shape(g) \
+            and fresh.dtype == np.result_type(fresh, g):
         if not any(g.strides) and g.flat[0] == 1:
             return fresh
         fresh *= g
@@ -87,15 +90,8 @@ def _scaled(fresh, g):
     return fresh * g
 
 
-def _mul_no_nan_np(g, d):
-    """g * d, but exactly 0 where g is 0 (even where d is inf or nan): see ``mul_no_nan``."""
-    out = g * d                     # callers run inside the sweep's silenced NumPy error state
-    if np.ndim(out) == 0:
-        return out if g != 0 else out.dtype.type(0)
-    zero = g == 0
-    if zero.any():
-        out = np.where(zero, 0, out)
-    return out
+# g * d where d may be infinite (a singular point): 0 only where g is a structural zero
+_mul_no_nan_np = times_singular
 
 
 def _mul_no_nan_grad(node, g):
@@ -107,9 +103,10 @@ def _mul_no_nan_grad(node, g):
     return [ga, gb]
 
 
-# a * b with 0 wherever a is 0: rules of ops with singular derivatives (sqrt, log, 1/x, asin,
-# x**y ...) multiply the incoming cotangent this way, so a branch that where() did not select
-# (cotangent exactly 0) contributes 0 instead of 0 * inf = NaN.
+# a * b with 0 where a is a structural zero (structural.py): rules of ops with singular
+# derivatives (sqrt, log, 1/x, asin, x**y ...) multiply the incoming cotangent this way, so a
+# branch that where() did not select contributes 0, while a cotangent that is 0 as a value meets
+# the infinite slope as 0 * inf = nan (an undefined derivative, said so).
 def _mul_no_nan_series(node, ins, K):
     # a * b, but 0 wherever a is identically 0 (b may be inf or nan there)
     a = S.align(full(ins[0], node.inputs[0], K), out_ndim(node))
@@ -175,15 +172,17 @@ _mul_arrays = _pair_rule(lambda n, g: _times(g, _cv(n, 1)), lambda n, g: _times(
 
 
 def _add_fast(node, g):
-    return [g, g] if type(g) is not np.ndarray else _add_arrays(node, g)
+    return [g, g] if type(g) is not np.ndarray and type(g) is not StructuralZeros \
+        else _add_arrays(node, g)
 
 
 def _sub_fast(node, g):
-    return [g, -g] if type(g) is not np.ndarray else _sub_arrays(node, g)
+    return [g, -g] if type(g) is not np.ndarray and type(g) is not StructuralZeros \
+        else _sub_arrays(node, g)
 
 
 def _mul_fast(node, g):
-    if type(g) is np.ndarray:
+    if type(g) is np.ndarray or type(g) is StructuralZeros:
         return _mul_arrays(node, g)
     if type(g) is not _F64 and _is_complex_node(node):
         return _mul_arrays(node, g)
@@ -230,7 +229,10 @@ def _pow_fast_da(node, g):
     x, y = _cv(node, 0), _cv(node, 1)
     if y.ndim == 0 and y == 2:
         return _scaled(x + x, g)
-    return _mul_no_nan_np(g * y, x ** (y - 1))
+    slope = x ** (y - 1)
+    if np.any(y == 0):              # x**0 is the constant 1: slope 0, even at x = 0
+        slope = np.where(y == 0, 0, slope)
+    return _mul_no_nan_np(g * y, slope)
 
 
 def _pow_fast_db(node, g):
@@ -244,9 +246,12 @@ def _pow_fast_db(node, g):
 
 def _pow_da(node, g):
     x, y = node.inputs
+    slope = pow(x, y - 1)
+    if np.any(y._value == 0):       # x**0 is the constant 1: slope 0, even at x = 0
+        slope = where(equal(y, 0), 0, slope)
     if x._value.dtype.kind == "c" or y._value.dtype.kind == "c":
-        return mul_no_nan(g * _c(y), _c(pow(x, y - 1)))
-    return mul_no_nan(g * y, pow(x, y - 1))
+        return mul_no_nan(g * _c(y), _c(slope))
+    return mul_no_nan(g * y, slope)
 
 
 def _pow_db(node, g):
@@ -264,16 +269,17 @@ _pow_arrays = _pair_rule(_pow_fast_da, _pow_fast_db)
 
 
 def _pow_fast(node, g):
-    if type(g) is np.ndarray or (type(g) is not _F64 and _is_complex_node(node)):
+    if type(g) is np.ndarray or type(g) is StructuralZeros \
+            or (type(g) is not _F64 and _is_complex_node(node)):
         return _pow_arrays(node, g)
     need_a, need_b = node.needs_grad
     ga = gb = None
     if need_a:
         x, y = node.inputs[0]._value, node.inputs[1]._value
         gy = g * y
-        ga = gy * x ** (y - 1)
-        if not gy:
-            ga = type(ga)(0)          # mul_no_nan: x**0 at 0, or an unselected branch, gives 0
+        # x**0 is the constant 1 (slope 0 even at x = 0); a cotangent 0 times an infinite
+        # slope is 0 * inf = nan unless it is a structural zero (structural.py)
+        ga = gy if not y else _mul_no_nan_np(gy, x ** (y - 1))
     if need_b:
         gb = _pow_fast_db(node, g)
     return [ga, gb]
@@ -618,11 +624,27 @@ def _angle_jvp(node, t):
     return imag(conj(x) * t) / real(conj(x) * x)
 
 
-angle = defop("Angle", _angle_np, _angle_grad, jvp=_angle_jvp)
+def _angle_series(node, ins, K):
+    # arg z = Im(log z) off the branch cut; constant (0 or pi) for a real input
+    (z,) = ins
+    if z.dtype.kind != "c":
+        return S.const(_out(node), K)
+    return S.log(z).imag
+
+
+def _complex_series(node, ins, K):
+    # real-linear in each part: the parts' series side by side
+    re, im = (full(s, x, K) for s, x in zip(ins, node.inputs))
+    nd = out_ndim(node)
+    return _complex_np(S.align(re, nd), S.align(im, nd))
+
+
+angle = defop("Angle", _angle_np, _angle_grad, jvp=_angle_jvp, taylor=_angle_series)
 # real + 1j * imag from two real tensors (TensorFlow's tf.complex; used by Angle's rule)
 complex_ = defop("Complex", _complex_np, _complex_grad, arity=2,
                  jvp=lambda n, ta, tb: None if ta is None and tb is None else
-                 complex_(or_zero(ta, n.inputs[0]), or_zero(tb, n.inputs[1])))
+                 complex_(or_zero(ta, n.inputs[0]), or_zero(tb, n.inputs[1])),
+                 taylor=_complex_series)
 
 
 def log2(x):
