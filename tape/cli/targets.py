@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from . import expr as E
 from .errors import CLIError
+from .names import check_look_alikes, normalize
 from .record import Record
 
 #: ``path.py`` or ``path.py:function``; a plain string, compiled (and cached by ``re``) when
@@ -166,6 +167,7 @@ def expressions_target(texts: list[str], declared=()) -> Target:
     notes = [n for _, r in items for n in r.notes]
     show_notes(notes)
     names = sorted({n for _, r in items for n in E.free_variables(r.tree)})
+    check_look_alikes(names)   # across the expressions, each read on its own
     hints = {r.wrt for _, r in items if r.wrt}
     return Target(source, "expression", names, [r.tree for _, r in items],
                   [t for t, _ in items], notes=notes, wrt_hint=hints.pop() if len(hints) == 1 else None)
@@ -203,7 +205,7 @@ def declared_names(at: list[str] | None = None, wrt: str | None = None,
                 names += [n.strip() for n in handle.readline().split(",")]
         except (OSError, UnicodeDecodeError):
             pass   # the points reader reports it
-    return tuple(n for n in names if n.isidentifier())
+    return tuple(normalize(n) for n in names if normalize(n).isidentifier())
 
 
 def _top_level_parts(text: str) -> list[str]:

@@ -12,6 +12,7 @@ import numpy as np
 from .. import options as O, output, points as P
 from ..derivatives import Component, Outcome, components, multisets, run
 from ..options import Format
+from ..names import normalize
 from ..record import Record
 from ..targets import Target, declared_names, make_target
 
@@ -178,7 +179,7 @@ def parse_wrt(text: Optional[str]) -> list[str]:
     """``"x,y"`` -> ``["x", "y"]`` (empty or None: all variables)."""
     if text is None:
         return []
-    names = [n.strip() for n in text.split(",")]
+    names = [normalize(n) for n in text.split(",")]
     if not all(names):
         output.abort(f"--wrt: {text!r} is not a comma-separated list of names")
     return names
