@@ -14,7 +14,6 @@ that are merely similar (Greek ``ν``, ``ρ``, ``χ``), and common in formulas, 
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Iterable
 
 from .errors import ExprError
@@ -39,16 +38,24 @@ def normalize(name: str) -> str:
     """The one spelling of a variable name (NFKC, like Python identifiers); surrounding
     spaces are not part of it."""
     name = name.strip()
-    return name if name.isascii() else unicodedata.normalize("NFKC", name)
+    if name.isascii():
+        return name
+    import unicodedata   # only for non-ASCII names: not at every start
+
+    return unicodedata.normalize("NFKC", name)
 
 
 def _script(ch: str) -> str:
     """The script of a letter as its Unicode name begins (LATIN, GREEK, CYRILLIC, ...)."""
-    return unicodedata.name(ch, "UNKNOWN").split()[0]
+    from unicodedata import name
+
+    return name(ch, "UNKNOWN").split()[0]
 
 
 def _describe(ch: str) -> str:
-    return f"{ch!r} is {unicodedata.name(ch, 'an unnamed character')}"
+    from unicodedata import name
+
+    return f"{ch!r} is {name(ch, 'an unnamed character')}"
 
 
 def _skeleton(name: str) -> str:
