@@ -18,6 +18,9 @@ IMAGE_FORMATS = ("png", "svg", "pdf")
 #: markers for a terminal without colours, one per curve, so the legend tells them apart
 PLAIN_MARKERS = ("hd", "•", "+", "x", "o", "*", "#")
 DPI = 100
+#: the most pixels of an --out image (4096 x 4096): matplotlib allocates the whole canvas, 4
+#: bytes a pixel and several copies, before drawing
+MAX_IMAGE_PIXELS = 4096 * 4096
 
 
 def require(module: str, purpose: str):
@@ -113,6 +116,13 @@ def figure(series: Series, width: int, height: int):
     ax.legend()
     fig.tight_layout()
     return fig
+
+
+def check_image_size(width: int, height: int) -> None:
+    """Refuse an image over ``MAX_IMAGE_PIXELS`` before anything is computed or drawn."""
+    if width * height > MAX_IMAGE_PIXELS:
+        abort(f"--out: an image of {width} x {height} pixels ({width * height:,}); the limit "
+              f"is {MAX_IMAGE_PIXELS:,} pixels (4096 x 4096)")
 
 
 def save_image(series: Series, path: str, width: int, height: int) -> None:

@@ -103,11 +103,12 @@ class Verdict(Record):
     """The outcome of a check: expected values (N, D), per-point errors and agreement."""
 
     _fields = ("method", "expected", "max_abs_error", "agree", "entries", "symbolic",
-               "estimate")
+               "estimate", "kinks", "kink_names")
 
     def __init__(self, method: str, expected: np.ndarray, max_abs_error: np.ndarray,
                  agree: np.ndarray, entries: np.ndarray, symbolic: Optional[list] = None,
-                 estimate: Optional[np.ndarray] = None) -> None:
+                 estimate: Optional[np.ndarray] = None, kinks: Optional[np.ndarray] = None,
+                 kink_names: Optional[list] = None) -> None:
         self.method = method                # "sympy" or "finite-difference"
         self.expected = expected
         self.max_abs_error = max_abs_error  # (N,)
@@ -115,6 +116,15 @@ class Verdict(Record):
         self.entries = entries              # (N, D) bool: each number's agreement
         self.symbolic = symbolic            # D strings (sympy)
         self.estimate = estimate            # (N, D) error estimates (finite differences)
+        #: (N,) bool: the point disagrees and lies on a kink (``kinks.kink_mask``), where tape's
+        #: one-sided value and SymPy's convention may differ: not a failure
+        self.kinks = np.zeros(len(agree), dtype=bool) if kinks is None else kinks
+        self.kink_names = kink_names or [None] * len(agree)   # the call with the kink
+
+    @property
+    def failed(self) -> np.ndarray:
+        """(N,) bool: the points that count as disagreements."""
+        return ~self.agree & ~self.kinks
 
 
 def finish(report, problem, layout: Layout, settings: CheckSettings, fmt,
@@ -135,7 +145,11 @@ def finish(report, problem, layout: Layout, settings: CheckSettings, fmt,
     _attach(report, layout, verdict)
     report.appendix = lambda console, digits: _draw_check(console, report, verdict, digits)
     output.render(report, fmt, precision)
-    if not verdict.agree.all():
+    if verdict.kinks.any():
+        from .targets import show_notes
+
+        show_notes([_kink_note(report, verdict)])
+    if verdict.failed.any():
         output.abort(_failure(report, verdict), CHECK_FAILED)
 
 
@@ -153,7 +167,28 @@ def check(report, problem, layout: Layout, settings: CheckSettings) -> Verdict:
     strings = run_optional(deadline, _tidy_job, trees, sizes, problem.wrt, layout) or strings
     expected = np.asarray(expected, dtype=np.float64).reshape(tape_values.shape)
     errors, agree, entries = compare(tape_values, expected, settings.rtol, settings.atol)
-    return Verdict("sympy", expected, errors, agree, entries, symbolic=strings)
+    kinks, names = _kinks(trees, problem.variables, arrays, ~agree)
+    return Verdict("sympy", expected, errors, agree, entries, symbolic=strings, kinks=kinks,
+                   kink_names=names)
+
+
+def _kinks(trees, variables: list[str], arrays: list[np.ndarray], disagree: np.ndarray
+           ) -> tuple[np.ndarray, list]:
+    """Which disagreeing points lie on a kink of one of ``trees`` (and the call that has it);
+    only those points are looked at."""
+    from .kinks import kink_mask
+
+    mask = np.zeros(len(disagree), dtype=bool)
+    names: list = [None] * len(disagree)
+    rows = np.flatnonzero(disagree)
+    if not len(rows):
+        return mask, names
+    for tree in trees:
+        hit, which = kink_mask(tree, variables, [np.asarray(a)[rows] for a in arrays])
+        for row, found, name in zip(rows.tolist(), hit.tolist(), which):
+            if found and not mask[row]:
+                mask[row], names[row] = True, name
+    return mask, names
 
 
 def compare(tape_values: np.ndarray, expected: np.ndarray, rtol: float, atol: float,
@@ -277,24 +312,45 @@ def _attach(report, layout: Layout, verdict: Verdict) -> None:
                               "agree": Column(verdict.agree)}
         if verdict.symbolic is not None:
             doc.tail["symbolic"] = layout.shape(list(verdict.symbolic))
+        if verdict.kinks.any():
+            doc.tail["kinks"] = [{"point": i, "kink": verdict.kink_names[i]}
+                                 for i in np.flatnonzero(verdict.kinks).tolist()]
         return doc
 
     report.document = document
 
 
+def _where(report, row: int) -> str:
+    return ", ".join(f"{lab}={v!r}" for lab, v in zip(report.at_labels,
+                                                      report.at[row].tolist())) or "the only point"
+
+
+def _difference(report, verdict: Verdict, row: int) -> str:
+    """The first derivative at point ``row`` on which tape and the check differ."""
+    worst = int(np.argmin(verdict.entries[row]))
+    other = "SymPy" if verdict.method == "sympy" else "finite differences"
+    return (f"{report.derivative_labels[worst]} is {float(report.derivatives[row][worst])!r} "
+            f"by tape, {float(verdict.expected[row][worst])!r} by {other}")
+
+
 def _failure(report, verdict: Verdict) -> str:
-    bad = np.flatnonzero(~verdict.agree)
+    bad = np.flatnonzero(verdict.failed)
     first = int(bad[0])
-    where = ", ".join(f"{lab}={v!r}" for lab, v in zip(report.at_labels,
-                                                       report.at[first].tolist()))
-    columns = [float(v) for v in report.derivatives[first]]
-    expected = [float(v) for v in verdict.expected[first]]
-    worst = int(np.argmin(verdict.entries[first]))
     other = "SymPy" if verdict.method == "sympy" else "finite differences"
     return (f"check failed: tape and {other} disagree at {len(bad)} of "
             f"{len(verdict.agree)} point{'s' if len(verdict.agree) > 1 else ''}\n"
-            f"first at {where or 'the only point'}: {report.derivative_labels[worst]} is "
-            f"{columns[worst]!r} by tape, {expected[worst]!r} by {other}")
+            f"first at {_where(report, first)}: {_difference(report, verdict, first)}")
+
+
+def _kink_note(report, verdict: Verdict) -> str:
+    """Points on a kink where tape's one-sided derivative and SymPy's differ."""
+    rows = np.flatnonzero(verdict.kinks)
+    first = int(rows[0])
+    more = f" (and {len(rows) - 1} more point{'s' if len(rows) > 2 else ''} on a kink)" \
+        if len(rows) > 1 else ""
+    return (f"f may not be differentiable at {_where(report, first)}{more}, where "
+            f"{verdict.kink_names[first]} is not smooth: {_difference(report, verdict, first)} "
+            f"(a one-sided value or a convention), not counted as a disagreement")
 
 
 def _draw_check(console, report, verdict: Verdict, precision: int) -> None:
@@ -319,6 +375,7 @@ def _draw_check(console, report, verdict: Verdict, precision: int) -> None:
     for j, label in enumerate(report.table_labels):
         tape_col, expected = report.derivatives[:, j], verdict.expected[:, j]
         ok = bool(verdict.entries[:, j].all())
+        at_kink = not ok and bool((verdict.entries[:, j] | verdict.kinks).all())
         row = [escape(label)]
         if verdict.symbolic is not None:
             row.append(escape(verdict.symbolic[j]))
@@ -329,6 +386,7 @@ def _draw_check(console, report, verdict: Verdict, precision: int) -> None:
                 row.append(f"{np.nanmax(np.abs(tape_col - expected)):.2g}")
         if verdict.estimate is not None:
             row.append(f"{np.nanmax(verdict.estimate[:, j]):.2g}")
-        row.append("[green]✓[/green]" if ok else "[red]✗[/red]")
+        row.append("[green]✓[/green]" if ok else "[yellow]kink[/yellow]" if at_kink
+                   else "[red]✗[/red]")
         table.add_row(*row)
     console.print(table)

@@ -28,6 +28,7 @@ import threading
 from . import reading as R
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS, allowed_summary
+from .names import check_look_alikes
 from .record import Record
 from .tree import (Binary, Call, Constant, Expr, Index, Number, Relation, Unary, Variable,
                    children, fold, free_variables)
@@ -86,7 +87,11 @@ def read(text: str, label: str | None = None, declared=(), relation: bool = Fals
     equation that is not a label is returned as a ``Relation`` tree, otherwise it is an error.
     """
     try:
-        return _read(text, tuple(declared), relation)
+        if isinstance(text, str):
+            check_look_alikes(declared, text)   # before a misspelt name becomes another error
+        reading = _read(text, tuple(declared), relation)
+        check_look_alikes([*free_variables(reading.tree), *declared])
+        return reading
     except ExprError as err:
         if label and not err.label:
             err.label = label
@@ -244,6 +249,7 @@ def read_list(text: str, label: str | None = None, declared=()) -> list[tuple[st
     if not (isinstance(text, str) and text.strip().startswith("[")):
         return [(text.strip(), read(text, label, declared))]
     try:
+        check_look_alikes(declared, text)
         tokens, fold, typed = _tokens(text, tuple(declared))
         source, notes = _translate(typed, tokens, fold)
         node = _ast_of(source)
@@ -259,6 +265,7 @@ def read_list(text: str, label: str | None = None, declared=()) -> list[tuple[st
             tree = walker.convert(elt)
             items.append((text[start:end].strip(), Reading(tree, notes)))
             notes = []
+        check_look_alikes([n for _, r in items for n in free_variables(r.tree)])
         return items
     except ExprError as err:
         if label and not err.label:

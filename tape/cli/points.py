@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from .errors import CLIError, ExprError
+from .names import check_look_alikes, normalize
 
 #: most points accepted in one run (--at, --at -, --points); memory grows with the count
 MAX_POINTS = 10_000_000
@@ -142,8 +143,9 @@ def parse_point(text: str, names: list[str], where: str = "--at") -> dict:
         point = {}
         for part in parts:
             name, _, value = part.partition("=")
-            name = name.strip()
+            name = normalize(name)
             if name not in names:
+                check_look_alikes([*names, name])
                 have = ", ".join(names) if names else "none"
                 raise CLIError(f"{where}: {name!r} is not a variable of the target "
                                f"(its variables: {have})")
@@ -274,13 +276,14 @@ def _from_csv(path: str, names: list[str], stdin: io.TextIOBase, where: str) -> 
     if not rows:
         raise CLIError(f"--points {where}: the file is empty (expected a header row naming "
                        f"the variables)")
-    header = [h.strip() for h in rows[0]]
+    header = [normalize(h) for h in rows[0]]
     repeated = sorted({h for h in header if h and header.count(h) > 1})
     if repeated:
         raise CLIError(f"--points {where}: the header names {', '.join(map(repr, repeated))} "
                        f"more than once (each column needs its own name)")
     missing = [n for n in names if n not in header]
     if missing:
+        check_look_alikes([*names, *header])
         raise CLIError(f"--points {where}: no column for {', '.join(map(repr, missing))} "
                        f"(header: {', '.join(header)})")
     body = rows[1:]
@@ -316,7 +319,7 @@ def _numeric_csv(text: str, names: list[str]) -> Points | None:
     end = text.find("\n")
     if end < 0:
         return None
-    header = [h.strip() for h in text[:end].split(",")]
+    header = [normalize(h) for h in text[:end].split(",")]
     if any(n not in header for n in names) or len(set(header)) != len(header):
         return None
     lines = text.count("\n", end + 1) + (0 if text.endswith("\n") or len(text) == end + 1

@@ -22,6 +22,7 @@ from typing import Any, Sequence
 from . import tree as E
 from .errors import CLIError
 from .functions import CONSTANTS, FUNCTIONS
+from .points import MAX_VECTOR_LENGTH
 
 #: Expressions with more operations than this are shown as differentiated (``simplify`` is
 #: superlinear and rarely helps on big expressions).
@@ -72,6 +73,10 @@ def infer_sizes(tree: E.Expr) -> dict[str, int | None]:
         node = stack.pop()
         if isinstance(node, E.Index) and isinstance(node.operand, E.Variable):
             need = node.index + 1 if node.index >= 0 else -node.index
+            if need > MAX_VECTOR_LENGTH:   # refused before a single symbol is made
+                raise CLIError(f"{node.operand.name}[{node.index}] needs a vector of {need:,} "
+                               f"components; the limit is {MAX_VECTOR_LENGTH:,} components "
+                               f"per vector variable")
             indexed[node.operand.name] = max(indexed.get(node.operand.name, 0), need)
             continue
         if isinstance(node, E.Variable):

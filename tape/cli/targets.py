@@ -17,6 +17,7 @@ from typing import Any, Callable
 from . import expr as E
 from .errors import CLIError
 from .lower import check_shapes, to_tape
+from .names import check_look_alikes, normalize
 from .points import split_top_level
 from .record import Record
 
@@ -155,7 +156,7 @@ def parse_wrt(text: str | None) -> list[str]:
     """``"x,y"`` -> ``["x", "y"]`` (empty or None: all variables)."""
     if text is None:
         return []
-    names = [n.strip() for n in text.split(",")]
+    names = [normalize(n) for n in text.split(",")]
     if not all(names):
         raise CLIError(f"--wrt: {text!r} is not a comma-separated list of names")
     return names
@@ -187,6 +188,7 @@ def expressions_target(texts: list[str], declared=()) -> Target:
     notes = [n for _, r in items for n in r.notes]
     show_notes(notes)
     names = sorted({n for _, r in items for n in r.variables})
+    check_look_alikes(names)   # across the expressions, each read on its own
     hints = {r.wrt for _, r in items if r.wrt}
     return Target(source, "expression", names, [r.tree for _, r in items],
                   [t for t, _ in items], notes=notes, wrt_hint=hints.pop() if len(hints) == 1 else None)
@@ -226,7 +228,7 @@ def declared_names(at: list[str] | None = None, wrt: str | None = None,
                 names += [n.strip() for n in handle.readline().split(",")]
         except (OSError, UnicodeDecodeError):
             pass   # the points reader reports it
-    return tuple(n for n in names if n.isidentifier())
+    return tuple(normalize(n) for n in names if normalize(n).isidentifier())
 
 
 def show_notes(notes: list[str], label: str | None = None) -> None:

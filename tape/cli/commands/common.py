@@ -17,6 +17,8 @@ from ..targets import Target, declared_names, make_target, parse_wrt
 
 #: refuse to compute more distinct partial derivatives than this per point
 MAX_PARTIALS = 10_000
+#: the most entries of one point's Jacobian (a 500 x 500 matrix)
+MAX_JACOBIAN_ENTRIES = 250_000
 
 
 class Problem(Record):
@@ -115,6 +117,8 @@ def derive(request: Request) -> None:
     if not vector:
         _require_scalar(request, problem.output, "target", "components")
         check_partial_count(len(problem.comps), request.order)
+    else:
+        check_jacobian_size(problem.output or 1, len(problem.comps))
     fmt = output.resolve_format(request.fmt)
     outcome = run(problem.target, problem.points, problem.variables, problem.comps,
                   "jacobian" if vector else "partials", request.order,
@@ -178,6 +182,15 @@ def check_partial_count(n_components: int, order: int) -> None:
     if count > MAX_PARTIALS:
         output.abort(f"--order {order} with {n_components} components asks for {count} "
                      f"distinct partial derivatives; the limit is {MAX_PARTIALS}")
+
+
+def check_jacobian_size(n_outputs: int, n_components: int) -> None:
+    """Refuse a Jacobian with more entries per point than ``MAX_JACOBIAN_ENTRIES``, before
+    any of it is computed."""
+    entries = n_outputs * n_components
+    if entries > MAX_JACOBIAN_ENTRIES:
+        output.abort(f"a Jacobian of {n_outputs} outputs by {n_components} components has "
+                     f"{entries:,} entries per point; the limit is {MAX_JACOBIAN_ENTRIES:,}")
 
 
 # ====================================================================== the three reports

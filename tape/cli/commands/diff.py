@@ -7,6 +7,7 @@ variables: one ``x: 2*x*y`` line each); ``--latex`` gives LaTeX in every format;
 from __future__ import annotations
 
 import time
+from math import comb
 from typing import Annotated
 
 import typer
@@ -35,6 +36,9 @@ def diff(
 
     With --implicit, EXPR is an equation such as 'x^2 + y^2 = 1' and the result is dy/dx
     along the curve (--order 2: d2y/dx2; --dependent names y)."""
+    from ..names import normalize
+
+    dependent = normalize(dependent)
     fmt = output.resolve_format(fmt)
     style = "latex" if latex else ("pretty" if fmt is O.Format.table else "plain")
     if implicit:
@@ -112,11 +116,14 @@ def differentiate(expression: str, wrt, order: int, style: str, timeout: float) 
     if not wrt_names:
         output.abort(f"{expression!r} has no variables to differentiate by")
     sizes = infer_sizes(target.trees[0])
+    # counted before the components and their multisets are listed: both can be huge
+    n_components = sum(1 if sizes[name] is None else sizes[name] for name in wrt_names)
+    count = comb(n_components + order - 1, order)
+    if count > MAX_PARTIALS:
+        output.abort(f"--order {order} with {n_components} variables asks for {count} "
+                     f"partial derivatives; the limit for tape diff is {MAX_PARTIALS}")
     comps = components(variables, wrt_names, sizes)
     keys = multisets(len(comps), order)
-    if len(keys) > MAX_PARTIALS:
-        output.abort(f"--order {order} with {len(comps)} variables asks for {len(keys)} "
-                     f"partial derivatives; the limit for tape diff is {MAX_PARTIALS}")
     deadline = time.monotonic() + timeout
     job = (target.trees[0], sizes, wrt_names, keys, style)
     raw = run_limited(_differentiate, *job, False, timeout=timeout,

@@ -50,9 +50,10 @@ def plot(
     target = make_target([expression])
     lo, hi = parse_range(range_)
     if out is not None:
-        from ..charts import image_format
+        from ..charts import check_image_size, image_format
 
-        image_format(out)  # a bad file name fails before any work
+        image_format(out)  # a bad file name or size fails before any work
+        check_image_size(width or IMAGE_SIZE[0], height or IMAGE_SIZE[1])
     series = compute_series(target, lo, hi, points, order)
     _warn_gaps(series)
     if tangent is not None:
@@ -81,13 +82,20 @@ class PlotResult(output.Result):
         return [self.series.variable] + self.series.labels
 
     def rows(self):
-        yield [[repr(v) for v in row] for row in self._numbers()]
+        for block in self._blocks():
+            yield output.repr_columns(block)
 
     def lines(self):
-        yield "".join(" ".join(map(repr, row)) + "\n" for row in self._numbers())
+        for block in self._blocks():
+            yield "".join(" ".join(row) + "\n" for row in output.repr_columns(block))
 
-    def _numbers(self) -> list[list[float]]:
-        return np.column_stack([self.series.x] + self.series.curves).tolist()
+    def _blocks(self):
+        """The grid as ``x f f' ...`` rows, a block at a time: about ``OUTPUT_BLOCK`` numbers
+        in text at once, whatever --points and --order are."""
+        numbers = np.column_stack([self.series.x] + self.series.curves)
+        step = max(1, output.OUTPUT_BLOCK // numbers.shape[1])
+        for start in range(0, numbers.shape[0], step):
+            yield numbers[start:start + step]
 
     def draw(self, out, precision: int) -> None:
         from ..charts import terminal_chart

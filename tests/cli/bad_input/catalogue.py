@@ -52,6 +52,10 @@ ROWS: list[tuple[str, str, str]] = [
     ("expression", "non-integer index", 'tape grad "x[y]" --at "x=[1,2],y=1"'),
     ("expression", "list where a scalar is expected", 'tape grad "[x, y]" --at 1,2'),
     ("expression", "empty list (jacobian)", 'tape jacobian "[]" --at 1'),
+    ("expression", "look-alike names from two scripts (Latin x, Cyrillic х)",
+     'tape grad "x + х" --at 1,2'),
+    ("expression", "a word mixing scripts through a look-alike (Cyrillic о in cos)",
+     'tape grad "cоs(x)" --at 1'),
     ("shape", "index on a scalar", 'tape grad "x[0]" --at 1'),
     ("shape", "index out of range", 'tape grad "x[5]" --at "x=[1,2]"'),
     ("shape", "vectors of different lengths", 'tape grad "x + y" --at "x=[1,2],y=[1,2,3]"'),
@@ -79,6 +83,8 @@ ROWS: list[tuple[str, str, str]] = [
     ("points", "stdin: a bad line", "printf '1\\nabc\\n' | tape grad x --at -"),
     ("points", "stdin: no points", "printf '\\n# only a comment\\n' | tape grad x --at -"),
     ("points", "stdin: wrong number of values", "printf '1 2 3\\n' | tape grad x*y --at -"),
+    ("points", "--at name in a look-alike script (Cyrillic х for x)",
+     'tape grad "x^2" --at "х=1"'),
     ("wrt", "--wrt name not in the target", 'tape grad "x" --wrt y --at 1'),
     ("wrt", "--wrt name repeated", 'tape grad "x" --wrt x,x --at 1'),
     ("wrt", "--wrt with an empty name", 'tape grad "x" --wrt "x," --at 1'),
@@ -137,6 +143,14 @@ ROWS: list[tuple[str, str, str]] = [
      "tape grad \"sum(x)\" --at \"x=[$(python -c 'print(\",\".join([\"1\"]*10001))')]\""),
     ("limits", "too many partials for --order (limit 10,000)",
      "tape hessian \"sum(x)\" --at \"x=[$(python -c 'print(\",\".join([\"1\"]*200))')]\""),
+    ("limits", "diff: an index past the vector limit (limit 10,000)", 'tape diff "x[999999999]"'),
+    ("limits", "diff: too many partials (limit 200)", 'tape diff "x[199]" --order 20'),
+    ("limits", "Jacobian entries per point (limit 250,000)",
+     "tape jacobian \"x\" --at \"x=[$(python -c 'print(\",\".join([\"1\"]*501))')]\""),
+    ("limits", "plot --out image pixels (limit 4096 x 4096)",
+     'tape plot "sin(x)" --out chart.png --width 20000 --height 20000'),
+    ("limits", "check: --wrt naming more than 10 differentiations",
+     'tape check "x^2" --answer 0 --wrt x,x,x,x,x,x,x,x,x,x,x'),
 ]
 
 
@@ -207,6 +221,17 @@ FOOTER = """
 | distinct partials per point (`--order`, hessian) | 10,000 | `commands.common.MAX_PARTIALS` | exit 2, `error: --order N with K components asks for M distinct partial derivatives; the limit is 10000` |
 | `--order` | 30 (grad, plot; scripts and vector variables with several components 10), 20 (diff) | the options | exit 2, usage error |
 | points per run (`--at`, `--at -`, `--points`) | 10,000,000 | `points.MAX_POINTS` | exit 2, `error: --points FILE: more than 10,000,000 points (the limit on points per run); split the input` |
+| an index in symbolic work (`tape diff`, `--steps`, no points) | 10,000 components | `symbolic.infer_sizes` (`points.MAX_VECTOR_LENGTH`) | exit 2, `error: x[N] needs a vector of N+1 components; the limit is 10,000 ...` |
+| distinct partials of `tape diff` | 200 (counted before they are listed) | `commands.diff.MAX_PARTIALS` | exit 2, `error: --order N with K variables asks for M partial derivatives; the limit for tape diff is 200` |
+| Jacobian entries per point | 250,000 (500 x 500) | `commands.common.MAX_JACOBIAN_ENTRIES` | exit 2, `error: a Jacobian of M outputs by K components has N entries per point; the limit is 250,000` |
+| `tape check --wrt x,x,...` | 10 differentiations (as `--order`) | `options.CHECK_MAX_ORDER` | exit 2, `error: --wrt names N differentiations ...` |
+| `plot --out` image | 16,777,216 pixels (4096 x 4096), checked before drawing | `charts.MAX_IMAGE_PIXELS` | exit 2, `error: --out: an image of W x H pixels (N); the limit is 16,777,216 pixels (4096 x 4096)` |
+| `plot --points`, `--order`; `--width`, `--height` | 100,000 grid points, order 30; 20,000 each | the options | exit 2, usage error |
+| `taylor --order`, `diff --steps --order` | 30; 4 | the options; `mathtext.MAX_STEPS_ORDER` | exit 2 |
+
+Each size above is checked before the work it sizes: `tests/cli/test_size_limits.py` runs the
+cases in a process whose address space is capped at 400 MB, so a check made after allocating
+fails there.
 
 From a shell, one argument is also limited by the operating system (131,072 bytes on Linux),
 so expressions longer than that cannot reach `tape` as an argument at all.
