@@ -29,7 +29,7 @@ from typing import Optional
 import numpy as np
 
 from .errors import CLIError
-from .verdict import POLISH, Decision, optional_work, settle, shown
+from .verdict import ENOUGH, POLISH, Decision, numeric_note, optional_work, settle
 
 #: float agreements re-checked in high precision
 SAMPLED = 40
@@ -155,24 +155,32 @@ def candidate_points(width: int, seed: int = SEED) -> np.ndarray:
     return np.concatenate([first, mixed])
 
 
-def _engine_values(exercise: Exercise, points: np.ndarray) -> np.ndarray:
-    """f, the derivative asked for (tape engine) and the answer at every point: (3, n)."""
+def _engine(tree, variables: list[str], points: np.ndarray, along: list[str]):
+    """``tree`` and its derivative along ``along`` (tape engine) at every point: two (n,)
+    arrays (the derivative is None when ``along`` is empty)."""
     from .derivatives import components, run
     from .points import Points
     from .targets import Target
 
-    variables = exercise.variables
-    wrt = list(dict.fromkeys(exercise.along))
-    target = Target("", "expression", variables, [exercise.tree], [""])
-    given = Target("", "expression", variables, [exercise.answer], [""])
+    if not len(points):
+        return np.empty(0), (np.empty(0) if along else None)
+    wrt = list(dict.fromkeys(along))
+    target = Target("", "expression", variables, [tree], [""])
     arrays = {n: points[:, i].copy() for i, n in enumerate(variables)}
     pts = Points(variables, arrays, len(points))
+    if not along:
+        return np.ravel(run(target, pts, variables, [], "partials", 1).value), None
     comps = components(variables, wrt, {n: None for n in variables})
-    key = tuple(sorted(wrt.index(n) for n in exercise.along))
-    outcome = run(target, pts, variables, comps, "partials", len(exercise.along))
-    answer = run(given, pts, variables, [], "partials", 1).value
-    return np.stack([np.ravel(outcome.value), np.ravel(outcome.partials[key]),
-                     np.ravel(answer)])
+    key = tuple(sorted(wrt.index(n) for n in along))
+    outcome = run(target, pts, variables, comps, "partials", len(along))
+    return np.ravel(outcome.value), np.ravel(outcome.partials[key])
+
+
+def _engine_values(exercise: Exercise, points: np.ndarray) -> np.ndarray:
+    """f, the derivative asked for (tape engine) and the answer at every point: (3, n)."""
+    f, d = _engine(exercise.tree, exercise.variables, points, exercise.along)
+    a, _ = _engine(exercise.answer, exercise.variables, points, [])
+    return np.stack([f, d, a])
 
 
 def _edge_points(exercise: Exercise, points: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -201,6 +209,121 @@ def _edge_points(exercise: Exercise, points: np.ndarray, values: np.ndarray) -> 
         for k in (3, 6, 9):
             out.append(b + direction * 10.0 ** -k * (1 + abs(b)))
     return np.array(out).reshape(-1, 1)
+
+
+#: functions that break where their argument is 0 (``max``/``min``: where both arguments are
+#: equal; ``floor``/``ceil``: where it is an integer)
+BREAKING = {"abs", "relu", "sign", "max", "min", "floor", "ceil"}
+#: breakpoints kept per exercise (spread over the ones found), and the high-precision checks
+#: spent on the points beside them
+MAX_BREAKPOINTS = 48
+BREAK_CHECKS = 64
+#: Newton steps and bisection halvings of the breakpoint search
+NEWTON_STEPS = 30
+HALVINGS = 60
+
+
+def breaking_arguments(*trees) -> list[tuple[object, bool]]:
+    """``(g, stepwise)`` for every place where a function of the trees is not smooth: the
+    argument of abs, relu and sign and the difference of max/min's arguments break at their
+    zeros, floor's and ceil's argument (``stepwise``) wherever it crosses an integer; a
+    denominator's zeros are singularities. Each argument once."""
+    from . import tree as E
+
+    found: dict = {}
+
+    def visit(node, kids):
+        if isinstance(node, E.Call) and node.name in BREAKING:
+            args = node.args
+            g = E.Binary("-", args[0], args[1]) if len(args) == 2 else args[0]
+            found.setdefault(g, node.name in ("floor", "ceil"))
+        if isinstance(node, E.Binary) and node.op == "/":
+            found.setdefault(node.right, False)
+        return None
+
+    for tree in trees:
+        E.fold(tree, visit)
+    return [(g, stepwise) for g, stepwise in found.items() if E.free_variables(g)]
+
+
+def _solve_along(g, variables: list[str], axis: int, starts: np.ndarray,
+                 levels: np.ndarray) -> np.ndarray:
+    """Newton's method on g = level along coordinate ``axis`` from every start (the other
+    coordinates fixed): the converged points."""
+    x = starts.copy()
+    along = [variables[axis]]
+    for _ in range(NEWTON_STEPS):
+        v, dv = _engine(g, variables, x, along)
+        step = (v - levels) / dv
+        ok = np.isfinite(step)
+        x[ok, axis] -= step[ok]
+        x, levels, step = x[ok], levels[ok], step[ok]
+        if not len(x) or np.all(np.abs(step) <= 1e-15 * (1 + np.abs(x[:, axis]))):
+            break
+    v, _ = _engine(g, variables, x, [])
+    done = np.isfinite(v) & (np.abs(v - levels) <= 1e-9 * (1 + np.abs(levels)))
+    return x[done]
+
+
+def _bisect_changes(g, stepwise: bool, variables: list[str], points: np.ndarray) -> np.ndarray:
+    """With one variable: where ``sign(g)`` (``floor(g)`` when ``stepwise``) changes between
+    neighbouring points, the place of the change, by bisection (Newton may miss a root of
+    infinite slope, as of cbrt)."""
+    if points.shape[1] != 1:
+        return np.empty((0, points.shape[1]))
+
+    def side(x):
+        v, _ = _engine(g, variables, x.reshape(-1, 1), [])
+        return np.floor(v) if stepwise else np.sign(v)
+
+    xs = np.unique(points[:, 0])
+    h = side(xs)
+    change = np.nonzero((h[1:] != h[:-1]) & np.isfinite(h[1:]) & np.isfinite(h[:-1]))[0]
+    lo, hi = xs[change], xs[change + 1]
+    left = h[change]
+    for _ in range(HALVINGS):
+        mid = 0.5 * (lo + hi)
+        same = side(mid) == left
+        lo, hi = np.where(same, mid, lo), np.where(same, hi, mid)
+    return hi.reshape(-1, 1)
+
+
+def breakpoints(exercise: Exercise, points: np.ndarray) -> np.ndarray:
+    """Where a piecewise part of EXPR or ANSWER breaks (``breaking_arguments``), found
+    numerically from the sample ``points``, and points on both sides of each at three
+    distances and midway between neighbouring ones (one variable): a difference that lives
+    on a narrow interval is then sampled."""
+    variables = exercise.variables
+    width = len(variables)
+    roots = [np.empty((0, width))]
+    for g, stepwise in breaking_arguments(exercise.tree, exercise.answer):
+        v, _ = _engine(g, variables, points, [])
+        finite = np.isfinite(v)
+        starts, v = points[finite], v[finite]
+        levels = [np.floor(v), np.floor(v) + 1] if stepwise else [np.zeros_like(v)]
+        for axis in range(width):
+            for level in levels:
+                roots.append(_solve_along(g, variables, axis, starts, level))
+        roots.append(_bisect_changes(g, stepwise, variables, points))
+    found = np.concatenate(roots)
+    found = found[np.all(np.isfinite(found), axis=1)]
+    if not len(found):
+        return np.empty((0, width))
+    found = np.unique(np.round(found, 12), axis=0)
+    if len(found) > MAX_BREAKPOINTS:
+        found = found[np.linspace(0, len(found) - 1, MAX_BREAKPOINTS).round().astype(int)]
+    out = []
+    if width == 1:
+        xs = np.sort(found[:, 0])
+        out += [np.array([m]) for m in 0.5 * (xs[1:] + xs[:-1])]
+    for k in (3, 6, 9):
+        for r in found:
+            for axis in range(width):
+                for direction in (1.0, -1.0):
+                    q = r.copy()
+                    q[axis] += direction * 10.0 ** -k * (1 + abs(r[axis]))
+                    out.append(q)
+    return np.array(out, dtype=float).reshape(-1, width)
 
 
 # --------------------------------------------------------------------------- the verdict
@@ -256,10 +379,12 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
     points = candidate_points(len(exercise.variables))
     with np.errstate(all="ignore"):
         values = _engine_values(exercise, points)
-        edges = _edge_points(exercise, points, values)
-        if len(edges):
-            points = np.concatenate([points, edges])
-            values = np.concatenate([values, _engine_values(exercise, edges)], axis=1)
+        extra = [_edge_points(exercise, points, values), breakpoints(exercise, points)]
+        first_extra = len(points)
+        for more in extra:
+            if len(more):
+                points = np.concatenate([points, more])
+                values = np.concatenate([values, _engine_values(exercise, more)], axis=1)
         f, d, a = values
         valid = np.isfinite(f) & np.isfinite(d) & np.isfinite(a)
         apart = np.abs(d - a) > 1e-7 * np.maximum(np.abs(d), np.abs(a)) + 1e-12
@@ -267,8 +392,11 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
     evidence.defined = [tuple(p) for p in points[np.nonzero(valid)[0][:12]]]
     suspects = np.nonzero(valid & apart)[0][:CANDIDATES]
     agreeing = np.nonzero(valid & ~apart)[0]
-    edge_rows = [i for i in agreeing if i >= len(points) - len(edges)]
-    for i in list(suspects) + _spread(agreeing, points, SAMPLED) + edge_rows:
+    sampled = agreeing[agreeing < first_extra]
+    beside = agreeing[agreeing >= first_extra]
+    if len(beside) > BREAK_CHECKS:
+        beside = beside[np.linspace(0, len(beside) - 1, BREAK_CHECKS).round().astype(int)]
+    for i in list(suspects) + _spread(sampled, points, SAMPLED) + list(beside):
         evidence.examine(tuple(points[i]))
         if evidence.counterexample:
             break
@@ -276,19 +404,38 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
 
 
 def _verdict(exercise: Exercise, timeout: float) -> Decision:
+    """The numbers first: a confirmed counterexample is ``wrong`` and agreement at ``ENOUGH``
+    points ``correct``, without waiting for SymPy, which then only shows the right derivative
+    (and names the mistake, or proves the agreement when expanding the difference does). Only
+    when the numbers are not decisive does the verdict wait for SymPy's proof."""
     evidence = numeric_evidence(exercise)
     args = (exercise.tree, exercise.answer, exercise.variables, exercise.along)
-    if not evidence.counterexample:
-        return settle(len(evidence.agree), "spread over the domain", _difference_is_zero, args,
-                      (_tidy_derivative, _raw_derivative), timeout)
+    agree = len(evidence.agree)
     polish = time.monotonic() + min(timeout, POLISH)
-    expected = shown(polish, (_tidy_derivative, _raw_derivative), args)
-    from .diagnosis import diagnose
+    if evidence.counterexample:
+        points = [tuple(evidence.counterexample["at"].values())] + evidence.defined[:8]
+        found = optional_work(polish, _shown_and_diagnosed, *args, points)
+        expected, diagnosis = found or (_raw_in_time(args), None)
+        return Decision(False, "numeric", expected, evidence.counterexample, agree,
+                        diagnosis=diagnosis)
+    if agree >= ENOUGH:
+        found = optional_work(polish, _shown_and_expanded, *args)
+        expected, proved = found or (_raw_in_time(args), False)
+        if proved:
+            return Decision(True, "symbolic", expected, valid_points=agree)
+        return Decision(True, "numeric", expected, valid_points=agree,
+                        note=numeric_note(agree, WHERE))
+    return settle(agree, WHERE, _difference_is_zero, args,
+                  (_tidy_derivative, _raw_derivative), timeout)
 
-    points = [tuple(evidence.counterexample["at"].values())] + evidence.defined[:8]
-    found = optional_work(max(polish, time.monotonic() + 1.0), diagnose, *args, points)
-    return Decision(False, "numeric", expected, evidence.counterexample, len(evidence.agree),
-                    diagnosis=found)
+
+#: where the agreeing points lie, for the notes
+WHERE = "spread over the domain"
+
+
+def _raw_in_time(args: tuple) -> Optional[str]:
+    """The right derivative as differentiated (no tidying), within a second."""
+    return optional_work(time.monotonic() + 1.0, _raw_derivative, *args)
 
 
 # --------------------------------------------------------------------------- SymPy (in a child)
@@ -315,18 +462,47 @@ def _tidy_derivative(tree, answer_tree, variables, along):
     return S.render(S.tidy(sympy_sides(tree, answer_tree, variables, along)[1]))
 
 
-def _difference_is_zero(tree, answer_tree, variables, along):
-    """True when SymPy proves derivative - answer == 0 (cheap rewritings first: expanded, in
-    exponentials; then ``simplify``), False when it proves it is not, else None."""
+def _shown_and_diagnosed(tree, answer_tree, variables, along, points):
+    """For a wrong answer, in one child: the right derivative (tidy) and the diagnosis (None
+    when it fails: it never costs the derivative)."""
+    from .diagnosis import diagnose
+
+    expected = _tidy_derivative(tree, answer_tree, variables, along)
+    try:
+        found = diagnose(tree, answer_tree, variables, along, points)
+    except Exception:  # noqa: BLE001  (optional: a failure is no diagnosis)
+        found = None
+    return expected, found
+
+
+def _shown_and_expanded(tree, answer_tree, variables, along):
+    """For an answer the numbers accept, in one child: the right derivative (tidy), and
+    whether the cheap rewritings of ``_quickly_zero`` prove the difference 0."""
+    from . import symbolic as S
+
+    _, d, a = sympy_sides(tree, answer_tree, variables, along)
+    return S.render(S.tidy(d)), _quickly_zero(S._drop_deltas(d - a))
+
+
+def _quickly_zero(difference) -> bool:
+    """Does expanding, or rewriting in exponentials and cancelling, give 0?"""
     from . import symbolic as S
 
     sp = S.sympy()
-    _, d, a = sympy_sides(tree, answer_tree, variables, along)
-    difference = S._drop_deltas(d - a)
     for quick in (sp.expand, lambda e: sp.cancel(sp.expand(e.rewrite(sp.exp)))):
         try:
             if quick(difference) == 0:
                 return True
         except (TypeError, ValueError, AttributeError):
             pass
-    return S.is_zero(difference)
+    return False
+
+
+def _difference_is_zero(tree, answer_tree, variables, along):
+    """True when SymPy proves derivative - answer == 0 (cheap rewritings first, then
+    ``simplify``), False when it proves it is not, else None."""
+    from . import symbolic as S
+
+    _, d, a = sympy_sides(tree, answer_tree, variables, along)
+    difference = S._drop_deltas(d - a)
+    return True if _quickly_zero(difference) else S.is_zero(difference)

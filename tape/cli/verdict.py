@@ -65,6 +65,13 @@ def shown(deadline: float, renderers: tuple, args: tuple) -> Optional[str]:
         optional_work(time.monotonic() + 1.0, raw, *args)
 
 
+def numeric_note(agree: int, where: str, reason: Optional[str] = None) -> str:
+    """Why a ``correct`` rests on the numbers (a warning under the verdict)."""
+    because = f"{reason}; " if reason else ""
+    return (f"{because}decided numerically: both sides agree to {DIGITS} digits at {agree} "
+            f"points {where}")
+
+
 def settle(agree: int, where: str, prove: Callable, args: tuple, renderers: tuple,
            timeout: float, **details) -> Decision:
     """The verdict without a counterexample: ``prove(*args)`` in a child (True when SymPy
@@ -83,7 +90,6 @@ def settle(agree: int, where: str, prove: Callable, args: tuple, renderers: tupl
     reason = reason or "SymPy could not simplify the difference to 0"
     if agree >= ENOUGH:
         return Decision(True, "numeric", expected, valid_points=agree,
-                        note=f"{reason}; both sides agree to {DIGITS} digits at {agree} "
-                             f"points {where}", **details)
+                        note=numeric_note(agree, where, reason), **details)
     raise CLIError(f"undecided: {reason}, and only {agree} points {where} could be checked "
                    f"(at least {ENOUGH} are needed)", UNDECIDED)

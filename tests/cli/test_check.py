@@ -153,17 +153,30 @@ def _timed_out(*args, timeout, **kwargs):
                                     "decided numerically")
 
 
-def test_timeout_falls_back_to_numbers_correct(monkeypatch):
+def _sympy_never_finishes(monkeypatch):
+    # every SymPy child: the proof (verdict.settle) and the display work (run_optional)
     monkeypatch.setattr(verdict, "run_limited", _timed_out)
+    monkeypatch.setattr(timelimit, "run_limited", _timed_out)
+
+
+def test_numbers_decide_a_right_answer_without_sympy(monkeypatch):
+    _sympy_never_finishes(monkeypatch)
     result = tape_cli("check", "sin(x)^2", "--answer", "sin(2x)", "--format", "json")
     assert result.exit_code == 0
     doc = json.loads(result.stdout)
-    assert doc["correct"] is True and doc["method"] == "numeric"
-    assert "did not finish" in result.stderr
+    assert doc["correct"] is True and doc["method"] == "numeric" and doc["expected"] is None
+    assert "decided numerically: both sides agree to 40 digits" in result.stderr
+
+
+def test_a_quick_symbolic_proof_is_reported_as_symbolic():
+    doc = json.loads(tape_cli("check", "sin(x)^2", "--answer", "sin(2x)", "--format",
+                              "json").stdout)
+    assert doc["correct"] is True and doc["method"] == "symbolic"
+    assert doc["expected"] == "sin(2*x)"
 
 
 def test_timeout_falls_back_to_numbers_wrong(monkeypatch):
-    monkeypatch.setattr(verdict, "run_limited", _timed_out)
+    _sympy_never_finishes(monkeypatch)
     result = tape_cli("check", "sin(x)^2", "--answer", "2cos(x)", "--format", "json")
     assert result.exit_code == 1
     doc = json.loads(result.stdout)
