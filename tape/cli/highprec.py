@@ -92,7 +92,7 @@ def _mp_functions(mp) -> dict:
         "sin": mp.sin, "cos": mp.cos, "tan": mp.tan, "sec": mp.sec, "csc": mp.csc,
         "cot": mp.cot, "asin": mp.asin, "acos": mp.acos, "atan": mp.atan, "atan2": mp.atan2,
         "asec": lambda x: mp.acos(1 / x), "acsc": lambda x: mp.asin(1 / x),
-        "acot": lambda x: mp.acot(x), "sinh": mp.sinh, "cosh": mp.cosh, "tanh": mp.tanh,
+        "acot": lambda x: mp.atan(1 / x), "sinh": mp.sinh, "cosh": mp.cosh, "tanh": mp.tanh,
         "asinh": mp.asinh, "acosh": mp.acosh, "atanh": mp.atanh, "sech": mp.sech,
         "csch": mp.csch, "coth": mp.coth, "asech": lambda x: mp.acosh(1 / x),
         "acsch": lambda x: mp.asinh(1 / x), "acoth": lambda x: mp.atanh(1 / x),
