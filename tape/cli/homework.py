@@ -2,23 +2,27 @@
 
 How a verdict is reached (docs/symbolic.md tells the same for users):
 
-1. *Numeric search* (fast, in-process): the tape engine evaluates EXPR, the derivative asked
-   for and ANSWER in float64 at a few hundred points spread over the real line - round numbers
-   first, magnitudes from 1e-6 to 1e6 of both signs, points just beside round numbers (where
-   singularities of homework functions sit) and, with one variable, points just inside the
-   edges of the domain (found by bisection).
+1. *Numeric search* (fast, in-process, no SymPy): the tape engine evaluates EXPR, the
+   derivative asked for and ANSWER in float64 at a few hundred points spread over the real
+   line - round numbers first, magnitudes from 1e-6 to 1e6 of both signs, points just beside
+   round numbers (where singularities of homework functions sit), with one variable points
+   just inside the edges of the domain (found by bisection), and points on both sides of every
+   *breakpoint* (``breakpoints``: where an abs/relu/sign/max/min/floor/ceil of either text
+   breaks or a denominator vanishes, solved for numerically), so that a difference living on a
+   narrow interval is sampled.
 2. *High-precision confirmation* (``highprec``, 40 digits): every float disagreement is
    re-examined; it is a counterexample only if EXPR is differentiable there (see
    ``highprec.derivative_at``) and both sides are real and finite and apart beyond rounding.
-   A spread sample of the float agreements is re-evaluated too (a difference below float
-   resolution is still a difference). A confirmed counterexample: ``wrong`` (exit 1).
-3. *Symbolic proof*: SymPy simplifies derivative - ANSWER within ``--timeout``. Zero:
-   ``correct`` (``"method": "symbolic"``). SymPy giving up (timeout, failure, "unknown") is never
-   agreement: then ``correct`` needs agreement at ``ENOUGH`` high-precision points
-   (``"method": "numeric"``), and without it the verdict is undecided (exit 3, with the reason).
-
-A wrong answer also gets a ``diagnosis`` (``diagnosis.py``): the classic mistake that reproduces
-it, if one does.
+   A spread sample of the float agreements, and the points beside breakpoints, are
+   re-evaluated too (a difference below float resolution is still a difference). A confirmed
+   counterexample: ``wrong`` (exit 1). Agreement at ``ENOUGH`` points: ``correct``
+   (``"method": "numeric"``). Either way the verdict does not wait for SymPy: the right
+   derivative is shown from ``treediff`` (checked against the engine), and SymPy runs in a
+   child only to name the mistake (``diagnosis.py``) or to show a derivative ``treediff`` has
+   no rule for.
+3. *Symbolic proof*, only when the numbers are not decisive (too few points where the
+   derivative exists): SymPy simplifies derivative - ANSWER within ``--timeout``; see
+   ``verdict.settle``.
 """
 from __future__ import annotations
 
@@ -417,8 +421,14 @@ def _verdict(exercise: Exercise, timeout: float) -> Decision:
     polish = time.monotonic() + min(timeout, POLISH)
     if evidence.counterexample:
         points = [tuple(evidence.counterexample["at"].values())] + evidence.defined[:8]
-        found = optional_work(polish, _shown_and_diagnosed, *args, points)
-        expected, diagnosis = found or (_raw_in_time(args), None)
+        expected = _plain_derivative(exercise, evidence)
+        if expected is not None:
+            from .diagnosis import diagnose
+
+            diagnosis = optional_work(polish, diagnose, *args, points)
+        else:
+            found = optional_work(polish, _shown_and_diagnosed, *args, points)
+            expected, diagnosis = found or (_raw_in_time(args), None)
         return Decision(False, "numeric", expected, evidence.counterexample, agree,
                         diagnosis=diagnosis)
     if agree >= ENOUGH:
@@ -452,7 +462,7 @@ def _plain_derivative(exercise: Exercise, evidence: Evidence) -> Optional[str]:
         mine = np.broadcast_to(_engine(tree, exercise.variables, points, [])[0], d.shape)
         both = np.isfinite(mine) & np.isfinite(d)
         off = np.abs(mine - d) > SHOWN_RTOL * np.maximum(np.abs(mine), np.abs(d)) + 1e-9
-    if both.sum() < ENOUGH or np.any(off & both):
+    if both.sum() < min(ENOUGH, len(d)) or not both.any() or np.any(off & both):
         return None
     return read_as(tree)
 

@@ -1,11 +1,13 @@
 """The verdict of ``tape check`` and how evidence becomes one (shared by ``homework.py`` and
 ``implicit.py``).
 
-A confirmed counterexample makes the answer ``wrong``. Otherwise SymPy is asked for a proof
-within ``--timeout``: zero means ``correct`` (``"method": "symbolic"``). SymPy giving up
-(timeout, failure, "unknown") is never agreement: ``correct`` then needs agreement at
-``ENOUGH`` high-precision points (``"method": "numeric"``), and without it the verdict is
-undecided (exit 3, with the reason).
+A confirmed counterexample makes the answer ``wrong``. ``homework.py`` accepts agreement at
+``ENOUGH`` high-precision points spread over the domain at once (``"method": "numeric"``);
+``settle`` is the rest: SymPy is asked for a proof within ``--timeout``, zero meaning
+``correct`` (``"method": "symbolic"``). SymPy giving up (timeout, failure, "unknown") is never
+agreement: ``correct`` then needs agreement at ``ENOUGH`` high-precision points (``"method":
+"numeric"``, with a warning saying why), and without it the verdict is undecided (exit 3, with
+the reason).
 """
 from __future__ import annotations
 
@@ -65,13 +67,6 @@ def shown(deadline: float, renderers: tuple, args: tuple) -> Optional[str]:
         optional_work(time.monotonic() + 1.0, raw, *args)
 
 
-def numeric_note(agree: int, where: str, reason: Optional[str] = None) -> str:
-    """Why a ``correct`` rests on the numbers (a warning under the verdict)."""
-    because = f"{reason}; " if reason else ""
-    return (f"{because}decided numerically: both sides agree to {DIGITS} digits at {agree} "
-            f"points {where}")
-
-
 def settle(agree: int, where: str, prove: Callable, args: tuple, renderers: tuple,
            timeout: float, **details) -> Decision:
     """The verdict without a counterexample: ``prove(*args)`` in a child (True when SymPy
@@ -90,6 +85,7 @@ def settle(agree: int, where: str, prove: Callable, args: tuple, renderers: tupl
     reason = reason or "SymPy could not simplify the difference to 0"
     if agree >= ENOUGH:
         return Decision(True, "numeric", expected, valid_points=agree,
-                        note=numeric_note(agree, where, reason), **details)
+                        note=f"{reason}; both sides agree to {DIGITS} digits at {agree} "
+                             f"points {where}", **details)
     raise CLIError(f"undecided: {reason}, and only {agree} points {where} could be checked "
                    f"(at least {ENOUGH} are needed)", UNDECIDED)
