@@ -17,7 +17,8 @@ from typing import Optional
 from . import tree as E
 
 ZERO, ONE = E.Number(0.0), E.Number(1.0)
-#: larger trees are left to SymPy (the like-term search here is quadratic)
+#: larger trees, given or derived, are left to SymPy (the like-term search here is
+#: quadratic, and each differentiation can multiply the size)
 MAX_NODES = 300
 
 
@@ -28,15 +29,19 @@ class NoRule(Exception):
 def derivative(tree: E.Expr, along: list[str]) -> Optional[E.Expr]:
     """The derivative of ``tree`` along each name of ``along`` in turn, or None when some
     function has no rule here."""
-    if E.fold(tree, lambda node, kids: 1 + sum(kids)) > MAX_NODES:
-        return None
     try:
         tree = E.fold(tree, _exp_form)
         for name in along:
+            if _size(tree) > MAX_NODES:
+                return None
             tree = _d(tree, name)
     except (NoRule, RecursionError):
         return None
-    return tree
+    return tree if _size(tree) <= 4 * MAX_NODES else None
+
+
+def _size(tree: E.Expr) -> int:
+    return E.fold(tree, lambda node, kids: 1 + sum(kids))
 
 
 def _exp_form(node: E.Expr, kids: list) -> E.Expr:
