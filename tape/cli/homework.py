@@ -412,9 +412,10 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
 
 def _verdict(exercise: Exercise, timeout: float) -> Decision:
     """The numbers first: a confirmed counterexample is ``wrong`` and agreement at ``ENOUGH``
-    points ``correct``, without waiting for SymPy, which then only shows the right derivative
-    (and names the mistake, or proves the agreement when expanding the difference does). Only
-    when the numbers are not decisive does the verdict wait for SymPy's proof."""
+    points ``correct``, without waiting for SymPy; the right derivative is shown from
+    ``treediff``. SymPy then only names the mistake, or shows a derivative ``treediff`` has no
+    rule for (and proves the agreement on the way when expanding does). Only when the numbers
+    are not decisive does the verdict wait for SymPy's proof."""
     evidence = numeric_evidence(exercise)
     args = (exercise.tree, exercise.answer, exercise.variables, exercise.along)
     agree = len(evidence.agree)
