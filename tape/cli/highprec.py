@@ -1,8 +1,13 @@
 """High-precision evaluation for verdicts: values and derivatives that rounding cannot decide.
 
-An expression tree is lowered to SymPy (``symbolic.to_sympy``, so every function of the
-language is covered) and compiled to an mpmath function; decimals keep the value as typed
-(``0.1`` is 1/10). Everything runs at ``DIGITS`` significant digits.
+An expression tree is compiled straight to a function of mpmath numbers (``compile_tree``:
+no SymPy, so a verdict decided by the numbers never waits for SymPy to load); decimals keep the
+value as typed (``0.1`` is 1/10), and every constant is made at the precision of the call, so
+``mpmath.diff`` raising its working precision raises theirs too. The semantics are SymPy's on
+the reals (a principal power of a negative base is complex, hence undefined); a test holds the
+two lowerings to the same values for every function of the language. SymPy expressions (the
+diagnosis's mistaken derivatives) go through ``compile_sympy``. Everything runs at ``DIGITS``
+significant digits.
 
 A value is *defined* at a point only when it is real and finite there. A derivative is taken
 numerically by ``mpmath.diff`` (which raises its own working precision to make up for the
@@ -52,11 +57,119 @@ def compile_sympy(expr, symbols: Sequence) -> Callable:
 
 
 def compile_tree(tree, variables: Sequence[str]) -> Callable:
-    """``f(*mpf) -> mpf`` for an expression tree in ``variables`` (all scalars)."""
-    from . import symbolic as S
+    """``f(*mpf) -> mpf`` for an expression tree in ``variables`` (all scalars); raises
+    ``Undefined`` off the real domain. Trees with vector functions or indexing go through
+    SymPy (``compile_sympy``)."""
+    try:
+        build = _lowered(tree, list(variables))
+    except _NotScalar:
+        from . import symbolic as S
 
-    expr = S.as_scalar(S.to_sympy(tree, {n: None for n in variables}))
-    return compile_sympy(expr, [S.symbol(n) for n in variables])
+        expr = S.as_scalar(S.to_sympy(tree, {n: None for n in variables}))
+        return compile_sympy(expr, [S.symbol(n) for n in variables])
+
+    def value(*args):
+        try:
+            out = build(args)
+        except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+            raise Undefined from None
+        return real(out)
+
+    return value
+
+
+class _NotScalar(Exception):
+    """The tree uses vectors; ``compile_tree`` lowers it through SymPy instead."""
+
+
+def _mp_functions(mp) -> dict:
+    """Each scalar function of the language (``functions.FUNCTIONS``) on mpmath numbers, with
+    SymPy's real semantics (``tests/cli/homework/test_highprec.py`` compares the two)."""
+    def cbrt(x):
+        return mp.sign(x) * mp.cbrt(abs(x))
+
+    return {
+        "sin": mp.sin, "cos": mp.cos, "tan": mp.tan, "sec": mp.sec, "csc": mp.csc,
+        "cot": mp.cot, "asin": mp.asin, "acos": mp.acos, "atan": mp.atan, "atan2": mp.atan2,
+        "asec": lambda x: mp.acos(1 / x), "acsc": lambda x: mp.asin(1 / x),
+        "acot": lambda x: mp.atan(1 / x), "sinh": mp.sinh, "cosh": mp.cosh, "tanh": mp.tanh,
+        "asinh": mp.asinh, "acosh": mp.acosh, "atanh": mp.atanh, "sech": mp.sech,
+        "csch": mp.csch, "coth": mp.coth, "asech": lambda x: mp.acosh(1 / x),
+        "acsch": lambda x: mp.asinh(1 / x), "acoth": lambda x: mp.atanh(1 / x),
+        "exp": mp.exp, "log": lambda x, b=None: mp.log(x) if b is None else mp.log(x) / mp.log(b),
+        "ln": mp.log, "log2": lambda x: mp.log(x) / mp.log(2),
+        "log10": lambda x: mp.log(x) / mp.log(10), "sqrt": mp.sqrt, "cbrt": cbrt,
+        "root": lambda x, n: x ** (1 / mp.mpf(n)), "sign": mp.sign, "floor": mp.floor,
+        "ceil": mp.ceil, "max": lambda a, b: mp.mpf(max(a, b)),
+        "min": lambda a, b: mp.mpf(min(a, b)), "abs": mp.fabs,
+        "sigmoid": lambda x: 1 / (1 + mp.exp(-x)), "softplus": lambda x: mp.log(1 + mp.exp(x)),
+        "relu": lambda x: mp.mpf(max(0, x)), "erf": mp.erf,
+    }
+
+
+def _lowered(tree, variables: list) -> Callable:
+    """``build(args) -> mpf`` for ``tree``, ``args`` in ``variables`` order (closures over the
+    tree; ``_NotScalar`` for vector functions and indexing)."""
+    from fractions import Fraction
+
+    from . import tree as E
+    from .functions import FUNCTIONS
+
+    mp = mpmath()
+    table = _mp_functions(mp)
+    slots = {name: i for i, name in enumerate(variables)}
+
+    def number(value: float) -> Callable:
+        if value != value or value in (float("inf"), float("-inf")):
+            return lambda args: mp.mpf(value)
+        if value.is_integer():
+            whole = int(value)
+            return lambda args: mp.mpf(whole)
+        exact = Fraction(repr(value))          # the decimal as typed: 0.1 -> 1/10
+        p, q = exact.numerator, exact.denominator
+        return lambda args: mp.mpf(p) / q
+
+    def power(base: Callable, exponent_node, exponent: Callable) -> Callable:
+        if isinstance(exponent_node, E.Number) and exponent_node.value.is_integer():
+            k = int(exponent_node.value)       # exact, and real for a negative base
+            return lambda args: base(args) ** k
+        return lambda args: base(args) ** exponent(args)
+
+    def visit(node, kids):
+        if isinstance(node, E.Number):
+            return number(node.value)
+        if isinstance(node, E.Constant):
+            constant = {"pi": mp.pi, "e": mp.e}[node.name]
+            return lambda args: +constant      # evaluated at the caller's precision
+        if isinstance(node, E.Variable):
+            if node.name not in slots:
+                raise _NotScalar(node.name)
+            i = slots[node.name]
+            return lambda args: args[i]
+        if isinstance(node, E.Unary):
+            (inner,) = kids
+            return inner if node.op == "+" else (lambda args: -inner(args))
+        if isinstance(node, E.Binary):
+            left, right = kids
+            if node.op == "+":
+                return lambda args: left(args) + right(args)
+            if node.op == "-":
+                return lambda args: left(args) - right(args)
+            if node.op == "*":
+                return lambda args: left(args) * right(args)
+            if node.op == "/":
+                return lambda args: left(args) / right(args)
+            return power(left, node.right, right)
+        if isinstance(node, E.Call) and FUNCTIONS[node.name].kind == "elementwise" \
+                and node.name in table:
+            fn = table[node.name]
+            if len(kids) == 1:
+                (only,) = kids
+                return lambda args: fn(only(args))
+            return lambda args: fn(*[k(args) for k in kids])
+        raise _NotScalar(type(node).__name__)
+
+    return E.fold(tree, visit)
 
 
 def real(value):

@@ -1,11 +1,13 @@
 """The verdict of ``tape check`` and how evidence becomes one (shared by ``homework.py`` and
 ``implicit.py``).
 
-A confirmed counterexample makes the answer ``wrong``. Otherwise SymPy is asked for a proof
-within ``--timeout``: zero means ``correct`` (``"method": "symbolic"``). SymPy giving up
-(timeout, failure, "unknown") is never agreement: ``correct`` then needs agreement at
-``ENOUGH`` high-precision points (``"method": "numeric"``), and without it the verdict is
-undecided (exit 3, with the reason).
+A confirmed counterexample makes the answer ``wrong``. ``homework.py`` accepts agreement at
+``ENOUGH`` high-precision points spread over the domain at once (``"method": "numeric"``);
+``settle`` is the rest: SymPy is asked for a proof within ``--timeout``, zero meaning
+``correct`` (``"method": "symbolic"``). SymPy giving up (timeout, failure, "unknown") is never
+agreement: ``correct`` then needs agreement at ``ENOUGH`` high-precision points (``"method":
+"numeric"``, with a warning saying why), and without it the verdict is undecided (exit 3, with
+the reason).
 """
 from __future__ import annotations
 

@@ -56,3 +56,43 @@ def test_differ_is_beyond_rounding_only():
         one = mpmath.mpf(1)
         assert not H.differ(one, one + mpmath.mpf(10) ** -30)
         assert H.differ(one, one + mpmath.mpf(10) ** -9)
+
+
+def _sympy_fn(text):
+    from tape.cli import symbolic as S
+
+    expr = S.as_scalar(S.to_sympy(parse(text), {"x": None}))
+    return H.compile_sympy(expr, [S.symbol("x")])
+
+
+def _calls():
+    from tape.cli.functions import FUNCTIONS
+
+    second = {"atan2": "0.7", "log": "3", "root": "3", "max": "0.25", "min": "0.25"}
+    for name, function in FUNCTIONS.items():
+        if function.kind != "elementwise":
+            continue
+        yield f"{name}(x)" if function.arity == 1 else f"{name}(x, {second[name]})"
+        if function.max_arity == 2 and function.arity == 1:
+            yield f"{name}(x, {second[name]})"
+    yield from ["x^(1/3)", "(-x)^1.5", "x^-2", "0.1*x + pi*e^x", "(x-1)^x"]
+
+
+@pytest.mark.parametrize("text", list(_calls()))
+def test_the_direct_lowering_has_sympys_values(text):
+    # compile_tree does not go through SymPy: it must agree with SymPy's mpmath lambdify on
+    # every function of the language, defined or not, at points inside and outside domains
+    mine, theirs = _fn(text), _sympy_fn(text)
+    for x in [-2.5, -1.0, -0.5, 0.0, 0.3, 0.5, 1.0, 1.7, 3.0, 100.0]:
+        p = H.at([x])
+        a, b = H.value_at(mine, p), H.value_at(theirs, p)
+        assert (a is None) == (b is None), (text, x, a, b)
+        if a is not None:
+            assert not H.differ(a, b), (text, x, a, b)
+
+
+def test_trees_with_vectors_go_through_sympy():
+    fn = H.compile_tree(parse("x^2"), ["x"])
+    assert H.value_at(fn, H.at([3.0])) == 9
+    with pytest.raises(Exception):
+        H.compile_tree(parse("sum(x)"), ["x"])   # a vector function on a scalar: refused

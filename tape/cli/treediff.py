@@ -1,0 +1,353 @@
+"""Derivatives of expression trees without SymPy, for showing the right derivative quickly.
+
+``tape check`` decides by the numbers and then prints the derivative asked for; loading SymPy
+only to write that line would take most of the command's time. ``derivative`` differentiates
+tape's own tree by the textbook rules (sum, product, quotient, power, chain, and a table of the
+elementary functions) and builds the result through constructors that fold numbers and drop
+zeros and ones, so the text reads like a hand-written answer (``3*cos(3*x)``); ``expr.read_as``
+prints it in SymPy syntax. Functions without a rule here (the piecewise ones, ``erf``...) give
+``None``: the caller goes to SymPy instead. The caller also checks the result against the
+engine's derivative before showing it.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Optional
+
+from . import tree as E
+
+ZERO, ONE = E.Number(0.0), E.Number(1.0)
+#: larger trees, given or derived, are left to SymPy (the like-term search here is
+#: quadratic, and each differentiation can multiply the size)
+MAX_NODES = 300
+
+
+class NoRule(Exception):
+    """A function this module has no derivative rule for."""
+
+
+def derivative(tree: E.Expr, along: list[str]) -> Optional[E.Expr]:
+    """The derivative of ``tree`` along each name of ``along`` in turn, or None when some
+    function has no rule here."""
+    try:
+        tree = E.fold(tree, _exp_form)
+        for name in along:
+            if _size(tree) > MAX_NODES:
+                return None
+            tree = _d(tree, name)
+    except (NoRule, RecursionError):
+        return None
+    return tree if _size(tree) <= 4 * MAX_NODES else None
+
+
+def _size(tree: E.Expr) -> int:
+    return E.fold(tree, lambda node, kids: 1 + sum(kids))
+
+
+def _exp_form(node: E.Expr, kids: list) -> E.Expr:
+    """``node`` rebuilt from ``kids``, with e**v written exp(v)."""
+    if isinstance(node, E.Binary):
+        if node.op == "**" and isinstance(kids[0], E.Constant) and kids[0].name == "e":
+            return call("exp", kids[1])
+        return E.Binary(node.op, *kids)
+    if isinstance(node, E.Unary):
+        return E.Unary(node.op, kids[0])
+    if isinstance(node, E.Call):
+        return E.Call(node.name, tuple(kids))
+    if isinstance(node, (E.Index, E.Relation)):
+        raise NoRule(type(node).__name__)
+    return node
+
+
+def _has(tree: E.Expr, name: str) -> bool:
+    return name in E.free_variables(tree)
+
+
+# --------------------------------------------------------------------------- constructors
+#
+# A product is kept as a coefficient and a list of (base, exponent) pairs, exponents exact
+# fractions (negative ones in the denominator); a sum as a list of such products. Equal bases
+# and like terms combine, so x/x is 1 and (x + 1) - x is 1.
+
+def _value(node: E.Expr) -> Optional[Fraction]:
+    """The exact value of a tree made of numbers only (decimals as typed), else None."""
+    if isinstance(node, E.Number):
+        v = node.value
+        if v != v or abs(v) == float("inf"):
+            return None
+        return Fraction(int(v)) if v.is_integer() else Fraction(repr(v))
+    if isinstance(node, E.Unary):
+        inner = _value(node.operand)
+        return None if inner is None else (-inner if node.op == "-" else inner)
+    if isinstance(node, E.Binary) and node.op in "+-*/":
+        a, b = _value(node.left), _value(node.right)
+        if a is None or b is None or (node.op == "/" and b == 0):
+            return None
+        return {"+": a + b, "-": a - b, "*": a * b}.get(node.op) if node.op != "/" else a / b
+    return None
+
+
+def number(q: Fraction) -> E.Expr:
+    if q < 0:
+        return E.Unary("-", number(-q))
+    if q.denominator == 1:
+        return E.Number(float(q.numerator))
+    return E.Binary("/", E.Number(float(q.numerator)), E.Number(float(q.denominator)))
+
+
+def _merge(powers: list, more: list, sign: int = 1) -> list:
+    out = list(powers)
+    for base, k in more:
+        for i, (b, j) in enumerate(out):
+            if b == base:
+                out[i] = (b, j + sign * k)
+                break
+        else:
+            out.append((base, sign * k))
+    return [(b, k) for b, k in out if k != 0]
+
+
+def _split(node: E.Expr) -> tuple[Fraction, list]:
+    """``node`` as coefficient * product of base**exponent."""
+    value = _value(node)
+    if value is not None:
+        return value, []
+    if isinstance(node, E.Unary):
+        c, ps = _split(node.operand)
+        return (-c if node.op == "-" else c), ps
+    if isinstance(node, E.Binary) and node.op in "*/":
+        c1, p1 = _split(node.left)
+        c2, p2 = _split(node.right)
+        if node.op == "*":
+            return c1 * c2, _merge(p1, p2)
+        if c2 != 0:
+            return c1 / c2, _merge(p1, p2, -1)
+    if isinstance(node, E.Binary) and node.op == "**":
+        k = _value(node.right)
+        if k is not None:
+            return Fraction(1), [(node.left, k)]
+    if isinstance(node, E.Call) and node.name == "sqrt":
+        return Fraction(1), [(node.args[0], Fraction(1, 2))]
+    return Fraction(1), [(node, Fraction(1))]
+
+
+def _factor(base: E.Expr, k: Fraction) -> E.Expr:
+    if k == 1:
+        return base
+    if k == Fraction(1, 2):
+        return call("sqrt", base)
+    return E.Binary("**", base, number(k))
+
+
+def _chain(items: list) -> Optional[E.Expr]:
+    if not items:
+        return None
+    out = items[0]
+    for item in items[1:]:
+        out = E.Binary("*", out, item)
+    return out
+
+
+def _product(c: Fraction, powers: list) -> E.Expr:
+    if c == 0:
+        return ZERO
+    magnitude = abs(c)
+    # variables and their powers first, as in 2*x*cos(x)
+    powers = sorted(powers, key=lambda p: not isinstance(p[0], E.Variable))
+    top = [_factor(b, k) for b, k in powers if k > 0]
+    bottom = [_factor(b, -k) for b, k in powers if k < 0]
+    if magnitude.numerator != 1 or not top:
+        top.insert(0, E.Number(float(magnitude.numerator)))
+    if magnitude.denominator != 1:
+        bottom.insert(0, E.Number(float(magnitude.denominator)))
+    if c < 0:                                 # the sign on the first factor: -2*x, -sin(x)
+        first = top[0]
+        top[0] = E.Number(-first.value) if isinstance(first, E.Number) else \
+            E.Unary("-", first)
+    body = _chain(top)
+    return E.Binary("/", body, _chain(bottom)) if bottom else body
+
+
+def _terms(node: E.Expr) -> list:
+    """``node`` as a list of products (``_split``) to add."""
+    if isinstance(node, E.Binary) and node.op in "+-":
+        right = _terms(node.right)
+        if node.op == "-":
+            right = [(-c, ps) for c, ps in right]
+        return _terms(node.left) + right
+    if isinstance(node, E.Unary) and node.op == "-" and isinstance(node.operand, E.Binary) \
+            and node.operand.op in "+-":
+        return [(-c, ps) for c, ps in _terms(node.operand)]
+    return [_split(node)]
+
+
+def _same(p: list, q: list) -> bool:
+    return len(p) == len(q) and all(any(b == d and k == j for d, j in q) for b, k in p)
+
+
+def _sum(terms: list) -> E.Expr:
+    combined: list = []
+    for c, ps in terms:
+        for i, (d, qs) in enumerate(combined):
+            if _same(ps, qs):
+                combined[i] = (c + d, qs)
+                break
+        else:
+            combined.append((c, ps))
+    combined = [(c, ps) for c, ps in combined if c != 0]
+    if not combined:
+        return ZERO
+    out = _product(*combined[0])
+    for c, ps in combined[1:]:
+        out = E.Binary("-" if c < 0 else "+", out, _product(abs(c), ps))
+    return out
+
+
+def mul(a: E.Expr, b: E.Expr) -> E.Expr:
+    ca, pa = _split(a)
+    cb, pb = _split(b)
+    return _product(ca * cb, _merge(pa, pb))
+
+
+def neg(a: E.Expr) -> E.Expr:
+    return _sum([(-c, ps) for c, ps in _terms(a)])
+
+
+def add(a: E.Expr, b: E.Expr) -> E.Expr:
+    return _sum(_terms(a) + _terms(b))
+
+
+def sub(a: E.Expr, b: E.Expr) -> E.Expr:
+    return _sum(_terms(a) + [(-c, ps) for c, ps in _terms(b)])
+
+
+def div(a: E.Expr, b: E.Expr) -> E.Expr:
+    cb, pb = _split(b)
+    if cb == 0:
+        return E.Binary("/", a, b)
+    terms = _terms(a)
+    if len(terms) == 1:
+        c, ps = terms[0]
+        return _product(c / cb, _merge(ps, pb, -1))
+    return _product(1 / cb, _merge([(_sum(terms), Fraction(1))], pb, -1))
+
+
+def power(base: E.Expr, exponent: E.Expr) -> E.Expr:
+    v = _value(exponent)
+    if v == 1:
+        return base
+    if v == 0:
+        return ONE
+    if v is not None and v.denominator == 1:
+        # an integer power of a product is the product of the powers: (2*x)**2 = 4*x**2
+        c, ps = _split(base)
+        return _product(c ** int(v), [(b, k * v) for b, k in ps])
+    if v is not None:
+        return _product(Fraction(1), [(base, v)])
+    if isinstance(base, E.Constant) and base.name == "e":
+        return call("exp", exponent)
+    return E.Binary("**", base, exponent)
+
+
+def call(name: str, *args: E.Expr) -> E.Expr:
+    return E.Call(name, tuple(args))
+
+
+# --------------------------------------------------------------------------- rules
+
+def _outer(name: str, u: E.Expr, args: tuple) -> E.Expr:
+    """d/du of the function ``name`` at ``u`` (one argument)."""
+    two = E.Number(2.0)
+    if name == "sin":
+        return call("cos", u)
+    if name == "cos":
+        return neg(call("sin", u))
+    if name == "tan":
+        return power(call("sec", u), two)
+    if name == "sec":
+        return mul(call("sec", u), call("tan", u))
+    if name == "csc":
+        return neg(mul(call("csc", u), call("cot", u)))
+    if name == "cot":
+        return neg(power(call("csc", u), two))
+    if name == "asin":
+        return div(ONE, call("sqrt", sub(ONE, power(u, two))))
+    if name == "acos":
+        return neg(div(ONE, call("sqrt", sub(ONE, power(u, two)))))
+    if name == "atan":
+        return div(ONE, add(power(u, two), ONE))
+    if name == "sinh":
+        return call("cosh", u)
+    if name == "cosh":
+        return call("sinh", u)
+    if name == "tanh":
+        return power(call("sech", u), two)
+    if name == "sech":
+        return neg(mul(call("sech", u), call("tanh", u)))
+    if name == "csch":
+        return neg(mul(call("csch", u), call("coth", u)))
+    if name == "coth":
+        return neg(power(call("csch", u), two))
+    if name == "asinh":
+        return div(ONE, call("sqrt", add(power(u, two), ONE)))
+    if name == "acosh":
+        return div(ONE, call("sqrt", sub(power(u, two), ONE)))
+    if name == "atanh":
+        return div(ONE, sub(ONE, power(u, two)))
+    if name == "exp":
+        return call("exp", u)
+    if name in ("ln", "log") and len(args) == 1:
+        return div(ONE, u)
+    if name in ("log2", "log10"):
+        base = E.Number(2.0 if name == "log2" else 10.0)
+        return div(ONE, mul(u, call("log", base)))
+    if name == "sqrt":
+        return div(ONE, mul(two, call("sqrt", u)))
+    if name == "cbrt":
+        return div(ONE, mul(E.Number(3.0), power(call("cbrt", u), two)))
+    if name == "abs":
+        return call("sign", u)
+    if name in ("sign", "floor", "ceil"):
+        return ZERO                       # away from the jumps, as the engine has it
+    raise NoRule(name)
+
+
+def _d(node: E.Expr, x: str) -> E.Expr:
+    if not _has(node, x):
+        return ZERO
+    if isinstance(node, E.Variable):
+        return ONE
+    if isinstance(node, E.Unary):
+        inner = _d(node.operand, x)
+        return neg(inner) if node.op == "-" else inner
+    if isinstance(node, E.Binary):
+        u, v = node.left, node.right
+        if node.op in "+-":
+            du, dv = _d(u, x), _d(v, x)
+            return add(du, dv) if node.op == "+" else sub(du, dv)
+        if node.op == "*":
+            return add(mul(_d(u, x), v), mul(u, _d(v, x)))
+        if node.op == "/":
+            if not _has(v, x):
+                return div(_d(u, x), v)
+            if not _has(u, x):
+                return neg(div(mul(u, _d(v, x)), power(v, E.Number(2.0))))
+            return div(sub(mul(_d(u, x), v), mul(u, _d(v, x))), power(v, E.Number(2.0)))
+        return _d_power(u, v, x)
+    if isinstance(node, E.Call) and len(node.args) == 1:
+        u = node.args[0]
+        return mul(_outer(node.name, u, node.args), _d(u, x))
+    raise NoRule(getattr(node, "name", type(node).__name__))
+
+
+def _d_power(u: E.Expr, v: E.Expr, x: str) -> E.Expr:
+    if not _has(v, x):                                     # the power rule
+        k = _value(v)
+        lowered = number(k - 1) if k is not None else sub(v, ONE)
+        return mul(mul(v, power(u, lowered)), _d(u, x))
+    if isinstance(u, E.Constant) and u.name == "e":       # e^v
+        return mul(call("exp", v), _d(v, x))
+    if not _has(u, x):                                     # a^v
+        return mul(mul(power(u, v), call("log", u)), _d(v, x))
+    # u^v with both varying: u^v (v' ln u + v u'/u)
+    return mul(power(u, v), add(mul(_d(v, x), call("log", u)), div(mul(v, _d(u, x)), u)))
