@@ -1,0 +1,299 @@
+"""The ``tape`` process: its standard streams, Ctrl-C and the user's script code, made safe
+against whatever the user or the environment does to them.
+
+``run`` is the process's entry (``app.main``, for the console script and ``python -m tape``).
+Start-up leaves SIGINT at its default action (``tape_launch``, ``tape/__init__``): Ctrl-C while
+NumPy and Typer import just ends the process, which a shell reports as 130. ``run`` then
+hands Ctrl-C to the app (KeyboardInterrupt: ``error: interrupted``, exit 130) and, once the
+result is out, back to the default action, so an interrupted shutdown is quiet too.
+
+``guard_standard_streams`` runs first:
+
+* a standard descriptor that was closed (``>&-``, ``<&-``, ``2>&-``) is reopened on /dev/null, so
+  that no file tape opens later takes its number; reading a closed standard input or writing a
+  closed standard output is then an ``error:`` (exit 2), and a closed standard error swallows
+  the warnings quietly;
+* standard output writes to a private copy of descriptor 1, and its failures become tape's own
+  errors: the reader gone (``| head``) is ``OutputClosed`` (a quiet end), any other failure
+  (``>/dev/full``) is ``OutputFailed`` (exit 2) instead of an internal error;
+* standard error never fails: what cannot be written there is dropped.
+
+``script_code`` is the fence around a user's script (its import and each call): whatever the
+script writes to descriptor 1 goes to standard error, and the working directory, the signal
+handlers and the process it leaves behind are tape's again afterwards. Descriptor 1 comes back
+for tape's own use (``--dot /dev/stdout``) unless the script left a thread running, which
+could write at any moment.
+
+``finish`` ends the process's output: it flushes standard output (reporting a failure as above)
+and then points descriptor 1 at standard error, where a script's ``atexit`` handler or a
+thread still running can no longer spoil the result.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import signal
+import sys
+
+from .errors import BAD_INPUT, INTERRUPTED, CLIError, OutputClosed
+
+STDIN, STDOUT, STDERR = 0, 1, 2
+
+
+class OutputFailed(CLIError):
+    """Standard output refused the result (a full disk, a descriptor not open for writing)."""
+
+    def __init__(self, exc: OSError):
+        reason = exc.strerror or type(exc).__name__
+        super().__init__(f"cannot write the result to standard output: {reason}", BAD_INPUT)
+
+
+class StandardOutputClosed(CLIError):
+    def __init__(self) -> None:
+        super().__init__("standard output is closed (>&-): tape has nowhere to print the result; "
+                         "redirect it to a file or a pipe instead", BAD_INPUT)
+
+
+class StandardInputClosed(CLIError):
+    def __init__(self) -> None:
+        super().__init__("standard input is closed (<&-), and '--at -' / '--points -' read the "
+                         "points from it; give the points with --at or --points FILE instead",
+                         BAD_INPUT)
+
+
+class _ResultOutput(io.RawIOBase):
+    """Descriptor ``fd`` (tape's copy of standard output), its failures turned into tape's.
+    Only the first failure is raised: what follows is dropped, so it is reported once."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self._failed = False
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data) -> int:
+        if self._failed:
+            return len(data)
+        try:
+            return os.write(self._fd, data)
+        except OSError as exc:
+            self._failed = True
+            if isinstance(exc, BrokenPipeError):
+                raise OutputClosed() from None
+            raise OutputFailed(exc) from None
+
+
+class _Forgiving(io.RawIOBase):
+    """Descriptor ``fd`` for messages: what cannot be written is dropped, never an error."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        try:
+            return os.isatty(self._fd)
+        except OSError:
+            return False
+
+    def write(self, data) -> int:
+        try:
+            return os.write(self._fd, data)
+        except OSError:
+            return len(data)
+
+
+class _Closed(io.TextIOBase):
+    """A standard stream that was closed when tape started: using it raises ``error``."""
+
+    def __init__(self, error: type[CLIError]) -> None:
+        super().__init__()
+        self._error = error
+
+    def isatty(self) -> bool:
+        return False
+
+    def _refuse(self, *args, **kwargs):
+        raise self._error()
+
+    read = readline = readlines = write = writelines = _refuse
+
+    def fileno(self) -> int:
+        raise io.UnsupportedOperation("the stream was closed when tape started")
+
+    def __next__(self):
+        raise self._error()
+
+    def flush(self) -> None:
+        pass
+
+    @property
+    def buffer(self):
+        raise self._error()
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+def _text(raw: io.RawIOBase, like, line_buffering: bool) -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BufferedWriter(raw), encoding=getattr(like, "encoding", None)
+                            or "utf-8", errors=getattr(like, "errors", None) or "strict",
+                            line_buffering=line_buffering)
+
+
+#: whether ``guard_standard_streams`` has run: tape's output no longer depends on descriptor 1
+_guarded = False
+
+
+def guard_standard_streams() -> None:
+    """Set up standard input, output and error as the module docstring says (once, at start)."""
+    global _guarded
+    closed = [fd for fd in (STDIN, STDOUT, STDERR) if not _is_open(fd)]
+    for fd in closed:
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+    if STDIN in closed:
+        sys.stdin = _Closed(StandardInputClosed)
+    _guarded = True
+    if STDOUT in closed:
+        sys.stdout = _Closed(StandardOutputClosed)
+    else:
+        old = sys.stdout
+        with contextlib.suppress(Exception):
+            old.flush()
+        private = os.dup(STDOUT)     # close-on-exec: the SymPy worker does not inherit it
+        sys.stdout = _text(_ResultOutput(private), old, line_buffering=os.isatty(private))
+    sys.stderr = _text(_Forgiving(STDERR), sys.stderr, line_buffering=True)
+    if sys.__stderr__ is None:
+        sys.__stderr__ = sys.stderr
+
+
+def run(app) -> None:
+    """Run the Typer ``app`` as the ``tape`` process and exit with its code."""
+    guard_standard_streams()
+    if signal.getsignal(signal.SIGINT) is signal.SIG_DFL:     # left so by start-up
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        app()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    except KeyboardInterrupt:
+        sys.stderr.write("error: interrupted\n")
+        code = INTERRUPTED
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    failed = finish()
+    if failed and code != INTERRUPTED:
+        code = failed
+    sys.exit(code)
+
+
+def finish() -> int | None:
+    """Flush the result to standard output and fence descriptor 1 off (module docstring).
+    Returns the exit code a failure calls for (None: written)."""
+    code = None
+    try:
+        sys.stdout.flush()
+    except OutputClosed:
+        code = 0
+    except CLIError as exc:
+        sys.stderr.write("".join(f"error: {line}\n" for line in exc.lines()))
+        code = exc.code
+    if code is not None:      # nothing more can be written: the rest is dropped quietly
+        sys.stdout = open(os.devnull, "w")
+    with contextlib.suppress(OSError):
+        sys.stderr.flush()
+        os.dup2(STDERR, STDOUT)
+    return code
+
+
+_SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGHUP]
+
+
+@contextlib.contextmanager
+def script_code():
+    """The fence around a user's script code (module docstring): descriptor 1 and
+    ``sys.stdout`` lead to standard error while it runs; afterwards descriptor 1 (unless the
+    script left a thread running), the working directory and the handlers of the signals tape
+    relies on are restored, and a process the script forked ends there instead of carrying on
+    as a second tape."""
+    import threading
+
+    owner = os.getpid()
+    threads = threading.active_count()
+    cwd = _getcwd()
+    handlers = [signal.getsignal(s) for s in _SIGNALS]
+    saved = _redirect(STDOUT, STDERR)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if os.getpid() != owner:
+            os._exit(0)
+        with contextlib.suppress(Exception):
+            if sys.__stdout__ is not None:
+                sys.__stdout__.flush()   # what the script left in Python's own buffer
+        if _guarded and threading.active_count() > threads:
+            # a thread the script started may write at any moment, tape's output included:
+            # descriptor 1 stays on standard error (tape writes through its own copy)
+            if saved is not None:
+                os.close(saved)
+        else:
+            _restore(STDOUT, saved)
+        if cwd is not None and _getcwd() != cwd:
+            with contextlib.suppress(OSError):
+                os.chdir(cwd)
+        for s, handler in zip(_SIGNALS, handlers):
+            if handler is not None and signal.getsignal(s) is not handler:
+                with contextlib.suppress(ValueError):   # only the main thread may set them
+                    signal.signal(s, handler)
+
+
+def _getcwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
+def _redirect(fd: int, to: int) -> int | None:
+    """Point ``fd`` at ``to``; returns a copy of what ``fd`` was (None: it was not open)."""
+    try:
+        saved = os.dup(fd)
+    except OSError:
+        saved = None
+    with contextlib.suppress(OSError):
+        os.dup2(to, fd)
+    return saved
+
+
+def _restore(fd: int, saved: int | None) -> None:
+    with contextlib.suppress(OSError):
+        if saved is None:
+            os.close(fd)
+        else:
+            os.dup2(saved, fd)
+            os.close(saved)
