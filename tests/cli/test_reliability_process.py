@@ -1,0 +1,278 @@
+"""The ``tape`` process against what the user or the environment does to it: closed or full
+standard streams, Ctrl-C at any moment from start-up on, and scripts that write to descriptor 1
+behind tape's back. Every test runs a real process (the console script or ``python -m tape``)."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import ROOT
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="reads /proc and uses /dev/full")
+
+CONSOLE_SCRIPT = Path(sys.executable).parent / "tape"
+LAUNCHERS = {"python -m tape": [sys.executable, "-m", "tape"]}
+if CONSOLE_SCRIPT.exists():
+    LAUNCHERS["console script"] = [str(CONSOLE_SCRIPT)]
+
+#: one invocation of every command (and of the help and version pages), each printing a result
+EVERY_COMMAND = [
+    ["--help"],
+    ["--version"],
+    ["grad", "--help"],
+    ["grad", "x^2*y", "--at", "x=1,y=2"],
+    ["jacobian", "[x*y, x+y]", "--at", "1,2"],
+    ["hessian", "x^2*y", "--at", "x=1,y=2", "--format", "csv"],
+    ["diff", "x^2*sin(x)"],
+    ["check", "x^2", "--answer", "2x"],
+    ["tangent", "x^2", "--at", "1"],
+    ["taylor", "sin(x)", "--at", "0"],
+    ["trace", "x^2*sin(x)", "--at", "1"],
+    ["plot", "sin(x)", "--format", "csv"],
+]
+
+#: the commands that read many points (``--at -``, ``--points -``)
+POINT_COMMANDS = [["grad", "x^2"], ["jacobian", "[x^2, 3x]"], ["hessian", "x^3"]]
+
+
+def _ids(args):
+    return " ".join(args)[:40]
+
+
+def _run(args, *, close=(), stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, input=None,
+         launcher="python -m tape"):
+    """Run tape with the standard descriptors in ``close`` closed (as ``>&-`` does)."""
+
+    def close_fds() -> None:
+        for fd in close:
+            os.close(fd)
+
+    return subprocess.run([*LAUNCHERS[launcher], *args], stdout=stdout, stderr=subprocess.PIPE,
+                          stdin=stdin if input is None else None, input=input, cwd=ROOT,
+                          preexec_fn=close_fds, timeout=180)
+
+
+def _clean(stderr: bytes) -> str:
+    text = stderr.decode(errors="replace")
+    assert "Traceback" not in text and "internal error" not in text, text
+    return text
+
+
+# -- closed and full standard streams ------------------------------------------------------------
+@pytest.mark.parametrize("args", EVERY_COMMAND, ids=_ids)
+def test_a_closed_standard_output_is_an_error_not_a_bug(args):
+    result = _run(args, close=[1], stdout=None)
+    err = _clean(result.stderr)
+    assert result.returncode == 2, err
+    assert err.startswith("error: standard output is closed") or \
+        "\nerror: standard output is closed" in err, err
+
+
+@pytest.mark.parametrize("args", EVERY_COMMAND, ids=_ids)
+def test_a_full_disk_is_an_error_not_a_bug(args):
+    with open("/dev/full", "wb") as full:
+        result = _run(args, stdout=full)
+    err = _clean(result.stderr)
+    assert result.returncode == 2, err
+    assert "error: cannot write the result to standard output: No space left on device" in err
+    assert err.count("error:") == 1, err      # said once, not again at exit
+
+
+@pytest.mark.parametrize("args", POINT_COMMANDS, ids=_ids)
+@pytest.mark.parametrize("how", ["--at", "--points"])
+def test_a_closed_standard_input_is_named(args, how):
+    result = _run([*args, how, "-"], close=[0], stdin=None)
+    err = _clean(result.stderr)
+    assert result.returncode == 2, err
+    assert "error: standard input is closed" in err, err
+    assert result.stdout == b""
+
+
+def test_a_closed_standard_input_is_fine_when_not_read():
+    result = _run(["grad", "x^2", "--at", "3"], close=[0], stdin=None)
+    assert (result.returncode, result.stdout) == (0, b"6.0\n"), result.stderr
+
+
+@pytest.mark.parametrize("args, code, shown", [
+    (["grad", "x^2*y", "--at", "x=1,y=2"], 0, b"4.0 1.0\n"),
+    (["grad", "cbrt(x)", "--at", "0"], 0, b"inf\n"),                     # with a warning
+    (["check", "x^2", "--answer", "3x"], 1, b"x^2"),                      # a failed check
+    (["grad", "x^2", "--check", "--at", "2"], 0, b"4.0\n"),
+], ids=lambda v: _ids(v) if isinstance(v, list) else None)
+def test_with_standard_error_closed_the_result_and_the_exit_code_stand(args, code, shown):
+    result = _run(args, close=[2])
+    assert result.returncode == code
+    assert shown in result.stdout
+
+
+def test_with_standard_error_closed_bad_input_still_exits_2():
+    result = _run(["grad", "x^^2", "--at", "1"], close=[2])
+    assert (result.returncode, result.stdout) == (2, b"")
+
+
+def test_no_file_takes_the_number_of_a_closed_descriptor(tmp_path):
+    """With descriptor 1 closed, a file tape opens would get number 1, and a script writing to
+    descriptor 1 would write into it: the closed descriptors are held by /dev/null instead."""
+    points = tmp_path / "points.csv"
+    points.write_text("x\n1\n2\n")
+    script = tmp_path / "f.py"
+    script.write_text("import os\ndef f(x):\n    os.write(1, b'junk')\n    return x * x\n")
+    result = _run(["grad", str(script), "--points", str(points)], close=[1], stdout=None)
+    assert result.returncode == 2
+    assert points.read_text() == "x\n1\n2\n"
+
+
+# -- Ctrl-C from start-up on ---------------------------------------------------------------------
+def _guarded(pid: int) -> bool:
+    """Whether process ``pid`` is past Python's signal set-up (SIGPIPE ignored, as Python does)
+    with SIGINT at its default action (not caught): tape's start-up guard is in place."""
+    masks = {}
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key in ("SigCgt", "SigIgn"):
+                    masks[key] = int(value, 16)
+    except OSError:
+        return False
+    if len(masks) < 2:
+        return False
+
+    def bit(sig):
+        return 1 << (sig - 1)
+
+    return bool(masks["SigIgn"] & bit(signal.SIGPIPE)) and not masks["SigCgt"] & bit(signal.SIGINT)
+
+
+def _numpy_loaded(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/maps") as f:
+            return "numpy" in f.read()
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("launcher", sorted(LAUNCHERS))
+@pytest.mark.parametrize("delay", [0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5])
+def test_ctrl_c_at_any_moment_ends_with_130_and_no_traceback(launcher, delay):
+    """Python's own start-up, before tape's first line, is out of tape's reach; from that line
+    on (where tape gives SIGINT its default action, observed in /proc as "not caught"), Ctrl-C
+    ends tape with 130 (or death by SIGINT, which a shell reports as 130) and at most one line,
+    whether it lands in the imports, in the work or at the end."""
+    proc = subprocess.Popen([*LAUNCHERS[launcher], "diff", "(x+1)^20*sin(x)^9/(1+tan(x))^5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    deadline = time.monotonic() + 30
+    while not _guarded(proc.pid) and time.monotonic() < deadline:
+        pass
+    guarded_before_numpy = not _numpy_loaded(proc.pid)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    text = _clean(err)
+    assert guarded_before_numpy, "SIGINT was still Python's when NumPy was loaded"
+    assert proc.returncode in (130, -signal.SIGINT), (proc.returncode, text)
+    assert len(text.splitlines()) <= 1, text
+
+
+def test_an_ignored_sigint_stays_ignored():
+    """A background job inherits SIGINT ignored: tape must not start reacting to it."""
+    proc = subprocess.Popen([sys.executable, "-m", "tape", "grad", "x^2", "--at", "3"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    time.sleep(0.15)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert (proc.returncode, out) == (0, b"6.0\n"), err
+
+
+# -- a script's writes to descriptor 1 never reach the result ------------------------------------
+CHANNELS = {
+    "os.write at import": "os.write(1, b'JUNK at import')\n",
+    "sys.__stdout__ at import": "sys.__stdout__.write('JUNK at import')\n",
+    "os.write in the call": "def _noise():\n    os.write(1, b'JUNK in the call')\n",
+    "sys.__stdout__ in the call, unflushed": "def _noise():\n    sys.__stdout__.write('JUNK')\n",
+    "print in the call": "def _noise():\n    print('JUNK', flush=True)\n",
+    "a child process in the call": "def _noise():\n    subprocess.run(['echo', 'JUNK'])\n",
+    "a late thread": ("def _noise():\n    def late():\n        time.sleep(0.4)\n"
+                      "        os.write(1, b'JUNK late')\n        sys.__stdout__.write('JUNK')\n"
+                      "    threading.Thread(target=late).start()\n"),
+    "a daemon thread writing until the end": (
+        "def _noise():\n    def forever():\n        while True:\n"
+        "            os.write(1, b'JUNK')\n            time.sleep(0.002)\n"
+        "    threading.Thread(target=forever, daemon=True).start()\n"),
+    "atexit": "atexit.register(lambda: os.write(1, b'JUNK at exit'))\n",
+    "closing descriptor 1": "def _noise():\n    os.close(1)\n",
+}
+
+
+def _script(tmp_path, noise: str) -> Path:
+    script = tmp_path / "noisy.py"
+    script.write_text("import atexit, os, subprocess, sys, threading, time\n" + noise +
+                      ("" if "_noise" in noise else "def _noise():\n    pass\n") +
+                      "def f(x, y):\n    _noise()\n    return x * x * y\n")
+    return script
+
+
+@pytest.mark.parametrize("channel", sorted(CHANNELS))
+@pytest.mark.parametrize("command", [["grad"], ["hessian"], ["grad", "--check"]],
+                         ids=" ".join)
+def test_a_script_writing_to_descriptor_1_leaves_the_json_intact(tmp_path, channel, command):
+    script = _script(tmp_path, CHANNELS[channel])
+    result = _run([command[0], str(script), "--at", "x=3,y=2", "--format", "json",
+                   *command[1:]])
+    err = _clean(result.stderr)
+    assert result.returncode == 0, err
+    doc = json.loads(result.stdout)
+    (point,) = doc["points"]
+    if command[0] == "grad":
+        assert point["gradient"] == {"x": 12.0, "y": 9.0}
+    else:
+        assert point["hessian"] == [[4.0, 6.0], [6.0, 0.0]]
+    if channel != "closing descriptor 1":
+        assert "JUNK" in err            # moved to standard error, not lost
+
+
+def test_a_script_that_forks_does_not_run_tape_twice(tmp_path):
+    script = tmp_path / "forks.py"
+    script.write_text("import os\ndef f(x):\n    os.fork()\n    return x * x\n")
+    result = _run(["grad", str(script), "--at", "3", "--format", "json"])
+    assert result.returncode == 0, _clean(result.stderr)
+    assert json.loads(result.stdout)["points"][0]["gradient"] == {"x": 6.0}
+
+
+def test_a_script_that_changes_directory_does_not_move_tape(tmp_path):
+    script = tmp_path / "moves.py"
+    script.write_text("import os\nos.chdir('/')\ndef f(x):\n    os.chdir('/tmp')\n"
+                      "    return x * x\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    result = subprocess.run([sys.executable, "-m", "tape", "trace", str(script), "--at", "3",
+                             "--dot", "graph.dot"], capture_output=True, cwd=work,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=180)
+    assert result.returncode == 0, _clean(result.stderr)
+    assert (work / "graph.dot").read_text().startswith("digraph")
+
+
+def test_a_script_that_ignores_ctrl_c_does_not_make_tape_ignore_it(tmp_path):
+    script = tmp_path / "stubborn.py"
+    script.write_text("import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                      "def f(x):\n    return x * x\n")
+    stdin_points = "\n".join(str(i) for i in range(5)) + "\n"
+    proc = subprocess.Popen([sys.executable, "-m", "tape", "grad", str(script), "--at", "-"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT)
+    proc.stdin.write(stdin_points.encode())
+    proc.stdin.flush()              # standard input stays open: tape waits for more points
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode in (130, -signal.SIGINT), _clean(err)
