@@ -33,8 +33,12 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import signal
 import sys
+from threading import active_count     # loaded at start-up anyway (Typer, rich)
+
+# the C module behind ``signal``: its getsignal returns plain values, without building an enum
+# per call (a script's every call saves and restores handlers)
+import _signal as signal
 
 from .errors import BAD_INPUT, INTERRUPTED, CLIError, OutputClosed
 
@@ -161,13 +165,16 @@ def _text(raw: io.RawIOBase, like, line_buffering: bool) -> io.TextIOWrapper:
                             line_buffering=line_buffering)
 
 
-#: whether ``guard_standard_streams`` has run: tape's output no longer depends on descriptor 1
-_guarded = False
+#: tape's own copy of standard output, once ``guard_standard_streams`` has made it (its result
+#: goes there, not through descriptor 1); None before, or when standard output was closed
+_stdout_copy: int | None = None
+#: whether a script has left a thread running (descriptor 1 then stays on standard error)
+_script_threads = False
 
 
 def guard_standard_streams() -> None:
     """Set up standard input, output and error as the module docstring says (once, at start)."""
-    global _guarded
+    global _stdout_copy
     closed = [fd for fd in (STDIN, STDOUT, STDERR) if not _is_open(fd)]
     for fd in closed:
         null = os.open(os.devnull, os.O_RDWR)
@@ -176,15 +183,15 @@ def guard_standard_streams() -> None:
             os.close(null)
     if STDIN in closed:
         sys.stdin = _Closed(StandardInputClosed)
-    _guarded = True
     if STDOUT in closed:
         sys.stdout = _Closed(StandardOutputClosed)
     else:
         old = sys.stdout
         with contextlib.suppress(Exception):
             old.flush()
-        private = os.dup(STDOUT)     # close-on-exec: the SymPy worker does not inherit it
-        sys.stdout = _text(_ResultOutput(private), old, line_buffering=os.isatty(private))
+        _stdout_copy = os.dup(STDOUT)   # close-on-exec: the SymPy worker does not inherit it
+        sys.stdout = _text(_ResultOutput(_stdout_copy), old,
+                           line_buffering=os.isatty(_stdout_copy))
     sys.stderr = _text(_Forgiving(STDERR), sys.stderr, line_buffering=True)
     if sys.__stderr__ is None:
         sys.__stderr__ = sys.stderr
@@ -193,7 +200,7 @@ def guard_standard_streams() -> None:
 def run(app) -> None:
     """Run the Typer ``app`` as the ``tape`` process and exit with its code."""
     guard_standard_streams()
-    if signal.getsignal(signal.SIGINT) is signal.SIG_DFL:     # left so by start-up
+    if signal.getsignal(signal.SIGINT) == signal.SIG_DFL:     # left so by start-up
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         app()
@@ -233,43 +240,55 @@ def finish() -> int | None:
 _SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGHUP]
 
 
-@contextlib.contextmanager
-def script_code():
+class script_code:
     """The fence around a user's script code (module docstring): descriptor 1 and
     ``sys.stdout`` lead to standard error while it runs; afterwards descriptor 1 (unless the
     script left a thread running), the working directory and the handlers of the signals tape
     relies on are restored, and a process the script forked ends there instead of carrying on
-    as a second tape."""
-    import threading
+    as a second tape. Scripts that cannot take a whole batch are called once per point, with
+    this around every call: it is kept to a few system calls."""
 
-    owner = os.getpid()
-    threads = threading.active_count()
-    cwd = _getcwd()
-    handlers = [signal.getsignal(s) for s in _SIGNALS]
-    saved = _redirect(STDOUT, STDERR)
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            yield
-    finally:
-        if os.getpid() != owner:
+    __slots__ = ("_owner", "_threads", "_cwd", "_handlers", "_saved", "_stdout")
+
+    def __enter__(self) -> None:
+        self._owner = os.getpid()
+        self._threads = active_count()
+        self._cwd = _getcwd()
+        self._handlers = [signal.getsignal(s) for s in _SIGNALS]
+        self._saved = _redirect(STDOUT, STDERR) if _stdout_copy is None else None
+        if _stdout_copy is not None:
+            _dup2(STDERR, STDOUT)
+        self._stdout = sys.stdout
+        sys.stdout = sys.stderr
+
+    def __exit__(self, *exc_info) -> None:
+        if os.getpid() != self._owner:
             os._exit(0)
-        with contextlib.suppress(Exception):
-            if sys.__stdout__ is not None:
-                sys.__stdout__.flush()   # what the script left in Python's own buffer
-        if _guarded and threading.active_count() > threads:
+        sys.stdout = self._stdout
+        try:
+            sys.__stdout__.flush()      # what the script left in Python's own buffer
+        except Exception:               # closed by the script, or None: nothing to keep
+            pass
+        global _script_threads
+        if _stdout_copy is None:
+            _restore(STDOUT, self._saved)
+        elif _script_threads or active_count() > self._threads:
             # a thread the script started may write at any moment, tape's output included:
             # descriptor 1 stays on standard error (tape writes through its own copy)
-            if saved is not None:
-                os.close(saved)
+            _script_threads = True
         else:
-            _restore(STDOUT, saved)
-        if cwd is not None and _getcwd() != cwd:
-            with contextlib.suppress(OSError):
-                os.chdir(cwd)
-        for s, handler in zip(_SIGNALS, handlers):
-            if handler is not None and signal.getsignal(s) is not handler:
-                with contextlib.suppress(ValueError):   # only the main thread may set them
+            _dup2(_stdout_copy, STDOUT)
+        if self._cwd is not None and _getcwd() != self._cwd:
+            try:
+                os.chdir(self._cwd)
+            except OSError:
+                pass
+        for s, handler in zip(_SIGNALS, self._handlers):
+            if handler is not None and signal.getsignal(s) != handler:
+                try:
                     signal.signal(s, handler)
+                except ValueError:      # only the main thread may set them
+                    pass
 
 
 def _getcwd() -> str | None:
@@ -285,15 +304,26 @@ def _redirect(fd: int, to: int) -> int | None:
         saved = os.dup(fd)
     except OSError:
         saved = None
-    with contextlib.suppress(OSError):
+    try:
         os.dup2(to, fd)
+    except OSError:         # ``to`` is not open: ``fd`` stays as it was
+        pass
     return saved
 
 
+def _dup2(fd: int, to: int) -> None:
+    try:
+        os.dup2(fd, to)
+    except OSError:
+        pass
+
+
 def _restore(fd: int, saved: int | None) -> None:
-    with contextlib.suppress(OSError):
+    try:
         if saved is None:
             os.close(fd)
         else:
             os.dup2(saved, fd)
             os.close(saved)
+    except OSError:
+        pass
