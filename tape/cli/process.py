@@ -59,6 +59,13 @@ class StandardOutputClosed(CLIError):
                          "redirect it to a file or a pipe instead", BAD_INPUT)
 
 
+class ScriptReadsStandardInput(CLIError):
+    def __init__(self) -> None:
+        super().__init__("the script reads standard input, which is tape's (points come from "
+                         "it with --at - / --points -); give the script its data another way",
+                         BAD_INPUT)
+
+
 class StandardInputClosed(CLIError):
     def __init__(self) -> None:
         super().__init__("standard input is closed (<&-), and '--at -' / '--points -' read the "
@@ -160,21 +167,28 @@ def _is_open(fd: int) -> bool:
 
 
 def _text(raw: io.RawIOBase, like, line_buffering: bool) -> io.TextIOWrapper:
+    """A text stream on ``raw`` with ``like``'s encoding. A character the encoding lacks (a
+    table's ∂ under PYTHONIOENCODING=ascii or the C locale), or a lone surrogate standing for
+    an undecodable byte, is written as an escape, not raised: the result's numbers are ASCII."""
+    errors = getattr(like, "errors", None) or "strict"
     return io.TextIOWrapper(io.BufferedWriter(raw), encoding=getattr(like, "encoding", None)
-                            or "utf-8", errors=getattr(like, "errors", None) or "strict",
+                            or "utf-8", errors="backslashreplace"
+                            if errors in ("strict", "surrogateescape") else errors,
                             line_buffering=line_buffering)
 
 
 #: tape's own copy of standard output, once ``guard_standard_streams`` has made it (its result
 #: goes there, not through descriptor 1); None before, or when standard output was closed
 _stdout_copy: int | None = None
+#: tape's own copy of standard error (its messages go there), likewise
+_stderr_copy: int | None = None
 #: whether a script has left a thread running (descriptor 1 then stays on standard error)
 _script_threads = False
 
 
 def guard_standard_streams() -> None:
     """Set up standard input, output and error as the module docstring says (once, at start)."""
-    global _stdout_copy
+    global _stdout_copy, _stderr_copy
     closed = [fd for fd in (STDIN, STDOUT, STDERR) if not _is_open(fd)]
     for fd in closed:
         null = os.open(os.devnull, os.O_RDWR)
@@ -192,7 +206,8 @@ def guard_standard_streams() -> None:
         _stdout_copy = os.dup(STDOUT)   # close-on-exec: the SymPy worker does not inherit it
         sys.stdout = _text(_ResultOutput(_stdout_copy), old,
                            line_buffering=os.isatty(_stdout_copy))
-    sys.stderr = _text(_Forgiving(STDERR), sys.stderr, line_buffering=True)
+    _stderr_copy = os.dup(STDERR)       # tape's messages, whatever a script does to descriptor 2
+    sys.stderr = _text(_Forgiving(_stderr_copy), sys.stderr, line_buffering=True)
     if sys.__stderr__ is None:
         sys.__stderr__ = sys.stderr
 
@@ -200,6 +215,7 @@ def guard_standard_streams() -> None:
 def run(app) -> None:
     """Run the Typer ``app`` as the ``tape`` process and exit with its code."""
     guard_standard_streams()
+    _sane_terminal_size()
     if signal.getsignal(signal.SIGINT) == signal.SIG_DFL:     # left so by start-up
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
@@ -233,8 +249,17 @@ def finish() -> int | None:
         sys.stdout = open(os.devnull, "w")
     with contextlib.suppress(OSError):
         sys.stderr.flush()
-        os.dup2(STDERR, STDOUT)
+        os.dup2(STDERR if _stderr_copy is None else _stderr_copy, STDOUT)
     return code
+
+
+def _sane_terminal_size() -> None:
+    """Drop a COLUMNS or LINES that is not a positive number (COLUMNS=0 makes rich print an
+    empty table): the terminal's own size, or 80 columns, is used instead."""
+    for name in ("COLUMNS", "LINES"):
+        value = os.environ.get(name)
+        if value is not None and not (value.strip().isdigit() and int(value) > 0):
+            del os.environ[name]
 
 
 _SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGHUP]
@@ -248,23 +273,27 @@ class script_code:
     as a second tape. Scripts that cannot take a whole batch are called once per point, with
     this around every call: it is kept to a few system calls."""
 
-    __slots__ = ("_owner", "_threads", "_cwd", "_handlers", "_saved", "_stdout")
+    __slots__ = ("_owner", "_threads", "_cwd", "_handlers", "_saved", "_streams")
 
     def __enter__(self) -> None:
-        self._owner = os.getpid()
+        global _script_owner
+        self._owner = _script_owner = os.getpid()
         self._threads = active_count()
         self._cwd = _getcwd()
         self._handlers = [signal.getsignal(s) for s in _SIGNALS]
         self._saved = _redirect(STDOUT, STDERR) if _stdout_copy is None else None
         if _stdout_copy is not None:
-            _dup2(STDERR, STDOUT)
-        self._stdout = sys.stdout
-        sys.stdout = sys.stderr
+            _dup2(STDERR if _stderr_copy is None else _stderr_copy, STDOUT)
+        self._streams = sys.stdin, sys.stdout, sys.stderr
+        sys.stdin = _SCRIPT_INPUT
+        sys.stdout = sys.stderr = _script_output()
+        os._exit = _script_exit
 
     def __exit__(self, *exc_info) -> None:
         if os.getpid() != self._owner:
-            os._exit(0)
-        sys.stdout = self._stdout
+            _real_exit(0)
+        os._exit = _real_exit
+        sys.stdin, sys.stdout, sys.stderr = self._streams
         try:
             sys.__stdout__.flush()      # what the script left in Python's own buffer
         except Exception:               # closed by the script, or None: nothing to keep
@@ -278,6 +307,7 @@ class script_code:
             _script_threads = True
         else:
             _dup2(_stdout_copy, STDOUT)
+        _sane_terminal_size()
         if self._cwd is not None and _getcwd() != self._cwd:
             try:
                 os.chdir(self._cwd)
@@ -289,6 +319,33 @@ class script_code:
                     signal.signal(s, handler)
                 except ValueError:      # only the main thread may set them
                     pass
+
+
+_real_exit = os._exit
+_script_owner = 0
+#: what a script reads as ``sys.stdin``: the points may come from standard input
+_SCRIPT_INPUT = _Closed(ScriptReadsStandardInput)
+_script_stream: io.TextIOWrapper | None = None
+
+
+def _script_exit(status: int) -> None:
+    """``os._exit`` while a script runs: ending tape without its result would look like
+    success; a process the script forked may end that way."""
+    if os.getpid() != _script_owner:
+        _real_exit(status)
+    raise SystemExit(f"os._exit({status})")
+
+
+def _script_output():
+    """What a script's ``sys.stdout`` and ``sys.stderr`` are: standard error, through a stream
+    of the script's own (it may close it: tape's ``sys.stderr`` is another one). Unguarded (tape
+    run in-process by tests), tape's ``sys.stderr`` itself."""
+    global _script_stream
+    if _stderr_copy is None:
+        return sys.stderr
+    if _script_stream is None or _script_stream.closed:
+        _script_stream = _text(_Forgiving(STDERR), sys.stderr, line_buffering=True)
+    return _script_stream
 
 
 def _getcwd() -> str | None:

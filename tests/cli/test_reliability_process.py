@@ -3,6 +3,7 @@ standard streams, Ctrl-C at any moment from start-up on, and scripts that write 
 behind tape's back. Every test runs a real process (the console script or ``python -m tape``)."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -306,3 +307,77 @@ def test_a_thread_left_by_the_first_of_many_calls_cannot_reach_the_result(tmp_pa
     got = [p["gradient"]["x"] for p in doc["points"]]
     assert got == [2.0 * (i - 100) if i - 100 > 0 else -1.0 for i in range(300)]
     assert "JUNK" in err
+
+
+# -- the red-team pass: scripts and environments that misbehave --------------------------------
+@pytest.mark.parametrize("body, code, shown", [
+    ("import os\ndef f(x):\n    os._exit(0)\n    return x\n", 2, "SystemExit: os._exit(0)"),
+    ("import sys\ndef f(x):\n    sys.stdout.close()\n    return x * x\n", 0, ""),
+    ("import sys\ndef f(x):\n    sys.stderr.close()\n    return x * x\n", 0, ""),
+    ("import sys\nsys.stdout = None\ndef f(x):\n    return x * x\n", 0, ""),
+    ("import os\ndef f(x):\n    os.close(2)\n    raise ValueError('boom')\n", 2,
+     "ValueError: boom"),
+    ("import os\nos.dup2(os.open(os.devnull, os.O_WRONLY), 2)\n"
+     "def f(x):\n    raise ValueError('boom')\n", 2, "ValueError: boom"),
+    ("import os\nos.environ['COLUMNS'] = '0'\ndef f(x):\n    return x * x\n", 0, ""),
+    ("import sys\nsys.stdin.readline()\ndef f(x):\n    return x * x\n", 2,
+     "the script reads standard input"),
+    ("import os\ndef f(x):\n    if os.fork() == 0:\n        os._exit(0)\n    os.wait()\n"
+     "    return x * x\n", 0, ""),
+], ids=["os._exit", "closes sys.stdout", "closes sys.stderr", "sys.stdout None",
+        "closes fd 2 then fails", "fd 2 to /dev/null then fails", "sets COLUMNS=0",
+        "reads stdin", "forks, child calls os._exit"])
+def test_a_script_cannot_silence_or_end_tape(tmp_path, body, code, shown):
+    script = tmp_path / "odd.py"
+    script.write_text(body)
+    result = _run(["grad", str(script), "--at", "3", "--format", "table"])
+    err = _clean(result.stderr)
+    assert result.returncode == code, err
+    if code == 0:
+        assert re.search(r"\b6\b", result.stdout.decode()), result.stdout  # the table's df/dx
+    else:
+        assert shown in err and result.stdout == b""
+
+
+def test_a_script_cannot_take_the_points_from_standard_input(tmp_path):
+    script = tmp_path / "greedy.py"
+    script.write_text("import sys\nFIRST = sys.stdin.readline()\ndef f(x):\n    return x * x\n")
+    result = _run(["grad", str(script), "--at", "-"], input=b"1\n2\n3\n")
+    assert result.returncode == 2           # not the derivative at 2 and 3 only, with exit 0
+    assert "the script reads standard input" in _clean(result.stderr)
+
+
+@pytest.mark.parametrize("env", [{"COLUMNS": "0"}, {"COLUMNS": "-3"}, {"COLUMNS": "wide"},
+                                 {"LINES": "0"}, {"TERM": "dumb"}, {"NO_COLOR": "1"},
+                                 {"PYTHONIOENCODING": "ascii"},
+                                 {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}],
+                         ids=lambda e: ",".join(f"{k}={v}" for k, v in e.items()))
+@pytest.mark.parametrize("args", [["grad", "x^2*y", "--at", "x=3,y=2", "--format", "table"],
+                                  ["diff", "sqrt(x)*y", "--wrt", "x", "--format", "table"]],
+                         ids=lambda a: a[0])
+def test_odd_terminal_settings_still_show_the_result(env, args):
+    result = subprocess.run([sys.executable, "-m", "tape", *args], capture_output=True,
+                            cwd=ROOT, env={**os.environ, **env}, timeout=180)
+    _clean(result.stderr)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout.decode("utf-8", errors="replace")
+    if args[0] == "grad":
+        assert re.search(r"\b12\b", out) and re.search(r"\b9\b", out), out
+    else:
+        assert "y" in out and re.search(r"sqrt|√|\\u221a", out), out
+
+
+def test_a_script_that_ignores_sigterm_does_not_make_tape_ignore_it(tmp_path):
+    script = tmp_path / "stubborn.py"
+    script.write_text("import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                      "def f(x):\n    return x * x\n")
+    proc = subprocess.Popen([sys.executable, "-m", "tape", "grad", str(script), "--at", "-"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT)
+    time.sleep(3)                   # imported the script; now waiting for points on stdin
+    proc.terminate()
+    try:
+        proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == -signal.SIGTERM
