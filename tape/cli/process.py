@@ -73,36 +73,6 @@ class StandardInputClosed(CLIError):
                          BAD_INPUT)
 
 
-class _ResultOutput(io.RawIOBase):
-    """Descriptor ``fd`` (tape's copy of standard output), its failures turned into tape's.
-    Only the first failure is raised: what follows is dropped, so it is reported once."""
-
-    def __init__(self, fd: int) -> None:
-        super().__init__()
-        self._fd = fd
-        self._failed = False
-
-    def writable(self) -> bool:
-        return True
-
-    def fileno(self) -> int:
-        return self._fd
-
-    def isatty(self) -> bool:
-        return os.isatty(self._fd)
-
-    def write(self, data) -> int:
-        if self._failed:
-            return len(data)
-        try:
-            return os.write(self._fd, data)
-        except OSError as exc:
-            self._failed = True
-            if isinstance(exc, BrokenPipeError):
-                raise OutputClosed() from None
-            raise OutputFailed(exc) from None
-
-
 class _Forgiving(io.RawIOBase):
     """Descriptor ``fd`` for messages: what cannot be written is dropped, never an error."""
 
@@ -127,6 +97,26 @@ class _Forgiving(io.RawIOBase):
             return os.write(self._fd, data)
         except OSError:
             return len(data)
+
+
+class _ResultOutput(_Forgiving):
+    """Descriptor ``fd`` (tape's copy of standard output), its failures turned into tape's.
+    Only the first failure is raised: what follows is dropped, so it is reported once."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__(fd)
+        self._failed = False
+
+    def write(self, data) -> int:
+        if self._failed:
+            return len(data)
+        try:
+            return os.write(self._fd, data)
+        except OSError as exc:
+            self._failed = True
+            if isinstance(exc, BrokenPipeError):
+                raise OutputClosed() from None
+            raise OutputFailed(exc) from None
 
 
 class _Closed(io.TextIOBase):

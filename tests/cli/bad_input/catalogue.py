@@ -148,6 +148,9 @@ ROWS: list[tuple[str, str, str]] = [
     ("process", "script writes to descriptor 1 (the JSON stays intact)",
      f"tape grad {D}/writes_fd1.py --at 3 --format json"),
     ("process", "script forks (one result, from tape)", f"tape grad {D}/forks.py --at 3"),
+    ("process", "script calls os._exit (not a silent exit 0)", f"tape grad {D}/exits.py --at 1"),
+    ("process", "script reads standard input (tape's points)",
+     f"printf '1\\n2\\n' | tape grad {D}/reads_stdin.py --at -"),
 ]
 
 #: shell redirections a catalogue command may end with: descriptor -> what it becomes (None:
