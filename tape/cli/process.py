@@ -31,6 +31,7 @@ thread still running can no longer spoil the result.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import sys
@@ -345,11 +346,17 @@ def _getcwd() -> str | None:
         return None
 
 
+#: ``_redirect``'s answer when ``fd`` could not be saved (no descriptor left): left alone
+_UNTOUCHED = -1
+
+
 def _redirect(fd: int, to: int) -> int | None:
     """Point ``fd`` at ``to``; returns a copy of what ``fd`` was (None: it was not open)."""
     try:
         saved = os.dup(fd)
-    except OSError:
+    except OSError as exc:
+        if exc.errno != errno.EBADF:
+            return _UNTOUCHED
         saved = None
     try:
         os.dup2(to, fd)
@@ -366,6 +373,8 @@ def _dup2(fd: int, to: int) -> None:
 
 
 def _restore(fd: int, saved: int | None) -> None:
+    if saved == _UNTOUCHED:
+        return
     try:
         if saved is None:
             os.close(fd)
