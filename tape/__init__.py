@@ -8,6 +8,16 @@
 >>> g.gradient(y, x)
 tape.Tensor(6.0, shape=(), dtype=float64)
 """
+import sys as _sys
+
+# `python -m tape` (the command, not the library): Ctrl-C during the imports below ends the
+# process quietly, as tape_launch.py does for the console script (which says why).
+if _sys.argv[:1] == ["-m"] and _sys.orig_argv[-len(_sys.argv)] in ("tape", "-mtape"):
+    import _signal
+
+    if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+        _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
+    del _signal
 from .engine import numpy_dispatch as _numpy_dispatch  # noqa: F401  (installs NumPy hooks)
 from .engine.dtypes import (DType, as_dtype, bool_ as bool, complex64, complex128, double,  # noqa: A004
                             float16, float32, float64, half, int8, int16, int32, int64, uint8)

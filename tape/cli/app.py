@@ -30,7 +30,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 from typer.main import get_command_from_info
 
-from .errors import BAD_INPUT, INTERNAL_ERROR, CLIError, OutputClosed
+from .errors import BAD_INPUT, INTERNAL_ERROR, INTERRUPTED, CLIError, OutputClosed
 from .output import print_error
 
 #: (module in tape.cli.commands, name) of every command, in help order; the module's function
@@ -213,10 +213,10 @@ class TapeGroup(TyperGroup):
             code = exc.exit_code if exc.exit_code else BAD_INPUT
         except typer.Abort:
             print_error(["aborted"])
-            code = 130
+            code = INTERRUPTED
         except KeyboardInterrupt:
             print_error(["interrupted"])
-            code = 130
+            code = INTERRUPTED
         except (BrokenPipeError, OutputClosed):
             _silence_stdout()   # the reader has gone (| head): stop quietly
             code = 0
@@ -312,9 +312,12 @@ def _root(
 
 
 def main() -> None:
-    """Console-script entry point (``tape``)."""
+    """Entry point of the ``tape`` process (console script and ``python -m tape``): the app,
+    with the process's streams, Ctrl-C and exit code handled by ``process.run``."""
+    from .process import run
+
     _freeze_startup_objects()
-    app()
+    run(app)
 
 
 def _freeze_startup_objects() -> None:

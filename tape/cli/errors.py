@@ -1,6 +1,7 @@
 """The CLI's domain errors. Each carries the exit code it maps to; ``app.main`` prints them.
 
-Exit codes (SPEC section 3): 0 success, 1 a check failed, 2 bad input, 3 undecided.
+Exit codes (SPEC section 3): 0 success, 1 a check failed, 2 bad input, 3 undecided, 130
+interrupted (Ctrl-C).
 """
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ OK = 0
 CHECK_FAILED = 1
 BAD_INPUT = 2
 UNDECIDED = 3
+INTERRUPTED = 130  # 128 + SIGINT, as shells report a process that SIGINT ended
 INTERNAL_ERROR = 70  # a bug in tape itself (EX_SOFTWARE); never used for user mistakes
 
 

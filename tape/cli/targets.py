@@ -7,7 +7,6 @@ parameters in signature order; an expression's variables are its free names, alp
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import sys
@@ -19,6 +18,7 @@ from .errors import CLIError
 from .lower import check_shapes, to_tape
 from .names import check_look_alikes, normalize
 from .points import split_top_level
+from .process import script_code
 from .record import Record
 
 #: ``path.py`` or ``path.py:function``; a plain string, compiled (and cached by ``re``) when
@@ -301,7 +301,7 @@ def _import_script(path: str):
     sys.path.insert(0, directory)
     sys.modules[name] = module
     try:
-        with contextlib.redirect_stdout(sys.stderr):   # stdout carries results only
+        with script_code():     # stdout carries results only
             spec.loader.exec_module(module)
     except SyntaxError as exc:
         raise ScriptError(f"{path}:{exc.lineno}: SyntaxError: {exc.msg}") from exc
@@ -342,7 +342,7 @@ def _script_caller(target: Target, variables: list[str]) -> Callable:
         by_name = dict(zip(variables, tensors))
         keyword = target.keyword_only
         try:
-            with contextlib.redirect_stdout(sys.stderr):   # a script's prints stay off stdout
+            with script_code():     # a script's prints stay off stdout
                 out = target.function(*[by_name[n] for n in order if n not in keyword],
                                       **{n: by_name[n] for n in order if n in keyword})
         except (CLIError, KeyboardInterrupt):

@@ -10,6 +10,7 @@ diagnostic line starts with ``error:`` or ``warning:``.
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -23,6 +24,7 @@ import catalogue as C  # noqa: E402
 
 ROWS = C.parse_doc(C.DOC.read_text(encoding="utf-8"))
 SECTION = {kind: section for section, kind, _ in C.ROWS}
+COMMAND = {kind: command for _, kind, command in C.ROWS}
 #: the exit code each section must have (SPEC section 3); symbolic rows vary (1, 2, 3)
 EXPECTED_CODE = {"expression": 2, "shape": 2, "points": 2, "wrt": 2, "csv": 2, "script": 2,
                  "options": 2, "limits": 2, "non-finite": 0}
@@ -45,13 +47,18 @@ def check_row(kind, code, first, got_code, stdout, stderr):
     assert "Traceback" not in stderr and "Traceback" not in stdout
     assert got_code == code, stderr
     assert C.first_line(stderr) == first
-    lines = stderr.splitlines()
+    # a script's own output goes to standard error; the test scripts mark it "(script)"
+    lines = [line for line in stderr.splitlines() if not line.startswith("(script)")]
     assert all(line.startswith(("error:", "warning:")) for line in lines), stderr
     section = SECTION[kind]
     if section in EXPECTED_CODE:
         assert code == EXPECTED_CODE[section]
     if code == 2:
         assert stdout == "" and first.startswith("error: ")
+    if section == "process" and code == 0:
+        assert stdout.strip()   # the result is printed, whatever happened around it
+        if "--format json" in COMMAND[kind]:
+            json.loads(stdout)  # whatever the script wrote, the document is intact
     if section == "non-finite":
         assert first.startswith("warning: ") and stdout.strip()
         assert any(v in stdout for v in ("inf", "nan")) or "non-finite" in first
@@ -64,7 +71,11 @@ def _repository_root(monkeypatch):
 
 @pytest.mark.parametrize("kind, command, code, first", ROWS, ids=[r[0] for r in ROWS])
 def test_row_in_process(kind, command, code, first):
-    got_code, stdout, stderr = run_in_process(command)
+    if SECTION[kind] == "process":  # standard streams and descriptors: only a process has them
+        p = C.run_process(command)
+        got_code, stdout, stderr = p.returncode, p.stdout, p.stderr
+    else:
+        got_code, stdout, stderr = run_in_process(command)
     check_row(kind, code, first, got_code, stdout, stderr)
 
 

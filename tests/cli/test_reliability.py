@@ -77,7 +77,13 @@ def test_plain_output_of_a_constant_prints_no_derivative():
 # -- closed pipes ---------------------------------------------------------------------------------
 COMMANDS = [
     ["--help"],
+    ["--version"],
     ["grad", "--help"],
+    ["plot", "--help"],
+    ["tangent", "x^2*sin(x)", "--at", "1"],
+    ["taylor", "sin(x)", "--at", "0", "--order", "8"],
+    ["plot", "sin(x)", "--format", "json"],
+    ["grad", "x^2", "--at", "1", "--format", "json", "--check"],
     ["grad", "sin(x)", "--at", "0.5", "--format", "table"],
     ["grad", "x^2*y", "--at", "x=1,y=2", "--format", "json"],
     ["hessian", "x^2*y", "--at", "x=1,y=2", "--format", "csv"],
@@ -97,4 +103,33 @@ def test_a_closed_pipe_ends_quietly(args):
     proc.stdout.close()                     # the reader is gone before tape writes anything
     _, err = proc.communicate(timeout=120)
     assert proc.returncode in (0, -13), (proc.returncode, err.decode())    # -13: SIGPIPE
+    assert b"Traceback" not in err and b"error:" not in err, err.decode()
+
+
+@pytest.mark.parametrize("args, stdin", [
+    (["grad", "x^2", "--at", "-"], "\n".join(map(str, range(200_000))) + "\n"),
+    (["plot", "sin(x)", "--format", "csv", "--points", "100000"], None),
+    (["--help"], None),
+], ids=lambda v: " ".join(v)[:30] if isinstance(v, list) else None)
+def test_a_reader_that_leaves_after_one_line_ends_tape_quietly(args, stdin):
+    """``tape ... | head -1``: the reader takes a line, then goes while tape is still writing."""
+    proc = subprocess.Popen([sys.executable, "-m", "tape", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT,
+                            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL)
+    if stdin:
+        import threading
+
+        def feed():
+            try:
+                proc.stdin.write(stdin.encode())
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass
+
+        threading.Thread(target=feed, daemon=True).start()
+    assert proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.wait(timeout=120)
+    assert proc.returncode in (0, -13), (proc.returncode, err.decode())
     assert b"Traceback" not in err and b"error:" not in err, err.decode()

@@ -11,6 +11,7 @@ After a deliberate change of a message: rerun this script, review the diff of th
 """
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -151,7 +152,25 @@ ROWS: list[tuple[str, str, str]] = [
      'tape plot "sin(x)" --out chart.png --width 20000 --height 20000'),
     ("limits", "check: --wrt naming more than 10 differentiations",
      'tape check "x^2" --answer 0 --wrt x,x,x,x,x,x,x,x,x,x,x'),
+    ("process", "standard output closed", 'tape grad "x^2" --at 1 >&-'),
+    ("process", "standard output on a full disk", 'tape grad "x^2" --at 1 >/dev/full'),
+    ("process", "standard input closed, points from it (--at -)", 'tape grad "x^2" --at - <&-'),
+    ("process", "standard input closed, points from it (--points -)",
+     'tape grad "x^2" --points - <&-'),
+    ("process", "standard error closed: the result stands, warnings go nowhere",
+     'tape grad "cbrt(x)" --at 0 2>&-'),
+    ("process", "script writes to descriptor 1 (the JSON stays intact)",
+     f"tape grad {D}/writes_fd1.py --at 3 --format json"),
+    ("process", "script forks (one result, from tape)", f"tape grad {D}/forks.py --at 3"),
+    ("process", "script calls os._exit (not a silent exit 0)", f"tape grad {D}/exits.py --at 1"),
+    ("process", "script reads standard input (tape's points)",
+     f"printf '1\\n2\\n' | tape grad {D}/reads_stdin.py --at -"),
 ]
+
+#: shell redirections a catalogue command may end with: descriptor -> what it becomes (None:
+#: closed). Commands with one run only as real processes.
+REDIRECTIONS = {">&-": (1, None), "<&-": (0, None), "2>&-": (2, None),
+                ">/dev/full": (1, "/dev/full")}
 
 
 # --------------------------------------------------------------------------- running
@@ -169,9 +188,14 @@ def expand(command: str) -> tuple[list[str], str | None]:
     command = re.sub(r"\$\(python -c '([^']*)'\)", lambda m: _python(m.group(1)), command)
     command = re.sub(r"\$'([^']*)'", lambda m: shlex.quote(
         m.group(1).encode().decode("unicode_escape")), command)
-    argv = shlex.split(command)
+    argv = [a for a in shlex.split(command) if a not in REDIRECTIONS]
     assert argv[0] == "tape", command
     return argv[1:], stdin
+
+
+def redirections(command: str) -> dict[int, str | None]:
+    """The standard descriptors a command redirects (``REDIRECTIONS``)."""
+    return dict(REDIRECTIONS[a] for a in shlex.split(command) if a in REDIRECTIONS)
 
 
 def _python(code: str) -> str:
@@ -183,8 +207,20 @@ def _python(code: str) -> str:
 def run_process(command: str, timeout: float = 120):
     """Run a catalogue command as a real process; returns the CompletedProcess."""
     argv, stdin = expand(command)
-    return subprocess.run([sys.executable, "-m", "tape", *argv], input=stdin,
-                          capture_output=True, text=True, cwd=ROOT, timeout=timeout)
+    redirected = redirections(command)
+
+    def redirect() -> None:     # in the child, before tape starts
+        for fd, target in redirected.items():
+            if target is None:
+                os.close(fd)
+            else:
+                os.dup2(os.open(target, os.O_WRONLY), fd)
+
+    p = subprocess.run([sys.executable, "-m", "tape", *argv], input=stdin,
+                       stdin=subprocess.DEVNULL if stdin is None else None,
+                       capture_output=True, text=True, cwd=ROOT, timeout=timeout,
+                       preexec_fn=redirect if redirected else None)
+    return p
 
 
 def first_line(text: str) -> str:
@@ -281,7 +317,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def render(rows) -> str:
+def render(rows, footer: str = FOOTER) -> str:
     out = [HEADER]
     section = None
     for (sec, kind, command), (code, line) in rows:
@@ -289,8 +325,16 @@ def render(rows) -> str:
             out.append(f"| **{sec}** | | | |\n")
             section = sec
         out.append(f"| {kind} | `{_cell(command)}` | {code} | `{_cell(line)}` |\n")
-    out.append(FOOTER)
+    out.append(footer)
     return "".join(out)
+
+
+def hand_written_footer() -> str:
+    """The document's sections after the table, as they are now (edited by hand, kept)."""
+    if not DOC.exists():
+        return FOOTER
+    _, sep, rest = DOC.read_text(encoding="utf-8").partition("\n## ")
+    return "\n## " + rest if sep else FOOTER
 
 
 def parse_doc(text: str) -> list[tuple[str, str, int, str]]:
@@ -314,7 +358,7 @@ def main() -> int:
         measured.append((row, (p.returncode, first_line(p.stderr))))
         print(f"{p.returncode} {row[2][:70]:70} {first_line(p.stderr)[:80]}")
     DOC.parent.mkdir(exist_ok=True)
-    DOC.write_text(render(measured), encoding="utf-8")
+    DOC.write_text(render(measured, hand_written_footer()), encoding="utf-8")
     return 0
 
 
