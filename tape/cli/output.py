@@ -15,8 +15,9 @@ json and csv only to write those formats (every module here is on the path of ev
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sys
-from typing import Any, Callable, Iterator, NoReturn, Optional
+from typing import Any, Callable, Iterable, Iterator, NoReturn, Optional, Sequence
 
 import numpy as np
 
@@ -92,7 +93,8 @@ class Result:
     """
 
     target: Any = None
-    #: True when every CSV field is a number's repr (nothing to quote: written in bulk)
+    #: True when every CSV field is a number's repr (nothing to quote): the CSV body is then
+    #: ``csv_text()``, written in bulk
     numeric_rows = False
 
     @property
@@ -175,10 +177,10 @@ def _render_csv(result: Result, precision: int = 6, warnings: Optional[list] = N
     if result.numeric_rows:
         # a float's repr has nothing the csv module would quote: what writer.writerows
         # writes, ~5x faster for 10^6 rows
-        sys.stdout.write(",".join(result.header()) + "\n")
-        for block in result.rows():
-            if block:
-                sys.stdout.write("\n".join(map(",".join, block)) + "\n")
+        _write_joined(result.header(), ",")
+        sys.stdout.write("\n")
+        for text in result.csv_text():
+            sys.stdout.write(text)
         return
     import csv
 
@@ -186,6 +188,18 @@ def _render_csv(result: Result, precision: int = 6, warnings: Optional[list] = N
     writer.writerow(result.header())
     for block in result.rows():
         writer.writerows(block)
+
+
+def _write_joined(items: Iterable[str], sep: str, block: int = OUTPUT_BLOCK) -> None:
+    """``sep.join(items)`` written a block at a time (a header of millions of labels)."""
+    items = iter(items)
+    first = True
+    while True:
+        part = list(itertools.islice(items, block))
+        if not part:
+            return
+        sys.stdout.write(("" if first else sep) + sep.join(part))
+        first = False
 
 
 def _render_plain(result: Result, precision: int = 6, warnings: Optional[list] = None) -> None:
@@ -240,8 +254,27 @@ def number(value: float) -> str:
 
 def repr_columns(block: np.ndarray) -> list[tuple[str, ...]]:
     """Rows of ``block`` (a 2-D float array) as tuples of reprs."""
+    if block.shape[1] > block.shape[0]:     # few wide rows (a big Jacobian): row by row
+        return [tuple(map(repr, row)) for row in block.tolist()]
     columns = [list(map(repr, block[:, j].tolist())) for j in range(block.shape[1])]
     return list(zip(*columns))
+
+
+def numeric_text(matrix: np.ndarray, sep: str, block: int = OUTPUT_BLOCK) -> Iterator[str]:
+    """The rows of a 2-D float array as lines of reprs joined by ``sep``, in pieces of about
+    ``block`` numbers (a row wider than that comes in several pieces)."""
+    n, width = matrix.shape
+    if width <= block:
+        step = max(1, block // max(width, 1))
+        for start in range(0, n, step):
+            yield "".join(sep.join(row) + "\n"
+                          for row in repr_columns(matrix[start:start + step]))
+        return
+    for row in matrix:
+        for start in range(0, width, block):
+            piece = sep.join(map(repr, row[start:start + block].tolist()))
+            yield ("" if start == 0 else sep) + piece
+        yield "\n"
 
 
 def table_number(value: float, precision: int) -> str:
@@ -250,6 +283,36 @@ def table_number(value: float, precision: int) -> str:
 
 
 # ====================================================================== derivative reports
+class LabelGrid(Sequence):
+    """The labels ``pattern.format(row, col)`` for every row and column, row by row, made
+    when asked for (a 10,000 x 10,000 Jacobian has 10^8 of them)."""
+
+    def __init__(self, pattern: str, rows: list[str], cols: list[str]) -> None:
+        self.pattern = pattern
+        self.rows = rows
+        self.cols = cols
+
+    def __len__(self) -> int:
+        return len(self.rows) * len(self.cols)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        r, c = divmod(i, len(self.cols))
+        return self.pattern.format(self.rows[r], self.cols[c])
+
+    def __iter__(self) -> Iterator[str]:
+        pattern = self.pattern
+        for r in self.rows:
+            for c in self.cols:
+                yield pattern.format(r, c)
+
+
+
 class Report(Result, Record):
     """The result of ``grad``, ``jacobian`` and ``hessian`` at every point.
 
@@ -295,13 +358,21 @@ class Report(Result, Record):
         return [f"non-finite result (inf or nan) at {count} point{'s' if count > 1 else ''}, "
                 f"first at {where or 'the only point'}"] + self.notes
 
-    def header(self) -> list[str]:
-        return self.at_labels + self.value_labels + self.derivative_labels
+    def header(self) -> Iterable[str]:
+        return itertools.chain(self.at_labels, self.value_labels, self.derivative_labels)
 
     def rows(self) -> Iterator[list]:
         rows = np.concatenate([self.at, self.value, self.derivatives], axis=1)
         for start in range(0, rows.shape[0], OUTPUT_BLOCK):
             yield repr_columns(rows[start:start + OUTPUT_BLOCK])
+
+    def csv_text(self) -> Iterator[str]:
+        step = max(1, OUTPUT_BLOCK // max(1, self.derivatives.shape[1]))
+        for start in range(0, self.at.shape[0], step):
+            stop = start + step
+            yield from numeric_text(np.concatenate(
+                [self.at[start:stop], self.value[start:stop], self.derivatives[start:stop]],
+                axis=1), ",")
 
     def lines(self) -> Iterator[str]:
         # plain prints derivatives only: a target without variables has an empty line per point
@@ -309,9 +380,7 @@ class Report(Result, Record):
         if not numbers.shape[1]:
             yield "\n" * numbers.shape[0]
             return
-        for start in range(0, numbers.shape[0], OUTPUT_BLOCK):
-            yield "".join(" ".join(row) + "\n"
-                          for row in repr_columns(numbers[start:start + OUTPUT_BLOCK]))
+        yield from numeric_text(numbers, " ")
 
     def draw(self, out, precision: int) -> None:
         from rich.console import Console

@@ -10,6 +10,7 @@ from typing import Optional
 import numpy as np
 
 from .. import options as O, output, points as P
+from ..budget import from_option
 from ..derivatives import Component, Outcome, components, multisets, run
 from ..options import Format
 from ..record import Record
@@ -38,11 +39,11 @@ class Request(Record):
     """What the user asked ``grad``, ``jacobian`` or ``hessian`` for, as the options say."""
 
     _fields = ("command", "texts", "at", "points", "wrt", "order", "fmt", "precision",
-               "check", "rtol", "atol", "timeout")
+               "check", "rtol", "atol", "timeout", "memory")
 
     def __init__(self, command: str, texts: list[str], at, points, wrt, order: int,
                  fmt: Format, precision: int, check: bool, rtol: float, atol: float,
-                 timeout: float) -> None:
+                 timeout: float, memory: Optional[int] = None) -> None:
         self.command = command
         self.texts = texts
         self.at = at
@@ -55,6 +56,7 @@ class Request(Record):
         self.rtol = rtol
         self.atol = atol
         self.timeout = timeout
+        self.memory = memory
 
 
 #: the options grad, jacobian and hessian share, in help order: (name, type, default);
@@ -63,7 +65,8 @@ SHARED_OPTIONS = [("at", O.AtOption, None), ("points", O.PointsOption, None),
                   ("wrt", O.WrtOption, None), ("order", O.GradOrderOption, 1),
                   ("fmt", O.FormatOption, O.Format.auto), ("precision", O.PrecisionOption, 6),
                   ("check", O.CheckOption, False), ("rtol", O.RtolOption, O.RTOL),
-                  ("atol", O.AtolOption, O.ATOL), ("timeout", O.TimeoutOption, O.TIMEOUT)]
+                  ("atol", O.AtolOption, O.ATOL), ("timeout", O.TimeoutOption, O.TIMEOUT),
+                  ("memory", O.MemoryOption, None)]
 
 
 #: ``--implicit`` and ``--dependent``, for the commands that differentiate along a curve
@@ -118,7 +121,7 @@ def derive(request: Request) -> None:
         check_partial_count(len(problem.comps), request.order)
     outcome = run(problem.target, problem.points, problem.variables, problem.comps,
                   "jacobian" if vector else "partials", request.order,
-                  output.progress_wanted(fmt))
+                  output.progress_wanted(fmt), from_option(request.memory))
     if not vector and outcome.value.ndim != 1:
         _require_scalar(request, outcome.value.shape[1], "function", "values per point")
     report = REPORTS[request.command](problem, outcome, request.order)
@@ -251,19 +254,20 @@ def jacobian_report(problem: Problem, outcome: Outcome, order: int = 1) -> outpu
     n, m = value.shape
     comps = problem.comps
     outs = ["f"] if m == 1 else [f"f{i + 1}" for i in range(m)]
+    comp_labels = [c.label for c in comps]
     jac = outcome.jacobian
 
     def entry(Column):
-        return {"value": [Column(value[:, o]) for o in range(m)],
-                "jacobian": [[Column(jac[:, o, j]) for j in range(len(comps))]
-                             for o in range(m)]}
+        from ..jsonstream import Nested
+
+        return {"value": Nested(value), "jacobian": Nested(jac)}
 
     return _report("jacobian", problem, outcome, entry, {}, value=value,
                    value_labels=["value"] if m == 1 else [f"value[{i}]" for i in range(m)],
-                   derivative_labels=[f"d{f}/d{c.label}" for f in outs for c in comps],
-                   table_labels=[f"∂{f}/∂{c.label}" for f in outs for c in comps],
+                   derivative_labels=output.LabelGrid("d{}/d{}", outs, comp_labels),
+                   table_labels=output.LabelGrid("∂{}/∂{}", outs, comp_labels),
                    derivatives=jac.reshape(n, m * len(comps)),
-                   matrix=(outs, [c.label for c in comps]))
+                   matrix=(outs, comp_labels))
 
 
 #: the report of each command that ``derive`` serves
