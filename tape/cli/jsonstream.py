@@ -60,8 +60,19 @@ def write(doc: Document | dict, out: TextIO, cells: int = BLOCK_CELLS) -> None:
     if not isinstance(doc, Document):
         out.write(_dumps(doc) + "\n")
         return
-    pairs = [_pair(k, v) for k, v in doc.head.items()]
-    out.write("{" + "".join(p + ", " for p in pairs) + '"points": [')
+    open_points(doc, out)
+    write_points(doc, out, True, cells)
+    close_points(doc.tail, out)
+
+
+def open_points(doc: Document, out: TextIO) -> None:
+    """The document's head and the opening of its ``"points"`` list."""
+    out.write("{" + "".join(_pair(k, v) + ", " for k, v in doc.head.items()) + '"points": [')
+
+
+def write_points(doc: Document, out: TextIO, first: bool, cells: int = BLOCK_CELLS) -> None:
+    """The entries of ``doc``'s points, after earlier ones unless ``first`` (a document can be
+    written as the entries of several, one block of points at a time)."""
     columns: list[Column | Nested] = []
     template = _template(doc.entry, columns)
     width = sum(1 if isinstance(c, Column) else int(np.prod(c.values.shape[1:]))
@@ -75,8 +86,12 @@ def write(doc: Document | dict, out: TextIO, cells: int = BLOCK_CELLS) -> None:
             rows = [template % row for row in zip(*texts)]
         else:
             rows = [template % ()] * (stop - start)
-        out.write((", " if start else "") + ", ".join(rows))
-    out.write("]" + "".join(", " + _pair(k, v) for k, v in doc.tail.items()) + "}\n")
+        out.write(("" if first and not start else ", ") + ", ".join(rows))
+
+
+def close_points(tail: dict, out: TextIO) -> None:
+    """The end of the ``"points"`` list, the ``tail`` entries and the document."""
+    out.write("]" + "".join(", " + _pair(k, v) for k, v in tail.items()) + "}\n")
 
 
 def _dumps(obj) -> str:

@@ -140,6 +140,79 @@ def render(result: Result, fmt: Format, precision: int = 6) -> None:
         raise OutputClosed() from None
 
 
+def render_stream(reports: Iterator["Report"], fmt: Format) -> None:
+    """Print the reports of consecutive blocks of points as one result in ``fmt`` (plain, csv
+    or json), each block as soon as it is there; their warnings, summed over the blocks,
+    follow on standard error (and in JSON's ``"warnings"``)."""
+    summary = _WarningSummary()
+    try:
+        STREAM_WRITERS[fmt](reports, summary)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise OutputClosed() from None
+    for message in summary.messages():
+        warn(message)
+
+
+class _WarningSummary:
+    """The warnings of several blocks as one: non-finite rows counted over all of them (the
+    first one named), each engine note once."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first = ""
+        self.notes: list[str] = []
+
+    def add(self, report: "Report") -> None:
+        count, where = report.nonfinite()
+        if count and not self.count:
+            self.first = where
+        self.count += count
+        self.notes += [n for n in report.notes if n not in self.notes]
+
+    def messages(self) -> list[str]:
+        return ([nonfinite_message(self.count, self.first)] if self.count else []) + self.notes
+
+
+def _stream_plain(reports: Iterator["Report"], summary: _WarningSummary) -> None:
+    for report in reports:
+        summary.add(report)
+        for chunk in report.lines():
+            sys.stdout.write(chunk)
+        sys.stdout.flush()
+
+
+def _stream_csv(reports: Iterator["Report"], summary: _WarningSummary) -> None:
+    for i, report in enumerate(reports):
+        summary.add(report)
+        if not i:
+            _write_joined(report.header(), ",")
+            sys.stdout.write("\n")
+        for text in report.csv_text():
+            sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def _stream_json(reports: Iterator["Report"], summary: _WarningSummary) -> None:
+    from .jsonstream import close_points, open_points, write_points
+
+    tail: dict = {}
+    for i, report in enumerate(reports):
+        summary.add(report)
+        doc = report.document()
+        if not i:
+            if report.read_as is not None:
+                doc = _insert_after(doc, "expression", "read_as", report.read_as)
+            tail = dict(doc.tail)
+            open_points(doc, sys.stdout)
+        write_points(doc, sys.stdout, not i)
+        sys.stdout.flush()
+    warnings = summary.messages()
+    if warnings:
+        tail["warnings"] = warnings
+    close_points(tail, sys.stdout)
+
+
 def _render_json(result: Result, precision: int, warnings: list[str]) -> None:
     from .jsonstream import write
 
@@ -245,6 +318,9 @@ class _Preceded:
 #: the writer of each format (``auto`` is resolved before: ``resolve_format``)
 WRITERS = {Format.json: _render_json, Format.csv: _render_csv, Format.plain: _render_plain,
            Format.table: _render_table}
+#: the writer of each format that ``render_stream`` can write a block at a time
+STREAM_WRITERS = {Format.json: _stream_json, Format.csv: _stream_csv,
+                  Format.plain: _stream_plain}
 
 
 def number(value: float) -> str:
@@ -275,6 +351,12 @@ def numeric_text(matrix: np.ndarray, sep: str, block: int = OUTPUT_BLOCK) -> Ite
             piece = sep.join(map(repr, row[start:start + block].tolist()))
             yield ("" if start == 0 else sep) + piece
         yield "\n"
+
+
+def nonfinite_message(count: int, first: str) -> str:
+    """The warning for ``count`` points with inf or nan results, the first at ``first``."""
+    return (f"non-finite result (inf or nan) at {count} point{'s' if count > 1 else ''}, "
+            f"first at {first}")
 
 
 def table_number(value: float, precision: int) -> str:
@@ -349,14 +431,17 @@ class Report(Result, Record):
 
     def warnings(self) -> list[str]:
         """Inf/nan results (naming the first such point), then the engine's notes."""
+        count, where = self.nonfinite()
+        return ([nonfinite_message(count, where)] if count else []) + list(self.notes)
+
+    def nonfinite(self) -> tuple[int, str]:
+        """How many points have an inf or nan result, and the first of them (as text)."""
         bad = ~np.isfinite(self.value).all(axis=1) | ~np.isfinite(self.derivatives).all(axis=1)
         if not bad.any():
-            return list(self.notes)
+            return 0, ""
         first = int(np.argmax(bad))
         where = ", ".join(f"{lab}={number(v)}" for lab, v in zip(self.at_labels, self.at[first]))
-        count = int(bad.sum())
-        return [f"non-finite result (inf or nan) at {count} point{'s' if count > 1 else ''}, "
-                f"first at {where or 'the only point'}"] + self.notes
+        return int(bad.sum()), where or "the only point"
 
     def header(self) -> Iterable[str]:
         return itertools.chain(self.at_labels, self.value_labels, self.derivative_labels)

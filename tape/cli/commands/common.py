@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import math
 import sys
-from typing import Optional
+from typing import Iterator, Optional
 
 import numpy as np
 
@@ -108,23 +108,35 @@ def derive(request: Request) -> None:
     """Parse, differentiate at every point, build the report, check it if asked, render it.
 
     ``grad`` and ``hessian`` take partials of one order (``hessian``: 2) of a scalar target;
-    ``jacobian`` takes first derivatives of a vector target.
+    ``jacobian`` takes first derivatives of a vector target. Points are read, evaluated and
+    printed a block at a time (an endless ``--at -`` is answered as it comes), except for a
+    terminal table and ``--check``, which need every point first.
     """
     fmt = output.resolve_format(request.fmt)
     vector = request.command == "jacobian"
-    problem = prepare(request.texts, request.at, request.points, request.wrt, vector=vector)
+    streamed = not request.check and fmt is not Format.table
+    problem, more = prepare_blocks(request.texts, request.at, request.points, request.wrt,
+                                   vector=vector, whole=not streamed)
     if not problem.comps:
         output.warn(f"{', '.join(request.texts)} has no variables: there are no derivatives, "
                     f"only its value (shown by --format json or table)")
     if not vector:
         _require_scalar(request, problem.output, "target", "components")
         check_partial_count(len(problem.comps), request.order)
-    outcome = run(problem.target, problem.points, problem.variables, problem.comps,
-                  "jacobian" if vector else "partials", request.order,
-                  output.progress_wanted(fmt), from_option(request.memory))
-    if not vector and outcome.value.ndim != 1:
-        _require_scalar(request, outcome.value.shape[1], "function", "values per point")
-    report = REPORTS[request.command](problem, outcome, request.order)
+    budget = from_option(request.memory)
+
+    def report_of(block: Problem) -> output.Report:
+        outcome = run(block.target, block.points, block.variables, block.comps,
+                      "jacobian" if vector else "partials", request.order,
+                      output.progress_wanted(fmt), budget)
+        if not vector and outcome.value.ndim != 1:
+            _require_scalar(request, outcome.value.shape[1], "function", "values per point")
+        return REPORTS[request.command](block, outcome, request.order)
+
+    if streamed:
+        output.render_stream((report_of(b) for b in _blocks(problem, more)), fmt)
+        return
+    report = report_of(problem)
     if not request.check:   # what crosscheck.finish does without --check, without importing it
         output.render(report, fmt, request.precision)
         return
@@ -134,6 +146,19 @@ def derive(request: Request) -> None:
                                               report.value.shape[1]),
            CheckSettings(True, request.rtol, request.atol, request.timeout), fmt,
            request.precision)
+
+
+def _blocks(first: Problem, more) -> Iterator[Problem]:
+    """The problem for each block of points: ``first``, then one per block of ``more`` (its
+    vector variables must keep their lengths)."""
+    yield first
+    sizes = first.points.sizes()
+    for points in more:
+        changed = [n for n, k in points.sizes().items() if k != sizes[n]]
+        if changed:
+            output.abort(f"{changed[0]!r} has different shapes at different points")
+        yield Problem(first.target, first.variables, first.wrt, points, first.comps,
+                      first.output)
 
 
 def _require_scalar(request: Request, count, what: str, unit: str) -> None:
@@ -147,7 +172,16 @@ def _require_scalar(request: Request, count, what: str, unit: str) -> None:
 
 def prepare(texts: list[str], at: Optional[list[str]], points_file: Optional[str],
             wrt_text: Optional[str], vector: bool = False) -> Problem:
-    """Parse TARGET(s), --wrt and the points; check names and shapes (exit 2 on problems)."""
+    """Parse TARGET(s), --wrt and every point; check names and shapes (exit 2 on problems)."""
+    return prepare_blocks(texts, at, points_file, wrt_text, vector, whole=True)[0]
+
+
+def prepare_blocks(texts: list[str], at: Optional[list[str]], points_file: Optional[str],
+                   wrt_text: Optional[str], vector: bool = False, whole: bool = False
+                   ) -> tuple[Problem, Iterator[P.Points]]:
+    """Parse TARGET(s), --wrt and the first block of points (``whole``: all of them); check
+    names and shapes (exit 2 on problems). Returns the problem of the first block and the
+    blocks still to read."""
     target = make_target(texts, vector=vector,
                          declared=declared_names(at, wrt_text, points_file))
     wrt = parse_wrt(wrt_text) or ([target.wrt_hint] if target.wrt_hint else [])
@@ -155,22 +189,35 @@ def prepare(texts: list[str], at: Optional[list[str]], points_file: Optional[str
     if at and points_file:
         output.abort("give the points with --at or with --points, not both")
     if at:
-        pts = P.from_at(at, variables, sys.stdin)
+        blocks = P.stream_at(at, variables, sys.stdin)
+        where = "--at"
     elif points_file:
-        try:
-            pts = P.from_csv(points_file, variables, sys.stdin)
-        except UnicodeDecodeError as exc:   # bad input, not a bug in tape
-            output.abort(f"--points {points_file}: not UTF-8 text ({exc.reason} at byte "
-                         f"{exc.start})")
+        blocks = P.stream_csv(points_file, variables, sys.stdin)
+        where = f"--points {'standard input' if points_file == '-' else points_file}"
     elif variables:
         output.abort(f"the target has variables ({', '.join(variables)}): say where to "
                      f"evaluate with --at or --points")
     else:
-        pts = P.Points([], {}, 1)
+        blocks = iter([P.Points([], {}, 1)])
+        where = ""
+    blocks = _readable(blocks, points_file)
+    if whole:
+        pts, blocks = P.gather(blocks, variables, where), iter(())
+    else:
+        pts = next(blocks)
     sizes = pts.sizes()
     shape = target.output_shape(sizes)
     comps = components(variables, wrt or variables, sizes)
-    return Problem(target, variables, wrt or list(variables), pts, comps, shape)
+    return Problem(target, variables, wrt or list(variables), pts, comps, shape), blocks
+
+
+def _readable(blocks: Iterator[P.Points], points_file: Optional[str]) -> Iterator[P.Points]:
+    """``blocks``, with text that is not UTF-8 reported as bad input (exit 2)."""
+    try:
+        yield from blocks
+    except UnicodeDecodeError as exc:
+        where = f"--points {points_file}" if points_file else "standard input"
+        output.abort(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})")
 
 
 def parse_wrt(text: Optional[str]) -> list[str]:
