@@ -85,7 +85,8 @@ def measure(args: list[str], pythonpath: str | None = None,
             stdin.seek(0)
         proc = subprocess.Popen([sys.executable, "-m", "tape", *args, "--format", "plain"],
                                 stdin=stdin if stdin_text is not None else subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=stderr, cwd=ROOT, env=env)
+                                stdout=subprocess.DEVNULL, stderr=stderr, cwd=pythonpath or ROOT,
+                                env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
         stderr.seek(0)

@@ -231,9 +231,10 @@ def gather(blocks: Iterator[Points], names: list[str], where: str) -> Points:
 
 
 def stream_at(values: list[str], names: list[str], stdin: io.TextIOBase,
-              block: int = STREAM_BLOCK) -> Iterator[Points]:
+              block: int | None = None) -> Iterator[Points]:
     """The ``--at`` points in blocks of at most ``block``: the ones on the command line first,
     then standard input's (``-``) as its lines arrive, one point per line."""
+    block = block or STREAM_BLOCK
     given = [parse_point(v, names) for v in values if v.strip() != "-"]
     if given:
         yield stack(given, names)
@@ -242,11 +243,11 @@ def stream_at(values: list[str], names: list[str], stdin: io.TextIOBase,
 
 
 def stream_lines(handle, names: list[str], where: str,
-                 block: int = STREAM_BLOCK) -> Iterator[Points]:
+                 block: int | None = None) -> Iterator[Points]:
     """Points from text lines (the ``--at -`` format) in blocks of at most ``block`` lines,
     read as they arrive: an endless producer gets answers as it goes."""
     first_line, seen = 1, False
-    for lines in _line_batches(handle, where, block):
+    for lines in _line_batches(handle, where, block or STREAM_BLOCK):
         numbered = [(first_line + i, line.strip()) for i, line in enumerate(lines)]
         first_line += len(lines)
         numbered = [(i, t) for i, t in numbered if t and not t.startswith("#")]
@@ -336,13 +337,14 @@ def _parse_numbered(numbered: list[tuple[int, str]], names: list[str], where: st
 
 
 def stream_csv(path: str, names: list[str], stdin: io.TextIOBase,
-               block: int = STREAM_BLOCK) -> Iterator[Points]:
+               block: int | None = None) -> Iterator[Points]:
     """Points from a CSV file whose header names the variables (``-``: standard input), in
     blocks of at most ``block`` rows, read as they come. Plain numeric blocks go through
     NumPy's reader; from the first block that is not (quotes, blanks, expressions), the rest
     is read by the csv module, which also handles a quoted field across lines."""
     import csv
 
+    block = block or STREAM_BLOCK
     where = "standard input" if path == "-" else path
     try:
         handle = stdin if path == "-" else open(path, newline="", encoding="utf-8")

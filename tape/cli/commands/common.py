@@ -3,6 +3,7 @@ the rendered report, and the pieces it is built from (reading targets and points
 from __future__ import annotations
 
 import inspect
+import itertools
 import math
 import sys
 from typing import Iterator, Optional
@@ -133,9 +134,15 @@ def derive(request: Request) -> None:
             _require_scalar(request, outcome.value.shape[1], "function", "values per point")
         return REPORTS[request.command](block, outcome, request.order)
 
+    width = _report_width(request, problem)
     if streamed:
-        output.render_stream((report_of(b) for b in _blocks(problem, more)), fmt)
+        most = budget.per_pass(REPORT_BYTES_PER_NUMBER * width, P.STREAM_BLOCK)
+        output.render_stream((report_of(b) for b in _blocks(problem, more, most)), fmt)
         return
+    budget.require(REPORT_BYTES_PER_NUMBER * width * problem.points.count,
+                   f"a report of {width:,} numbers at each of {problem.points.count:,} points",
+                   "--format plain, csv or json print a block of points at a time"
+                   if not request.check else "check fewer points at once")
     report = report_of(problem)
     if not request.check:   # what crosscheck.finish does without --check, without importing it
         output.render(report, fmt, request.precision)
@@ -148,17 +155,37 @@ def derive(request: Request) -> None:
            request.precision)
 
 
-def _blocks(first: Problem, more) -> Iterator[Problem]:
-    """The problem for each block of points: ``first``, then one per block of ``more`` (its
-    vector variables must keep their lengths)."""
-    yield first
+def _blocks(first: Problem, more, most: int) -> Iterator[Problem]:
+    """The problem for each block of at most ``most`` points: ``first``'s points, then those
+    of ``more`` (whose vector variables must keep their lengths)."""
     sizes = first.points.sizes()
-    for points in more:
+    for points in itertools.chain([first.points], more):
         changed = [n for n, k in points.sizes().items() if k != sizes[n]]
         if changed:
             output.abort(f"{changed[0]!r} has different shapes at different points")
-        yield Problem(first.target, first.variables, first.wrt, points, first.comps,
-                      first.output)
+        for start in range(0, max(points.count, 1), most):
+            yield Problem(first.target, first.variables, first.wrt,
+                          points.slice(start, start + most) if points.count > most else points,
+                          first.comps, first.output)
+
+
+#: bytes a report takes per number it shows (the partials, their stacked copy, the report's
+#: arrays, the text), to size blocks of points
+REPORT_BYTES_PER_NUMBER = 96
+
+
+def _report_width(request: Request, problem: Problem) -> int:
+    """Numbers per point in the report: the point, the value(s) and the derivatives (a script's
+    output count is not known yet: taken as 1, and the Jacobian itself checks its size)."""
+    d = len(problem.comps)
+    if request.command == "jacobian":
+        derivatives = (problem.output or 1) * d
+    elif request.command == "hessian":
+        derivatives = d * d + math.comb(d + 1, 2)
+    else:
+        derivatives = math.comb(d + request.order - 1, request.order) if d else 0
+    coordinates = sum(1 if k is None else k for k in problem.points.sizes().values())
+    return coordinates + (problem.output or 1) + derivatives
 
 
 def _require_scalar(request: Request, count, what: str, unit: str) -> None:
