@@ -101,11 +101,14 @@ def resident_bytes() -> int:
 
 def measured(fn: Callable[[], T]) -> tuple[T, int]:
     """``fn()`` and the peak bytes it allocated (Python objects and NumPy buffers), by
-    ``tracemalloc``; 0 when tracing is already on for someone else."""
+    ``tracemalloc`` (when it is on already, its peak restarts here)."""
     import tracemalloc
 
     if tracemalloc.is_tracing():
-        return fn(), 0
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        result = fn()
+        return result, max(0, tracemalloc.get_traced_memory()[1] - before)
     tracemalloc.start()
     try:
         result = fn()
