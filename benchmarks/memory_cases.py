@@ -53,15 +53,16 @@ def f(x, y):
 '''
 
 
-def cases(tmp: Path) -> dict[str, list[str]]:
-    """name -> tape arguments (inputs written to ``tmp`` when first needed)."""
-    million = tmp / "points_1e6.csv"
-    if not million.exists():
-        write_points(million, 1_000_000)
+def cases(tmp: Path, million: bool = True) -> dict[str, list[str]]:
+    """name -> tape arguments (inputs written to ``tmp`` when first needed; ``million``: also
+    the 10^6-row CSV)."""
+    path = tmp / "points_1e6.csv"
+    if million and not path.exists():
+        write_points(path, 1_000_000)
     script = tmp / "many_values.py"
     script.write_text(MANY_VALUES_SCRIPT)
     return {
-        "long-1e6": ["grad", long_expression(14_000), "--points", str(million)],
+        "long-1e6": ["grad", long_expression(14_000), "--points", str(path)],
         "longer-1": ["grad", long_expression(97_000), "--at", "0.3,0.7"],
         "longer-1e4": ["grad", long_expression(97_000), "--at", "-",
                        "<", "1e4 lines"],
