@@ -206,7 +206,7 @@ FOOTER = """
 | components of one vector variable | 10,000 | `points.MAX_VECTOR_LENGTH` | exit 2, `error: --at x: a vector of N components; the limit is 10,000 ...` |
 | distinct partials per point (`--order`, hessian) | 10,000 | `commands.common.MAX_PARTIALS` | exit 2, `error: --order N with K components asks for M distinct partial derivatives; the limit is 10000` |
 | `--order` | 30 (grad, plot; scripts and vector variables with several components 10), 20 (diff) | the options | exit 2, usage error |
-| points per run (`--at`, `--at -`, `--points`) | 10,000,000 | `points.MAX_POINTS` | exit 2, `error: --points FILE: more than 10,000,000 points (the limit on points per run); split the input` |
+| points per run with a terminal table or `--check` (plain, CSV and JSON read `--at -` and `--points` as a stream, without a limit) | 10,000,000 | `points.MAX_POINTS` | exit 2, `error: --points FILE: more than 10,000,000 points (the limit on points per run); split the input` |
 
 From a shell, one argument is also limited by the operating system (131,072 bytes on Linux),
 so expressions longer than that cannot reach `tape` as an argument at all.
