@@ -132,7 +132,7 @@ def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progr
             n = min(step, count - start) if count else 1
             chunk = [a[start:start + n] for a in arrays]
             fn = target.batched(variables, sizes, n)
-            if pieces:
+            if pieces or n >= count:       # nothing left to size: no measuring
                 pieces.append(compute_on(fn, chunk))
             else:
                 piece, peak = B.measured(lambda: compute_on(fn, chunk))
