@@ -118,6 +118,12 @@ class Result:
         """The CSV rows after the header, in blocks (lists of rows of strings)."""
         raise NotImplementedError
 
+    def csv_text(self) -> Iterator[str]:
+        """The CSV body as text, in pieces (used when ``numeric_rows``): ``rows`` joined."""
+        for block in self.rows():
+            if block:
+                yield "\n".join(map(",".join, block)) + "\n"
+
     def lines(self) -> Iterator[str]:
         """Plain text, in chunks (each ends with a newline)."""
         raise NotImplementedError
