@@ -967,6 +967,43 @@ def rows_partials(peers, quick):
 WORKLOADS["partials"] = rows_partials
 
 
+# ================================================================ memory: whole CLI runs on a budget
+MEMORY_BUDGET_MB = 1024      # tape's default --memory
+
+
+def rows_memory(peers, quick):
+    """Peak RSS of the memory cases of issue 17 (benchmarks/memory_cases.py) as whole processes,
+    against a trivial run (``tape grad x --at 1``); goal: under the default budget, and exit 0
+    or a refusal with exit 2 (never 70). --quick leaves out the 10^6-point case."""
+    import memory_cases
+
+    rows = []
+    tmp = Path(tempfile.mkdtemp(prefix="tape-memory-"))
+    table = memory_cases.cases(tmp) if not quick else {
+        k: v for k, v in memory_cases.cases(tmp, million=False).items() if k != "long-1e6"}
+    for name, args in table.items():
+        row = Row("memory", f"  peak RSS: {name}", None, lambda v: None,
+                  ref_what="tape grad x --at 1", unit="B",
+                  goal=Goal(f"<= {MEMORY_BUDGET_MB} MB, exit 0/2",
+                            lambda t, r: t <= MEMORY_BUDGET_MB * 2**20))
+
+        def measure(name=name, args=args):
+            code, seconds, mb, said = memory_cases.run_case(name, args)
+            _, _, base_mb, _ = memory_cases.measure(["grad", "x", "--at", "1"])
+            if code not in (0, 2):
+                raise AssertionError(f"{name}: exit {code}: {said}")
+            return {"tape": mb * 2**20, "ref": base_mb * 2**20,
+                    "note": f"exit {code}, {seconds:.1f} s" + (f": {said[:60]}" if code else "")}
+
+        row.measure_peak = measure
+        rows.append(row)
+    rows[0].wl = "memory"
+    return rows
+
+
+WORKLOADS["memory"] = rows_memory
+
+
 GOALS_NOTE = {   # the peer table of issue 7, for the README; the goals themselves live in the rows
     "W1": "jax-jit 16 us; torch 243 us", "W2": "tf.function 2.5 us/op; torch 14.5 us/op",
     "W3": "torch 46 ms; NumPy 74 ms", "W4": "torch 17.7 ms; backprop 14.9 ms",
@@ -1052,6 +1089,10 @@ def run_row(row: Row, opts: Opts, log) -> dict:
             rec["metrics"] = {"tape": {"median_s": m["tape_grad"]}, "ref": {"median_s": m["np_fwd"]}}
             rec["extra"] = m
             rec["note"] = f"hand-written NumPy grad: {m['np_grad'] / m['np_fwd']:.2f}x; input x itself 8 MB not counted"
+        elif hasattr(row, "measure_peak"):                 # a whole process's peak RSS
+            m = row.measure_peak()
+            rec["metrics"] = {"tape": {"median_s": m["tape"]}, "ref": {"median_s": m["ref"]}}
+            rec["note"] = m["note"]
         elif hasattr(row, "measure_times"):                # subprocess wall times
             rec["metrics"] = _stats_from_samples(row.measure_times())
             comp = getattr(row, "companion", None)
@@ -1230,7 +1271,8 @@ def profile_rows(rows: list[Row], seconds: float, top: int, tool: str = "cprofil
 # ============================================================================================ main
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default=",".join(WORKLOADS), help="comma list of workloads (W1..W7, batch)")
+    ap.add_argument("--only", default=",".join(k for k in WORKLOADS if k != "memory"),
+                    help="comma list of workloads (W1..W7, batch, partials; memory: only when named)")
     ap.add_argument("--quick", action="store_true", help="fewer, shorter rounds and a smaller CSV (noisier)")
     ap.add_argument("--json", help="write every record (with samples) to this JSON file")
     ap.add_argument("--peers", default="auto", help="auto (every importable one), none, or a comma list of "

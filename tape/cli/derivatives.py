@@ -1,9 +1,10 @@
 """Derivatives of a target at many points, through the public ``tape`` API.
 
 ``run`` evaluates a target at every point: expressions in one vectorized pass per chunk of
-``CHUNK`` points; a script is also tried vectorized (its function gets ``(N,)`` / ``(N, k)``
-tensors), and the result is trusted only if it has one row per point and matches one-point
-calls at the first and last points; otherwise the script is called point by point with the
+points, as many as the memory budget holds (``budget``: the first chunk is measured); a script
+is also tried vectorized (its function gets ``(N,)`` / ``(N, k)`` tensors), and the result is
+trusted only if it has one row per point and matches one-point calls at the first and last
+points; otherwise the script is called point by point with the
 shapes it was written for (scalars ``()``, vectors ``(k,)``).
 
 The routines below ``run`` take a batched function ``fn(*tensors)`` (points along the first
@@ -20,17 +21,19 @@ import itertools
 import math
 import os
 import warnings
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
+from . import budget as B
 from .errors import CLIError
 from .output import progress
 from .points import Points
 from .record import Frozen, Record
 from .targets import ScriptError, Target
 
-#: points per vectorized pass (bounds memory: every recorded op keeps an (N, k) array)
+#: most points per vectorized pass (fewer when the memory budget says so: every recorded op
+#: keeps an (N, k) array)
 CHUNK = 65_536
 #: rows (points x directions) per Taylor-mode pass of ``taylor_partials``
 TAYLOR_ROWS = 32_768
@@ -53,14 +56,17 @@ class Outcome(Record):
 
 
 def run(target: Target, points: Points, variables: list[str], comps, mode: str,
-        order: int = 1, show_progress: bool = False) -> Outcome:
-    """Evaluate ``mode`` ("partials" of ``order``, or "jacobian") at every point."""
+        order: int = 1, show_progress: bool = False,
+        budget: Optional[B.Budget] = None) -> Outcome:
+    """Evaluate ``mode`` ("partials" of ``order``, or "jacobian") at every point, in passes
+    that fit in ``budget`` (default: ``budget.from_option(None)``)."""
     sizes = points.sizes()
     arrays = [points.arrays[n] for n in variables]
+    budget = B.from_option(None) if budget is None else budget
 
     def compute_on(fn, chunk_arrays):
         if mode == "jacobian":
-            value, jac = jacobian(fn, chunk_arrays, comps)
+            value, jac = jacobian(fn, chunk_arrays, comps, budget)
             return Outcome(value, jacobian=jac)
         if not comps:
             return Outcome(value_only(fn, chunk_arrays))
@@ -83,10 +89,10 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
         warnings.simplefilter("always")
         if target.is_script and points.count > 0:
             outcome = _run_script(target, arrays, variables, sizes, points.count, compute_on,
-                                  show_progress)
+                                  show_progress, budget)
         else:
             outcome = _run_chunked(target, arrays, variables, sizes, points.count, compute_on,
-                                   show_progress)
+                                   show_progress, budget)
     _refuse_untracked_conversions(caught, target)
     outcome.warnings = _distinct_messages(caught)
     return outcome
@@ -116,20 +122,28 @@ def _distinct_messages(caught) -> list[str]:
     return seen
 
 
-def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progress):
-    starts = list(range(0, max(count, 1), CHUNK))
+def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progress, budget):
+    """Passes over the points: the first of ``PROBE_POINTS`` measured, the others as large as
+    the budget holds at that cost per point (at most ``CHUNK``)."""
     pieces = []
-    with progress(count, "evaluating", show_progress and len(starts) > 1) as advance:
-        for start in starts:
-            chunk = [a[start:start + CHUNK] for a in arrays]
-            n = min(CHUNK, count - start) if count else 1
+    start, step = 0, min(B.PROBE_POINTS, CHUNK)
+    with progress(count, "evaluating", show_progress and count > step) as advance:
+        while start < count or not pieces:
+            n = min(step, count - start) if count else 1
+            chunk = [a[start:start + n] for a in arrays]
             fn = target.batched(variables, sizes, n)
-            pieces.append(compute_on(fn, chunk))
+            if pieces or n >= count:       # nothing left to size: no measuring
+                pieces.append(compute_on(fn, chunk))
+            else:
+                piece, peak = B.measured(lambda: compute_on(fn, chunk))
+                pieces.append(piece)
+                step = budget.per_pass(peak / n, CHUNK) if peak else CHUNK
+            start += n
             advance(n)
     return _join(pieces)
 
 
-def _run_script(target, arrays, variables, sizes, count, compute_on, show_progress):
+def _run_script(target, arrays, variables, sizes, count, compute_on, show_progress, budget):
     def one(i):
         fn = unbatched(target.batched(variables, sizes, 1))
         return _differentiate_script(compute_on, fn, [a[i:i + 1] for a in arrays])
@@ -140,7 +154,7 @@ def _run_script(target, arrays, variables, sizes, count, compute_on, show_progre
     try:
         whole = _run_chunked(target, arrays, variables, sizes, count,
                              lambda fn, chunk: _differentiate_script(compute_on, fn, chunk),
-                             show_progress)
+                             show_progress, budget)
         if _agrees(whole, first, 0, count) and _agrees(whole, one(count - 1), count - 1,
                                                        count):
             return whole
@@ -341,11 +355,15 @@ def value_only(fn, arrays: list[np.ndarray]) -> np.ndarray:
     return as_numpy(fn(*[tape.constant(a) for a in arrays]))
 
 
-def jacobian(fn, arrays: list[np.ndarray], comps: list[Component]):
+def jacobian(fn, arrays: list[np.ndarray], comps: list[Component],
+             budget: Optional[B.Budget] = None):
     """Value ``(N, m)`` and Jacobian ``(N, m, len(comps))`` of a vector-valued function.
 
-    Points are independent, so each variable's block is one ``batch_jacobian``: a single
-    backward sweep carrying all m output rows, whatever m is.
+    Points are independent. With fewer components than outputs, each column is one forward
+    (Jacobian-vector) pass; otherwise each variable's block is a ``batch_jacobian``: backward
+    sweeps carrying as many of the m output rows at once as the budget holds (a row of
+    cotangents costs about what the forward pass recorded). A Jacobian the budget cannot hold
+    is refused before its derivatives are taken.
     """
     import tape
 
@@ -360,8 +378,20 @@ def jacobian(fn, arrays: list[np.ndarray], comps: list[Component]):
         if len(y.shape) == 1:
             y = tape.reshape(y, (-1, 1))
     n, m = int(y.shape[0]), int(y.shape[1])
+    budget = B.from_option(None) if budget is None else budget
+    # the result, each variable's block of it, and for JSON the numbers as Python floats
+    # and text (about 64 bytes an entry in all)
+    budget.require(64 * n * m * len(comps),
+                   f"a Jacobian of {m:,} outputs by {len(comps):,} components at {n:,} "
+                   f"point{'s' if n != 1 else ''}",
+                   "ask for fewer components (--wrt) or fewer points at once")
+    if len(comps) < m:
+        del t
+        return as_numpy(y), _forward_jacobian(fn, arrays, comps, (n, m))
+    rows = budget.per_pass(3 * recorded_bytes(t), m)
     jac = np.zeros((n, m, len(comps)))
-    blocks = {v: as_numpy(t.batch_jacobian(y, sources[v], unconnected_gradients="zero"))
+    blocks = {v: as_numpy(t.batch_jacobian(y, sources[v], unconnected_gradients="zero",
+                                           parallel_iterations=rows))
               for v in wrt_vars}                     # (N, m, k)
     blocks = {v: b[:, :, 0] if arrays[v].ndim == 1 else b for v, b in blocks.items()}
     for j, c in enumerate(comps):
@@ -369,6 +399,37 @@ def jacobian(fn, arrays: list[np.ndarray], comps: list[Component]):
         jac[:, :, j] = block if c.index is None else block[:, :, c.index]
     jac += 0.0        # a zero cotangent row times a negative partial gives -0.0: print it as 0.0
     return as_numpy(y), jac
+
+
+def _forward_jacobian(fn, arrays: list[np.ndarray], comps: list[Component],
+                      shape: tuple[int, int]) -> np.ndarray:
+    """The (N, m, d) Jacobian a column at a time: one forward-mode pass per component, its
+    tangent 1 along that component at every point (d passes instead of m backward rows)."""
+    import tape
+
+    n, m = shape
+    jac = np.zeros((n, m, len(comps)))
+    for j, c in enumerate(comps):
+        xs = [tape.constant(a) for a in arrays]
+        direction = np.zeros_like(arrays[c.var], dtype=np.float64)
+        if c.index is None:
+            direction[...] = 1.0
+        else:
+            direction[:, c.index] = 1.0
+        with tape.ForwardAccumulator(xs[c.var], tape.constant(direction)) as acc:
+            y = fn(*xs)
+        column = acc.jvp(y, unconnected_gradients="zero")
+        jac[:, :, j] = as_numpy(column).reshape(n, m)
+    return jac + 0.0          # -0.0 from a zero tangent times a negative partial: print 0.0
+
+
+def recorded_bytes(t) -> int:
+    """Bytes of the values tape ``t`` recorded (what one row of cotangents costs, roughly)."""
+    total = 0
+    for op in t.recorded_operations():
+        for out in op.outputs:
+            total += 8 * math.prod(int(d) for d in out.shape)
+    return total
 
 
 def unbatched(fn):

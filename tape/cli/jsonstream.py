@@ -32,6 +32,16 @@ class Column:
         self.values = values
 
 
+class Nested:
+    """A leaf of a point's entry that is a list (of lists...) of numbers: point i's is
+    ``values[i]``, written as one JSON array (a big Jacobian: one leaf, not m x d)."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+
+
 class Document(Record):
     """``{**head, "points": [entry for each of count points], **tail}``."""
 
@@ -50,20 +60,38 @@ def write(doc: Document | dict, out: TextIO, cells: int = BLOCK_CELLS) -> None:
     if not isinstance(doc, Document):
         out.write(_dumps(doc) + "\n")
         return
-    pairs = [_pair(k, v) for k, v in doc.head.items()]
-    out.write("{" + "".join(p + ", " for p in pairs) + '"points": [')
-    columns: list[Column] = []
+    open_points(doc, out)
+    write_points(doc, out, True, cells)
+    close_points(doc.tail, out)
+
+
+def open_points(doc: Document, out: TextIO) -> None:
+    """The document's head and the opening of its ``"points"`` list."""
+    out.write("{" + "".join(_pair(k, v) + ", " for k, v in doc.head.items()) + '"points": [')
+
+
+def write_points(doc: Document, out: TextIO, first: bool, cells: int = BLOCK_CELLS) -> None:
+    """The entries of ``doc``'s points, after earlier ones unless ``first`` (a document can be
+    written as the entries of several, one block of points at a time)."""
+    columns: list[Column | Nested] = []
     template = _template(doc.entry, columns)
-    block = max(1, cells // max(1, len(columns)))
+    width = sum(1 if isinstance(c, Column) else int(np.prod(c.values.shape[1:]))
+                for c in columns)
+    block = max(1, cells // max(1, width))
     for start in range(0, doc.count, block):
         stop = min(start + block, doc.count)
         if columns:
-            texts = [_texts(c.values[start:stop]) for c in columns]
+            texts = [_texts(c.values[start:stop]) if isinstance(c, Column)
+                     else _nested_texts(c.values[start:stop]) for c in columns]
             rows = [template % row for row in zip(*texts)]
         else:
             rows = [template % ()] * (stop - start)
-        out.write((", " if start else "") + ", ".join(rows))
-    out.write("]" + "".join(", " + _pair(k, v) for k, v in doc.tail.items()) + "}\n")
+        out.write(("" if first and not start else ", ") + ", ".join(rows))
+
+
+def close_points(tail: dict, out: TextIO) -> None:
+    """The end of the ``"points"`` list, the ``tail`` entries and the document."""
+    out.write("]" + "".join(", " + _pair(k, v) for k, v in tail.items()) + "}\n")
 
 
 def _dumps(obj) -> str:
@@ -76,7 +104,7 @@ def _pair(key: str, value) -> str:
 
 def _template(obj, columns: list[Column]) -> str:
     """``obj`` as JSON text with ``%s`` for each Column (appended to ``columns`` in order)."""
-    if isinstance(obj, Column):
+    if isinstance(obj, (Column, Nested)):
         columns.append(obj)
         return "%s"
     if isinstance(obj, dict):
@@ -96,6 +124,13 @@ def _texts(values: np.ndarray) -> list[str]:
         for i in np.flatnonzero(~np.isfinite(values)).tolist():
             texts[i] = "null"
     return texts
+
+
+def _nested_texts(values: np.ndarray) -> list[str]:
+    """Each point's array as JSON (non-finite numbers as null)."""
+    if np.isfinite(values).all():
+        return [json.dumps(v) for v in values.tolist()]
+    return [_dumps(v) for v in values.tolist()]
 
 
 def _finite(obj):

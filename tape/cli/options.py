@@ -73,6 +73,11 @@ CheckOrderOption = Annotated[int, typer.Option(
 PlotOrderOption = Annotated[int, typer.Option(
     "--order", "-n", min=0, max=PLOT_MAX_ORDER, help="Draw f and its first N derivatives.")]
 
+MemoryOption = Annotated[Optional[int], typer.Option(
+    "--memory", metavar="MB", min=128, max=1 << 20,
+    help="Memory budget of the run in MB (default: $TAPE_MEMORY, else 1024); points are "
+         "evaluated in passes that fit, and work that cannot fit is refused (exit 2).")]
+
 # ------------------------------------------------------------------ --check and its tolerances
 #: the longest --timeout (a day): beyond it a time limit means nothing, and 1e308 overflows
 MAX_TIMEOUT = 86_400.0

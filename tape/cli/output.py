@@ -15,8 +15,9 @@ json and csv only to write those formats (every module here is on the path of ev
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sys
-from typing import Any, Callable, Iterator, NoReturn, Optional
+from typing import Any, Callable, Iterable, Iterator, NoReturn, Optional, Sequence
 
 import numpy as np
 
@@ -92,7 +93,8 @@ class Result:
     """
 
     target: Any = None
-    #: True when every CSV field is a number's repr (nothing to quote: written in bulk)
+    #: True when every CSV field is a number's repr (nothing to quote): the CSV body is then
+    #: ``csv_text()``, written in bulk
     numeric_rows = False
 
     @property
@@ -116,6 +118,12 @@ class Result:
         """The CSV rows after the header, in blocks (lists of rows of strings)."""
         raise NotImplementedError
 
+    def csv_text(self) -> Iterator[str]:
+        """The CSV body as text, in pieces (used when ``numeric_rows``): ``rows`` joined."""
+        for block in self.rows():
+            if block:
+                yield "\n".join(map(",".join, block)) + "\n"
+
     def lines(self) -> Iterator[str]:
         """Plain text, in chunks (each ends with a newline)."""
         raise NotImplementedError
@@ -136,6 +144,79 @@ def render(result: Result, fmt: Format, precision: int = 6) -> None:
         sys.stdout.flush()
     except BrokenPipeError:
         raise OutputClosed() from None
+
+
+def render_stream(reports: Iterator["Report"], fmt: Format) -> None:
+    """Print the reports of consecutive blocks of points as one result in ``fmt`` (plain, csv
+    or json), each block as soon as it is there; their warnings, summed over the blocks,
+    follow on standard error (and in JSON's ``"warnings"``)."""
+    summary = _WarningSummary()
+    try:
+        STREAM_WRITERS[fmt](reports, summary)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise OutputClosed() from None
+    for message in summary.messages():
+        warn(message)
+
+
+class _WarningSummary:
+    """The warnings of several blocks as one: non-finite rows counted over all of them (the
+    first one named), each engine note once."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first = ""
+        self.notes: list[str] = []
+
+    def add(self, report: "Report") -> None:
+        count, where = report.nonfinite()
+        if count and not self.count:
+            self.first = where
+        self.count += count
+        self.notes += [n for n in report.notes if n not in self.notes]
+
+    def messages(self) -> list[str]:
+        return ([nonfinite_message(self.count, self.first)] if self.count else []) + self.notes
+
+
+def _stream_plain(reports: Iterator["Report"], summary: _WarningSummary) -> None:
+    for report in reports:
+        summary.add(report)
+        for chunk in report.lines():
+            sys.stdout.write(chunk)
+        sys.stdout.flush()
+
+
+def _stream_csv(reports: Iterator["Report"], summary: _WarningSummary) -> None:
+    for i, report in enumerate(reports):
+        summary.add(report)
+        if not i:
+            _write_joined(report.header(), ",")
+            sys.stdout.write("\n")
+        for text in report.csv_text():
+            sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def _stream_json(reports: Iterator["Report"], summary: _WarningSummary) -> None:
+    from .jsonstream import close_points, open_points, write_points
+
+    tail: dict = {}
+    for i, report in enumerate(reports):
+        summary.add(report)
+        doc = report.document()
+        if not i:
+            if report.read_as is not None:
+                doc = _insert_after(doc, "expression", "read_as", report.read_as)
+            tail = dict(doc.tail)
+            open_points(doc, sys.stdout)
+        write_points(doc, sys.stdout, not i)
+        sys.stdout.flush()
+    warnings = summary.messages()
+    if warnings:
+        tail["warnings"] = warnings
+    close_points(tail, sys.stdout)
 
 
 def _render_json(result: Result, precision: int, warnings: list[str]) -> None:
@@ -175,10 +256,10 @@ def _render_csv(result: Result, precision: int = 6, warnings: Optional[list] = N
     if result.numeric_rows:
         # a float's repr has nothing the csv module would quote: what writer.writerows
         # writes, ~5x faster for 10^6 rows
-        sys.stdout.write(",".join(result.header()) + "\n")
-        for block in result.rows():
-            if block:
-                sys.stdout.write("\n".join(map(",".join, block)) + "\n")
+        _write_joined(result.header(), ",")
+        sys.stdout.write("\n")
+        for text in result.csv_text():
+            sys.stdout.write(text)
         return
     import csv
 
@@ -186,6 +267,18 @@ def _render_csv(result: Result, precision: int = 6, warnings: Optional[list] = N
     writer.writerow(result.header())
     for block in result.rows():
         writer.writerows(block)
+
+
+def _write_joined(items: Iterable[str], sep: str, block: int = OUTPUT_BLOCK) -> None:
+    """``sep.join(items)`` written a block at a time (a header of millions of labels)."""
+    items = iter(items)
+    first = True
+    while True:
+        part = list(itertools.islice(items, block))
+        if not part:
+            return
+        sys.stdout.write(("" if first else sep) + sep.join(part))
+        first = False
 
 
 def _render_plain(result: Result, precision: int = 6, warnings: Optional[list] = None) -> None:
@@ -231,6 +324,9 @@ class _Preceded:
 #: the writer of each format (``auto`` is resolved before: ``resolve_format``)
 WRITERS = {Format.json: _render_json, Format.csv: _render_csv, Format.plain: _render_plain,
            Format.table: _render_table}
+#: the writer of each format that ``render_stream`` can write a block at a time
+STREAM_WRITERS = {Format.json: _stream_json, Format.csv: _stream_csv,
+                  Format.plain: _stream_plain}
 
 
 def number(value: float) -> str:
@@ -240,8 +336,33 @@ def number(value: float) -> str:
 
 def repr_columns(block: np.ndarray) -> list[tuple[str, ...]]:
     """Rows of ``block`` (a 2-D float array) as tuples of reprs."""
+    if block.shape[1] > block.shape[0]:     # few wide rows (a big Jacobian): row by row
+        return [tuple(map(repr, row)) for row in block.tolist()]
     columns = [list(map(repr, block[:, j].tolist())) for j in range(block.shape[1])]
     return list(zip(*columns))
+
+
+def numeric_text(matrix: np.ndarray, sep: str, block: int = OUTPUT_BLOCK) -> Iterator[str]:
+    """The rows of a 2-D float array as lines of reprs joined by ``sep``, in pieces of about
+    ``block`` numbers (a row wider than that comes in several pieces)."""
+    n, width = matrix.shape
+    if width <= block:
+        step = max(1, block // max(width, 1))
+        for start in range(0, n, step):
+            yield "".join(sep.join(row) + "\n"
+                          for row in repr_columns(matrix[start:start + step]))
+        return
+    for row in matrix:
+        for start in range(0, width, block):
+            piece = sep.join(map(repr, row[start:start + block].tolist()))
+            yield ("" if start == 0 else sep) + piece
+        yield "\n"
+
+
+def nonfinite_message(count: int, first: str) -> str:
+    """The warning for ``count`` points with inf or nan results, the first at ``first``."""
+    return (f"non-finite result (inf or nan) at {count} point{'s' if count > 1 else ''}, "
+            f"first at {first}")
 
 
 def table_number(value: float, precision: int) -> str:
@@ -250,6 +371,36 @@ def table_number(value: float, precision: int) -> str:
 
 
 # ====================================================================== derivative reports
+class LabelGrid(Sequence):
+    """The labels ``pattern.format(row, col)`` for every row and column, row by row, made
+    when asked for (a 10,000 x 10,000 Jacobian has 10^8 of them)."""
+
+    def __init__(self, pattern: str, rows: list[str], cols: list[str]) -> None:
+        self.pattern = pattern
+        self.rows = rows
+        self.cols = cols
+
+    def __len__(self) -> int:
+        return len(self.rows) * len(self.cols)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        r, c = divmod(i, len(self.cols))
+        return self.pattern.format(self.rows[r], self.cols[c])
+
+    def __iter__(self) -> Iterator[str]:
+        pattern = self.pattern
+        for r in self.rows:
+            for c in self.cols:
+                yield pattern.format(r, c)
+
+
+
 class Report(Result, Record):
     """The result of ``grad``, ``jacobian`` and ``hessian`` at every point.
 
@@ -286,22 +437,33 @@ class Report(Result, Record):
 
     def warnings(self) -> list[str]:
         """Inf/nan results (naming the first such point), then the engine's notes."""
+        count, where = self.nonfinite()
+        return ([nonfinite_message(count, where)] if count else []) + list(self.notes)
+
+    def nonfinite(self) -> tuple[int, str]:
+        """How many points have an inf or nan result, and the first of them (as text)."""
         bad = ~np.isfinite(self.value).all(axis=1) | ~np.isfinite(self.derivatives).all(axis=1)
         if not bad.any():
-            return list(self.notes)
+            return 0, ""
         first = int(np.argmax(bad))
         where = ", ".join(f"{lab}={number(v)}" for lab, v in zip(self.at_labels, self.at[first]))
-        count = int(bad.sum())
-        return [f"non-finite result (inf or nan) at {count} point{'s' if count > 1 else ''}, "
-                f"first at {where or 'the only point'}"] + self.notes
+        return int(bad.sum()), where or "the only point"
 
-    def header(self) -> list[str]:
-        return self.at_labels + self.value_labels + self.derivative_labels
+    def header(self) -> Iterable[str]:
+        return itertools.chain(self.at_labels, self.value_labels, self.derivative_labels)
 
     def rows(self) -> Iterator[list]:
         rows = np.concatenate([self.at, self.value, self.derivatives], axis=1)
         for start in range(0, rows.shape[0], OUTPUT_BLOCK):
             yield repr_columns(rows[start:start + OUTPUT_BLOCK])
+
+    def csv_text(self) -> Iterator[str]:
+        step = max(1, OUTPUT_BLOCK // max(1, self.derivatives.shape[1]))
+        for start in range(0, self.at.shape[0], step):
+            stop = start + step
+            yield from numeric_text(np.concatenate(
+                [self.at[start:stop], self.value[start:stop], self.derivatives[start:stop]],
+                axis=1), ",")
 
     def lines(self) -> Iterator[str]:
         # plain prints derivatives only: a target without variables has an empty line per point
@@ -309,9 +471,7 @@ class Report(Result, Record):
         if not numbers.shape[1]:
             yield "\n" * numbers.shape[0]
             return
-        for start in range(0, numbers.shape[0], OUTPUT_BLOCK):
-            yield "".join(" ".join(row) + "\n"
-                          for row in repr_columns(numbers[start:start + OUTPUT_BLOCK]))
+        yield from numeric_text(numbers, " ")
 
     def draw(self, out, precision: int) -> None:
         from rich.console import Console

@@ -13,8 +13,11 @@ All points are stacked into one array per variable: shape ``(N,)`` for a scalar 
 from __future__ import annotations
 
 import io
+import itertools
+import os
 import re
 import warnings
+from typing import Iterator
 
 import numpy as np
 
@@ -27,6 +30,12 @@ MAX_POINTS = 10_000_000
 MAX_VECTOR_LENGTH = 10_000
 #: characters of a numeric CSV parsed at a time by the fast path
 CSV_SLICE = 4_000_000
+#: points read from a stream (standard input, a CSV file) before they are evaluated and printed
+STREAM_BLOCK = 65_536
+#: bytes taken from a file descriptor at a time (whatever of it has arrived)
+READ_BYTES = 1 << 20
+#: the longest CSV field read (the csv module's limit is a C long on some platforms)
+CSV_FIELD_LIMIT = 2**31 - 1
 
 
 def too_many_points(where: str) -> str:
@@ -182,27 +191,7 @@ def stack(points: list[dict], names: list[str], where: str = "--at") -> Points:
 
 def from_text(text: str, names: list[str], where: str) -> Points:
     """Points from text, one per line (the ``--at -`` format)."""
-    fast = _numeric_rows(text, len(names))
-    if fast is not None:
-        if fast.shape[0] == 0:
-            raise CLIError(f"{where}: no points given")
-        return Points(list(names), {n: fast[:, j].copy() for j, n in enumerate(names)},
-                      fast.shape[0])
-    return from_lines(text.splitlines(), names, where)
-
-
-def from_lines(lines: list[str], names: list[str], where: str) -> Points:
-    """Points from text lines, one per line, each parsed on its own (the general path)."""
-    numbered = [(i + 1, line.strip()) for i, line in enumerate(lines)]
-    numbered = [(i, s) for i, s in numbered if s and not s.startswith("#")]
-    if not numbered:
-        raise CLIError(f"{where}: no points given")
-    points = []
-    for lineno, s in numbered:
-        if "=" not in s and "[" not in s and "," not in s and len(names) > 1:
-            s = ",".join(s.split())
-        points.append(parse_point(s, names, f"{where} line {lineno}"))
-    return stack(points, names, where)
+    return concatenate(list(stream_lines(io.StringIO(text), names, where)), names)
 
 
 def _numeric_rows(text: str, width: int) -> np.ndarray | None:
@@ -223,72 +212,243 @@ def _numeric_rows(text: str, width: int) -> np.ndarray | None:
 
 
 def from_at(values: list[str], names: list[str], stdin: io.TextIOBase) -> Points:
-    """Points from the ``--at`` options (``-`` reads standard input)."""
-    points: list[dict] = []
-    batches: list[Points] = []
-    for value in values:
-        if value.strip() == "-":
-            batches.append(from_text(stdin.read(), names, "standard input"))
-        else:
-            points.append(parse_point(value, names))
-    if points:
-        batches.insert(0, stack(points, names))
-    result = concatenate(batches, names)
-    if result.count > MAX_POINTS:
-        raise CLIError(too_many_points("--at"))
-    return result
+    """Points from the ``--at`` options (``-`` reads standard input), all at once."""
+    return gather(stream_at(values, names, stdin), names, "--at")
 
 
 def from_csv(path: str, names: list[str], stdin: io.TextIOBase) -> Points:
-    """Points from a CSV file whose header names the variables (``-``: standard input)."""
+    """Points from a CSV file whose header names the variables (``-``: standard input), all
+    at once."""
     where = "standard input" if path == "-" else path
-    points = _from_csv(path, names, stdin, where)
-    if points.count > MAX_POINTS:
-        raise CLIError(too_many_points(f"--points {where}"))
-    return points
+    return gather(stream_csv(path, names, stdin), names, f"--points {where}")
 
 
-def _from_csv(path: str, names: list[str], stdin: io.TextIOBase, where: str) -> Points:
+def gather(blocks: Iterator[Points], names: list[str], where: str) -> Points:
+    """Every block of a stream joined, refusing more than ``MAX_POINTS`` as they come."""
+    parts, count = [], 0
+    for block in blocks:
+        count += block.count
+        if count > MAX_POINTS:
+            raise CLIError(too_many_points(where))
+        parts.append(block)
+    return concatenate(parts, names)
+
+
+def stream_at(values: list[str], names: list[str], stdin: io.TextIOBase,
+              block: int | None = None) -> Iterator[Points]:
+    """The ``--at`` points in blocks of at most ``block``: the ones on the command line first,
+    then standard input's (``-``) as its lines arrive, one point per line."""
+    block = block or STREAM_BLOCK
+    given = [parse_point(v, names) for v in values if v.strip() != "-"]
+    if given:
+        yield stack(given, names)
+    if any(v.strip() == "-" for v in values):
+        yield from stream_lines(stdin, names, "standard input", block)
+
+
+def stream_lines(handle, names: list[str], where: str,
+                 block: int | None = None) -> Iterator[Points]:
+    """Points from text lines (the ``--at -`` format) in blocks of at most ``block`` lines,
+    read as they arrive: an endless producer gets answers as it goes."""
+    first_line, seen = 1, False
+    for batch in _line_batches(handle, where, block or STREAM_BLOCK):
+        lines = batch.lines
+        numbered = [(first_line + i, line.strip()) for i, line in enumerate(lines)]
+        first_line += len(lines)
+        numbered = [(i, t) for i, t in numbered if t and not t.startswith("#")]
+        if not numbered:
+            continue
+        seen = True
+        fast = _numeric_rows("\n".join(t for _, t in numbered), len(names))
+        if fast is not None and fast.shape[0] == len(numbered):
+            yield Points(list(names), {n: fast[:, j].copy() for j, n in enumerate(names)},
+                         fast.shape[0])
+        else:
+            yield _parse_numbered(numbered, names, where)
+    if not seen:
+        raise CLIError(f"{where}: no points given")
+
+
+#: the end of a line: after a line feed, or after a carriage return not followed by one
+_LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)(?!$)")
+#: the place after a carriage return that is not followed by a line feed
+_AFTER_LONE_CR = re.compile(r"(?<=\r)(?!\n)(?!$)")
+
+
+class Lines:
+    """Whole lines of input as one text; ``lines`` splits it (each line keeps its end) only
+    when asked: the numeric CSV reader takes the text as it is."""
+
+    __slots__ = ("text", "_lines")
+
+    def __init__(self, text: str, lines: list[str] | None = None) -> None:
+        self.text = text
+        self._lines = lines
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = _split_lines(self.text)
+        return self._lines
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines ending in "\n", "\r\n" or "\r", ends kept (the last one may lack one)."""
+    if "\r" in text:
+        lines = _LINE_END.split(text)
+    else:                   # the common case, ~10x faster than the regular expression
+        lines = [line + "\n" for line in text.split("\n")]
+        lines[-1] = lines[-1][:-1]
+    return [line for line in lines if line]
+
+
+def _line_batches(handle, where: str, block: int) -> Iterator[Lines]:
+    """The lines of ``handle`` in batches of at most ``block``, each as soon as it is there:
+    from a file descriptor, every read takes what the producer has written so far (a slow
+    producer gets each line answered; a fast one fills whole blocks)."""
+    try:
+        fd = handle.fileno() if hasattr(handle, "buffer") else None
+    except (OSError, ValueError, io.UnsupportedOperation):
+        fd = None
+    if fd is None:
+        lines = _lines_of(handle, where)
+        while batch := list(itertools.islice(lines, block)):
+            yield Lines("".join(batch), batch)
+        return
+    import codecs
+
+    decoder = codecs.getincrementaldecoder(handle.encoding or "utf-8")(handle.errors or "strict")
+    pending = ""
+    while True:
+        try:
+            data = os.read(fd, READ_BYTES)
+        except OSError as exc:
+            raise CLIError(f"{where}: cannot read it ({exc.strerror})") from None
+        text = pending + decoder.decode(data, final=not data)
+        # keep an unfinished last line (and a last "\r", whose "\n" may follow) for later
+        cut = len(text) if not data else max(text.rfind("\n"), text.rfind("\r", 0, -1)) + 1
+        text, pending = text[:cut], text[cut:]
+        if text.count("\n") + text.count("\r") <= block:
+            if text:
+                yield Lines(text)
+        else:
+            lines = _split_lines(text)
+            for start in range(0, len(lines), block):
+                part = lines[start:start + block]
+                yield Lines("".join(part), part)
+        if not data:
+            return
+
+
+def _lines_of(handle, where: str) -> Iterator[str]:
+    """The lines of ``handle`` as they come; a closed or unreadable input is bad input, not a
+    bug (text that is not UTF-8 is left to the caller, which names the byte)."""
+    try:
+        for line in handle:     # not ``yield from``: closing this generator must not close it
+            if "\r" in line:     # old Mac line ends, from a stream that does not split them
+                yield from _AFTER_LONE_CR.split(line)
+            else:
+                yield line
+    except UnicodeDecodeError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"{where}: cannot read it ({exc})") from None
+
+
+def from_lines(lines: list[str], names: list[str], where: str) -> Points:
+    """Points from text lines, one per line, each parsed on its own (the general path)."""
+    numbered = [(i + 1, line.strip()) for i, line in enumerate(lines)]
+    numbered = [(i, s) for i, s in numbered if s and not s.startswith("#")]
+    if not numbered:
+        raise CLIError(f"{where}: no points given")
+    return _parse_numbered(numbered, names, where)
+
+
+def _parse_numbered(numbered: list[tuple[int, str]], names: list[str], where: str) -> Points:
+    points = []
+    for lineno, s in numbered:
+        if "=" not in s and "[" not in s and "," not in s and len(names) > 1:
+            s = ",".join(s.split())
+        points.append(parse_point(s, names, f"{where} line {lineno}"))
+    return stack(points, names, where)
+
+
+def stream_csv(path: str, names: list[str], stdin: io.TextIOBase,
+               block: int | None = None) -> Iterator[Points]:
+    """Points from a CSV file whose header names the variables (``-``: standard input), in
+    blocks of at most ``block`` rows, read as they come. Plain numeric blocks go through
+    NumPy's reader; from the first block that is not (quotes, blanks, expressions), the rest
+    is read by the csv module, which also handles a quoted field across lines."""
+    import csv
+
+    block = block or STREAM_BLOCK
+    where = "standard input" if path == "-" else path
     try:
         handle = stdin if path == "-" else open(path, newline="", encoding="utf-8")
     except OSError as exc:
         raise CLIError(f"--points: cannot read {path!r}: {exc.strerror}") from None
+    # a field may be as long as the file (the module's default stops at 131,072 characters,
+    # even in a column nobody asked for)
+    csv.field_size_limit(CSV_FIELD_LIMIT)
     with handle:
-        try:
-            text = handle.read()
-        except UnicodeDecodeError:
-            if path == "-":
-                raise
-            text = None
-    if text and text[0] == "\ufeff":     # the byte order mark of Excel's "CSV UTF-8"
-        text = text[1:]
+        batches = _line_batches(handle, f"--points {where}", block)
+        header_text, header, rest = _csv_header(batches, where)
+        missing = [n for n in names if n not in header]
+        if missing:
+            check_look_alikes([*names, *header])
+            raise CLIError(f"--points {where}: no column for {', '.join(map(repr, missing))} "
+                           f"(header: {', '.join(header)})")
+        chunks = itertools.chain([rest] if rest.text else [], batches)
+        rows_read = 0
+        for chunk in chunks:
+            fast = _numeric_csv(header_text + chunk.text, names) if '"' not in chunk.text \
+                else None
+            if fast is None:
+                break
+            rows_read += fast.count
+            yield fast
+        else:
+            chunk = Lines("", [])
+        careful = csv.reader(itertools.chain(chunk.lines,
+                                             (line for c in chunks for line in c.lines)))
+        while rows := list(itertools.islice(careful, block)):
+            rows = [r for r in rows if any(c.strip() for c in r)]
+            if rows:
+                yield _csv_cells(rows, header, names, where, rows_read)
+                rows_read += len(rows)
+    if not rows_read:
+        raise CLIError(f"--points {where}: no rows after the header")
+
+
+def _csv_header(batches: Iterator[Lines], where: str) -> tuple[str, list[str], Lines]:
+    """The first non-blank line (a byte order mark dropped), its names, and the lines of its
+    batch after it."""
     import csv
 
-    if text is None:    # not UTF-8: fail exactly as reading it row by row does
-        with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.reader(handle))
-    else:
-        fast = _numeric_csv(text, names)
-        if fast is not None:
-            return fast
-        rows = list(csv.reader(io.StringIO(text, newline="")))
-    rows = [r for r in rows if any(c.strip() for c in r)]
-    if not rows:
-        raise CLIError(f"--points {where}: the file is empty (expected a header row naming "
-                       f"the variables)")
-    header = [normalize(h) for h in rows[0]]
-    repeated = sorted({h for h in header if h and header.count(h) > 1})
-    if repeated:
-        raise CLIError(f"--points {where}: the header names {', '.join(map(repr, repeated))} "
-                       f"more than once (each column needs its own name)")
-    missing = [n for n in names if n not in header]
-    if missing:
-        check_look_alikes([*names, *header])
-        raise CLIError(f"--points {where}: no column for {', '.join(map(repr, missing))} "
-                       f"(header: {', '.join(header)})")
-    body = rows[1:]
-    if not body:
-        raise CLIError(f"--points {where}: no rows after the header")
+    for batch in batches:
+        lines = batch.lines
+        for i, text in enumerate(lines):
+            if text.startswith("\ufeff"):     # the byte order mark of Excel's "CSV UTF-8"
+                text = text[1:]
+            row = next(csv.reader([text]), [])
+            if not any(c.strip() for c in row):
+                continue
+            header = [normalize(h) for h in row]
+            repeated = sorted({h for h in header if h and header.count(h) > 1})
+            if repeated:
+                raise CLIError(f"--points {where}: the header names "
+                               f"{', '.join(map(repr, repeated))} more than once (each column "
+                               f"needs its own name)")
+            rest = lines[i + 1:]
+            return (text if text.endswith("\n") else text + "\n"), header, \
+                Lines("".join(rest), rest)
+    raise CLIError(f"--points {where}: the file is empty (expected a header row naming "
+                   f"the variables)")
+
+
+def _csv_cells(body: list[list[str]], header: list[str], names: list[str], where: str,
+               rows_before: int) -> Points:
+    """The needed columns of CSV rows (rows ``rows_before + 2`` on, counting the header)."""
     arrays = {}
     for name in names:
         j = header.index(name)
@@ -296,7 +456,8 @@ def _from_csv(path: str, names: list[str], stdin: io.TextIOBase, where: str) -> 
         try:
             arrays[name] = np.array(cells, dtype=np.float64)
         except ValueError:
-            values = [parse_value(c, f"--points {where} row {i + 2} column {name}")
+            values = [parse_value(c, f"--points {where} row {rows_before + i + 2} column "
+                                     f"{name}")
                       for i, c in enumerate(cells)]
             arrays[name] = stack([{name: v} for v in values], [name], f"--points {where}"
                                  ).arrays[name]

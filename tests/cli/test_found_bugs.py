@@ -46,7 +46,8 @@ def test_symbolic_derivative_of_cbrt_of_an_expression_has_no_unevaluated_derivat
 
 
 def test_jacobian_of_many_outputs_is_one_sweep_per_variable():
-    # 300 outputs used to take 300 backward sweeps; batch_jacobian takes one per variable
+    # 300 outputs used to take 300 backward sweeps; now one forward pass per component (here
+    # fewer components than outputs), or batch_jacobian's one sweep per variable
     from tape.cli import derivatives
     from tape.engine import tape as tape_module
     import numpy as np
@@ -55,7 +56,7 @@ def test_jacobian_of_many_outputs_is_one_sweep_per_variable():
     comps = derivatives.components(["x"], ["x"], {"x": None})
     before = tape_module.sweep_count
     value, jac = derivatives.jacobian(fn, [x], comps)
-    assert tape_module.sweep_count - before == 1
+    assert tape_module.sweep_count - before <= 1
     expected = np.cos(x[:, None] * np.arange(300)) * np.arange(300)
     np.testing.assert_allclose(jac[:, :, 0], expected, rtol=1e-12, atol=1e-12)
 

@@ -3,13 +3,15 @@ the rendered report, and the pieces it is built from (reading targets and points
 from __future__ import annotations
 
 import inspect
+import itertools
 import math
 import sys
-from typing import Optional
+from typing import Iterator, Optional
 
 import numpy as np
 
 from .. import options as O, output, points as P
+from ..budget import from_option
 from ..derivatives import Component, Outcome, components, multisets, run
 from ..options import Format
 from ..record import Record
@@ -17,8 +19,6 @@ from ..targets import Target, declared_names, make_target, parse_wrt
 
 #: refuse to compute more distinct partial derivatives than this per point
 MAX_PARTIALS = 10_000
-#: the most entries of one point's Jacobian (a 500 x 500 matrix)
-MAX_JACOBIAN_ENTRIES = 250_000
 
 
 class Problem(Record):
@@ -40,11 +40,11 @@ class Request(Record):
     """What the user asked ``grad``, ``jacobian`` or ``hessian`` for, as the options say."""
 
     _fields = ("command", "texts", "at", "points", "wrt", "order", "fmt", "precision",
-               "check", "rtol", "atol", "timeout")
+               "check", "rtol", "atol", "timeout", "memory")
 
     def __init__(self, command: str, texts: list[str], at, points, wrt, order: int,
                  fmt: Format, precision: int, check: bool, rtol: float, atol: float,
-                 timeout: float) -> None:
+                 timeout: float, memory: Optional[int] = None) -> None:
         self.command = command
         self.texts = texts
         self.at = at
@@ -57,6 +57,7 @@ class Request(Record):
         self.rtol = rtol
         self.atol = atol
         self.timeout = timeout
+        self.memory = memory
 
 
 #: the options grad, jacobian and hessian share, in help order: (name, type, default);
@@ -65,7 +66,8 @@ SHARED_OPTIONS = [("at", O.AtOption, None), ("points", O.PointsOption, None),
                   ("wrt", O.WrtOption, None), ("order", O.GradOrderOption, 1),
                   ("fmt", O.FormatOption, O.Format.auto), ("precision", O.PrecisionOption, 6),
                   ("check", O.CheckOption, False), ("rtol", O.RtolOption, O.RTOL),
-                  ("atol", O.AtolOption, O.ATOL), ("timeout", O.TimeoutOption, O.TIMEOUT)]
+                  ("atol", O.AtolOption, O.ATOL), ("timeout", O.TimeoutOption, O.TIMEOUT),
+                  ("memory", O.MemoryOption, None)]
 
 
 #: ``--implicit`` and ``--dependent``, for the commands that differentiate along a curve
@@ -107,25 +109,41 @@ def derive(request: Request) -> None:
     """Parse, differentiate at every point, build the report, check it if asked, render it.
 
     ``grad`` and ``hessian`` take partials of one order (``hessian``: 2) of a scalar target;
-    ``jacobian`` takes first derivatives of a vector target.
+    ``jacobian`` takes first derivatives of a vector target. Points are read, evaluated and
+    printed a block at a time (an endless ``--at -`` is answered as it comes), except for a
+    terminal table and ``--check``, which need every point first.
     """
+    fmt = output.resolve_format(request.fmt)
     vector = request.command == "jacobian"
-    problem = prepare(request.texts, request.at, request.points, request.wrt, vector=vector)
+    streamed = not request.check and fmt is not Format.table
+    problem, more = prepare_blocks(request.texts, request.at, request.points, request.wrt,
+                                   vector=vector, whole=not streamed)
     if not problem.comps:
         output.warn(f"{', '.join(request.texts)} has no variables: there are no derivatives, "
                     f"only its value (shown by --format json or table)")
     if not vector:
         _require_scalar(request, problem.output, "target", "components")
         check_partial_count(len(problem.comps), request.order)
-    else:
-        check_jacobian_size(problem.output or 1, len(problem.comps))
-    fmt = output.resolve_format(request.fmt)
-    outcome = run(problem.target, problem.points, problem.variables, problem.comps,
-                  "jacobian" if vector else "partials", request.order,
-                  output.progress_wanted(fmt))
-    if not vector and outcome.value.ndim != 1:
-        _require_scalar(request, outcome.value.shape[1], "function", "values per point")
-    report = REPORTS[request.command](problem, outcome, request.order)
+    budget = from_option(request.memory)
+
+    def report_of(block: Problem) -> output.Report:
+        outcome = run(block.target, block.points, block.variables, block.comps,
+                      "jacobian" if vector else "partials", request.order,
+                      output.progress_wanted(fmt), budget)
+        if not vector and outcome.value.ndim != 1:
+            _require_scalar(request, outcome.value.shape[1], "function", "values per point")
+        return REPORTS[request.command](block, outcome, request.order)
+
+    width = _report_width(request, problem)
+    if streamed:
+        most = budget.per_pass(REPORT_BYTES_PER_NUMBER * width, P.STREAM_BLOCK)
+        output.render_stream((report_of(b) for b in _blocks(problem, more, most)), fmt)
+        return
+    budget.require(REPORT_BYTES_PER_NUMBER * width * problem.points.count,
+                   f"a report of {width:,} numbers at each of {problem.points.count:,} points",
+                   "--format plain, csv or json print a block of points at a time"
+                   if not request.check else "check fewer points at once")
+    report = report_of(problem)
     if not request.check:   # what crosscheck.finish does without --check, without importing it
         output.render(report, fmt, request.precision)
         return
@@ -135,6 +153,39 @@ def derive(request: Request) -> None:
                                               report.value.shape[1]),
            CheckSettings(True, request.rtol, request.atol, request.timeout), fmt,
            request.precision)
+
+
+def _blocks(first: Problem, more, most: int) -> Iterator[Problem]:
+    """The problem for each block of at most ``most`` points: ``first``'s points, then those
+    of ``more`` (whose vector variables must keep their lengths)."""
+    sizes = first.points.sizes()
+    for points in itertools.chain([first.points], more):
+        changed = [n for n, k in points.sizes().items() if k != sizes[n]]
+        if changed:
+            output.abort(f"{changed[0]!r} has different shapes at different points")
+        for start in range(0, max(points.count, 1), most):
+            yield Problem(first.target, first.variables, first.wrt,
+                          points.slice(start, start + most) if points.count > most else points,
+                          first.comps, first.output)
+
+
+#: bytes a report takes per number it shows (the partials, their stacked copy, the report's
+#: arrays, the text), to size blocks of points
+REPORT_BYTES_PER_NUMBER = 96
+
+
+def _report_width(request: Request, problem: Problem) -> int:
+    """Numbers per point in the report: the point, the value(s) and the derivatives (a script's
+    output count is not known yet: taken as 1, and the Jacobian itself checks its size)."""
+    d = len(problem.comps)
+    if request.command == "jacobian":
+        derivatives = (problem.output or 1) * d
+    elif request.command == "hessian":
+        derivatives = d * d + math.comb(d + 1, 2)
+    else:
+        derivatives = math.comb(d + request.order - 1, request.order) if d else 0
+    coordinates = sum(1 if k is None else k for k in problem.points.sizes().values())
+    return coordinates + (problem.output or 1) + derivatives
 
 
 def _require_scalar(request: Request, count, what: str, unit: str) -> None:
@@ -148,7 +199,16 @@ def _require_scalar(request: Request, count, what: str, unit: str) -> None:
 
 def prepare(texts: list[str], at: Optional[list[str]], points_file: Optional[str],
             wrt_text: Optional[str], vector: bool = False) -> Problem:
-    """Parse TARGET(s), --wrt and the points; check names and shapes (exit 2 on problems)."""
+    """Parse TARGET(s), --wrt and every point; check names and shapes (exit 2 on problems)."""
+    return prepare_blocks(texts, at, points_file, wrt_text, vector, whole=True)[0]
+
+
+def prepare_blocks(texts: list[str], at: Optional[list[str]], points_file: Optional[str],
+                   wrt_text: Optional[str], vector: bool = False, whole: bool = False
+                   ) -> tuple[Problem, Iterator[P.Points]]:
+    """Parse TARGET(s), --wrt and the first block of points (``whole``: all of them); check
+    names and shapes (exit 2 on problems). Returns the problem of the first block and the
+    blocks still to read."""
     target = make_target(texts, vector=vector,
                          declared=declared_names(at, wrt_text, points_file))
     wrt = target.wrt_names(wrt_text)
@@ -156,22 +216,35 @@ def prepare(texts: list[str], at: Optional[list[str]], points_file: Optional[str
     if at and points_file:
         output.abort("give the points with --at or with --points, not both")
     if at:
-        pts = P.from_at(at, variables, sys.stdin)
+        blocks = P.stream_at(at, variables, sys.stdin)
+        where = "--at"
     elif points_file:
-        try:
-            pts = P.from_csv(points_file, variables, sys.stdin)
-        except UnicodeDecodeError as exc:   # bad input, not a bug in tape
-            output.abort(f"--points {points_file}: not UTF-8 text ({exc.reason} at byte "
-                         f"{exc.start})")
+        blocks = P.stream_csv(points_file, variables, sys.stdin)
+        where = f"--points {'standard input' if points_file == '-' else points_file}"
     elif variables:
         output.abort(f"the target has variables ({', '.join(variables)}): say where to "
                      f"evaluate with --at or --points")
     else:
-        pts = P.Points([], {}, 1)
+        blocks = iter([P.Points([], {}, 1)])
+        where = ""
+    blocks = _readable(blocks, points_file)
+    if whole:
+        pts, blocks = P.gather(blocks, variables, where), iter(())
+    else:
+        pts = next(blocks)
     sizes = pts.sizes()
     shape = target.output_shape(sizes)
     comps = components(variables, wrt or variables, sizes)
-    return Problem(target, variables, wrt or list(variables), pts, comps, shape)
+    return Problem(target, variables, wrt or list(variables), pts, comps, shape), blocks
+
+
+def _readable(blocks: Iterator[P.Points], points_file: Optional[str]) -> Iterator[P.Points]:
+    """``blocks``, with text that is not UTF-8 reported as bad input (exit 2)."""
+    try:
+        yield from blocks
+    except UnicodeDecodeError as exc:
+        where = f"--points {points_file}" if points_file else "standard input"
+        output.abort(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})")
 
 
 def check_partial_count(n_components: int, order: int) -> None:
@@ -182,15 +255,6 @@ def check_partial_count(n_components: int, order: int) -> None:
     if count > MAX_PARTIALS:
         output.abort(f"--order {order} with {n_components} components asks for {count} "
                      f"distinct partial derivatives; the limit is {MAX_PARTIALS}")
-
-
-def check_jacobian_size(n_outputs: int, n_components: int) -> None:
-    """Refuse a Jacobian with more entries per point than ``MAX_JACOBIAN_ENTRIES``, before
-    any of it is computed."""
-    entries = n_outputs * n_components
-    if entries > MAX_JACOBIAN_ENTRIES:
-        output.abort(f"a Jacobian of {n_outputs} outputs by {n_components} components has "
-                     f"{entries:,} entries per point; the limit is {MAX_JACOBIAN_ENTRIES:,}")
 
 
 # ====================================================================== the three reports
@@ -254,19 +318,20 @@ def jacobian_report(problem: Problem, outcome: Outcome, order: int = 1) -> outpu
     n, m = value.shape
     comps = problem.comps
     outs = ["f"] if m == 1 else [f"f{i + 1}" for i in range(m)]
+    comp_labels = [c.label for c in comps]
     jac = outcome.jacobian
 
     def entry(Column):
-        return {"value": [Column(value[:, o]) for o in range(m)],
-                "jacobian": [[Column(jac[:, o, j]) for j in range(len(comps))]
-                             for o in range(m)]}
+        from ..jsonstream import Nested
+
+        return {"value": Nested(value), "jacobian": Nested(jac)}
 
     return _report("jacobian", problem, outcome, entry, {}, value=value,
                    value_labels=["value"] if m == 1 else [f"value[{i}]" for i in range(m)],
-                   derivative_labels=[f"d{f}/d{c.label}" for f in outs for c in comps],
-                   table_labels=[f"∂{f}/∂{c.label}" for f in outs for c in comps],
+                   derivative_labels=output.LabelGrid("d{}/d{}", outs, comp_labels),
+                   table_labels=output.LabelGrid("∂{}/∂{}", outs, comp_labels),
                    derivatives=jac.reshape(n, m * len(comps)),
-                   matrix=(outs, [c.label for c in comps]))
+                   matrix=(outs, comp_labels))
 
 
 #: the report of each command that ``derive`` serves

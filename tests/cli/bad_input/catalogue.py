@@ -146,8 +146,8 @@ ROWS: list[tuple[str, str, str]] = [
      "tape hessian \"sum(x)\" --at \"x=[$(python -c 'print(\",\".join([\"1\"]*200))')]\""),
     ("limits", "diff: an index past the vector limit (limit 10,000)", 'tape diff "x[999999999]"'),
     ("limits", "diff: too many partials (limit 200)", 'tape diff "x[199]" --order 20'),
-    ("limits", "Jacobian entries per point (limit 250,000)",
-     "tape jacobian \"x\" --at \"x=[$(python -c 'print(\",\".join([\"1\"]*501))')]\""),
+    ("limits", "a Jacobian beyond the memory budget (--memory, default 1024 MB)",
+     "tape jacobian \"x\" --at \"x=[$(python -c 'print(\",\".join([\"1\"]*10000))')]\""),
     ("limits", "plot --out image pixels (limit 4096 x 4096)",
      'tape plot "sin(x)" --out chart.png --width 20000 --height 20000'),
     ("limits", "check: --wrt naming more than 10 differentiations",
@@ -256,11 +256,11 @@ FOOTER = """
 | components of one vector variable | 10,000 | `points.MAX_VECTOR_LENGTH` | exit 2, `error: --at x: a vector of N components; the limit is 10,000 ...` |
 | distinct partials per point (`--order`, hessian) | 10,000 | `commands.common.MAX_PARTIALS` | exit 2, `error: --order N with K components asks for M distinct partial derivatives; the limit is 10000` |
 | `--order` | 30 (grad, plot; scripts and vector variables with several components 10), 20 (diff) | the options | exit 2, usage error |
-| points per run (`--at`, `--at -`, `--points`) | 10,000,000 | `points.MAX_POINTS` | exit 2, `error: --points FILE: more than 10,000,000 points (the limit on points per run); split the input` |
+| points per run with a terminal table or `--check` (plain, CSV and JSON read `--at -` and `--points` as a stream, without a limit) | 10,000,000 | `points.MAX_POINTS` | exit 2, `error: --points FILE: more than 10,000,000 points (the limit on points per run); split the input` |
 | an index in symbolic work (`tape diff`, `--steps`, no points) | 10,000 components | `symbolic.infer_sizes` (`points.MAX_VECTOR_LENGTH`) | exit 2, `error: x[N] needs a vector of N+1 components; the limit is 10,000 ...` |
 | distinct partials of `tape diff` | 200 (counted before they are listed) | `commands.diff.MAX_PARTIALS` | exit 2, `error: --order N with K variables asks for M partial derivatives; the limit for tape diff is 200` |
-| Jacobian entries per point | 250,000 (500 x 500) | `commands.common.MAX_JACOBIAN_ENTRIES` | exit 2, `error: a Jacobian of M outputs by K components has N entries per point; the limit is 250,000` |
 | `tape check --wrt x,x,...` | 10 differentiations (as `--order`) | `options.CHECK_MAX_ORDER` | exit 2, `error: --wrt names N differentiations ...` |
+| Jacobian entries at once | what the memory budget holds (`--memory`, `TAPE_MEMORY`; default 1024 MB), at about 64 bytes an entry | `derivatives` (`budget.Budget`) | exit 2, before any derivative is taken |
 | `plot --out` image | 16,777,216 pixels (4096 x 4096), checked before drawing | `charts.MAX_IMAGE_PIXELS` | exit 2, `error: --out: an image of W x H pixels (N); the limit is 16,777,216 pixels (4096 x 4096)` |
 | `plot --points`, `--order`; `--width`, `--height` | 100,000 grid points, order 30; 20,000 each | the options | exit 2, usage error |
 | `taylor --order`, `diff --steps --order` | 30; 4 | the options; `mathtext.MAX_STEPS_ORDER` | exit 2 |
