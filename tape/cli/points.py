@@ -34,6 +34,9 @@ CSV_SLICE = 4_000_000
 STREAM_BLOCK = 65_536
 #: bytes taken from a file descriptor at a time (whatever of it has arrived)
 READ_BYTES = 1 << 20
+#: one line of points (a CSV row, an --at - line) may be this long; an endless line (a
+#: binary file, /dev/zero) is refused at this length instead of filling memory
+MAX_LINE_CHARACTERS = 1 << 26
 #: the longest CSV field read (the csv module's limit is a C long on some platforms)
 CSV_FIELD_LIMIT = 2**31 - 1
 
@@ -318,16 +321,30 @@ def _line_batches(handle, where: str, block: int) -> Iterator[Lines]:
     import codecs
 
     decoder = codecs.getincrementaldecoder(handle.encoding or "utf-8")(handle.errors or "strict")
-    pending = ""
+    unfinished: list[str] = []     # the pieces of a line still waiting for its end
+    unfinished_length = 0
     while True:
         try:
             data = os.read(fd, READ_BYTES)
         except OSError as exc:
             raise CLIError(f"{where}: cannot read it ({exc.strerror})") from None
-        text = pending + decoder.decode(data, final=not data)
-        # keep an unfinished last line (and a last "\r", whose "\n" may follow) for later
-        cut = len(text) if not data else max(text.rfind("\n"), text.rfind("\r", 0, -1)) + 1
-        text, pending = text[:cut], text[cut:]
+        new = decoder.decode(data, final=not data)
+        if data:
+            # keep an unfinished last line (and a last "\r", whose "\n" may follow) for later;
+            # only the new text is searched, so a long line costs linear time
+            cut = max(new.rfind("\n"), new.rfind("\r", 0, -1)) + 1
+            if not cut:
+                unfinished.append(new)
+                unfinished_length += len(new)
+                if unfinished_length > MAX_LINE_CHARACTERS:
+                    raise CLIError(f"{where}: a line longer than {MAX_LINE_CHARACTERS:,} "
+                                   f"characters (the limit on one line of points); is it "
+                                   f"text with one point per line?")
+                continue
+            text = "".join(unfinished) + new[:cut]
+            unfinished, unfinished_length = [new[cut:]], len(new) - cut
+        else:
+            text = "".join(unfinished) + new
         if text.count("\n") + text.count("\r") <= block:
             if text:
                 yield Lines(text)

@@ -178,3 +178,31 @@ def test_reading_stdin_does_not_read_ahead_of_what_it_needs():
     finally:
         proc.kill()
         proc.wait()
+
+
+# ------------------------------------------------------------------ endless lines
+@pytest.mark.parametrize("command, where", [
+    ("TAPE grad x --points /dev/zero", "--points /dev/zero"),
+    ("head -c 200000000 /dev/zero | tr '\\0' 7 | TAPE grad x --at -", "standard input"),
+    ("(echo x,y; head -c 200000000 /dev/zero | tr '\\0' 1) | TAPE grad 'x*y' --points -",
+     "--points standard input"),
+])
+def test_a_line_without_end_is_refused_at_the_line_limit(command, where):
+    # an endless line is never held whole (nor searched again at every read): it stops at
+    # MAX_LINE_CHARACTERS with exit 2, well inside the address-space cap
+    done = pipeline(command + "; echo exit=${PIPESTATUS[-1]}", timeout=60)
+    assert "exit=2" in done.stdout, (done.stdout[-300:], done.stderr[-500:])
+    assert done.stderr.startswith(f"error: {where}: a line longer than "
+                                  f"{P.MAX_LINE_CHARACTERS:,} characters"), done.stderr[-500:]
+    assert "Traceback" not in done.stderr
+
+
+def test_a_line_split_over_many_reads_is_one_line(tmp_path, monkeypatch):
+    # the unfinished line is kept in pieces across reads and joined once its end arrives
+    path = tmp_path / "wide.csv"
+    path.write_text("x,y,note\n1,2," + "n" * 5000 + "\n3,4,m\n")
+    monkeypatch.setattr(P, "READ_BYTES", 64)
+    with open(path, encoding="utf-8", newline="") as handle:
+        pts = P.gather(P.stream_csv("-", ["x", "y"], handle), ["x", "y"], "--points")
+    assert pts.arrays["x"].tolist() == [1.0, 3.0]
+    assert pts.arrays["y"].tolist() == [2.0, 4.0]

@@ -98,6 +98,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("csv", "ragged rows (a cell missing)", f'tape grad "x*y" --points {D}/ragged.csv'),
     ("csv", "not UTF-8", f'tape grad "x" --points {D}/latin1.csv'),
     ("csv", "CSV on standard input without the column", "printf 'a\\n1\\n' | tape grad x --points -"),
+    ("csv", "a line without end (a binary file, /dev/zero)", 'tape grad "x" --points /dev/zero'),
     ("csv", "error with --format json (errors stay plain lines)",
      f'tape grad "x*y" --points {D}/ragged.csv --format json'),
     ("script", "script does not exist", "tape grad nope.py --at 1"),
