@@ -89,6 +89,9 @@ _NOT_DIFFERENTIABLE = object()
 _SCALARS = (float, int, bool, complex)
 _SCALARS_BY_VALUE: dict = {}    # float/complex dtype -> {number: tensor}
 _SCALARS_BY_TYPE: dict = {}     # (type, number, int/bool dtype) -> tensor
+_F64 = np.float64
+#: The float64 entry of ``_SCALARS_BY_VALUE``, read directly by ``x * 2.0`` on a float64 scalar.
+_F64_BY_VALUE = _SCALARS_BY_VALUE[np.dtype(_F64)] = {}
 _NUMPY_VALUES = (np.ndarray, np.generic)
 _new_tensor = object.__new__
 #: The attrs of an op called without keyword arguments (shared: rules only read attrs).
@@ -252,7 +255,9 @@ def _binary_operators(op, fn):
             if isinstance(b, Tensor):
                 vb = b._value
             elif type(b) in _SCALARS:
-                b = _scalar_like(b, va.dtype)
+                # a float64 scalar times a cached number: no dtype lookup (see _scalar_like)
+                t = _F64_BY_VALUE.get(b) if type(va) is _F64 and type(b) is not complex else None
+                b = t if t is not None else _scalar_like(b, va.dtype)
                 vb = b._value
             else:
                 a, b = convert_inputs((a, b))
@@ -275,7 +280,11 @@ def _binary_operators(op, fn):
 
     def reflected(b, a):
         # Python calls b.__rxx__(a) only when a is not a Tensor: a Python number or an array-like
-        return operator(_scalar_like(a, b._value.dtype) if type(a) in _SCALARS else a, b)
+        if type(a) in _SCALARS:
+            vb = b._value
+            t = _F64_BY_VALUE.get(a) if type(vb) is _F64 and type(a) is not complex else None
+            a = t if t is not None else _scalar_like(a, vb.dtype)
+        return operator(a, b)
     return operator, reflected
 
 

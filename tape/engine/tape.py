@@ -210,6 +210,12 @@ class GradientTape:
             node.attrs = attrs
             node.needs_grad = None
         self._nodes.append(node)
+        if len(outputs) == 1:
+            o = outputs[0]
+            v = o._value
+            if type(v) is _FLOAT64 or v.dtype.kind in "fc":
+                tracked[o] = None
+            return node
         for o in outputs:
             v = o._value
             if type(v) is _FLOAT64 or v.dtype.kind in "fc":
