@@ -28,13 +28,56 @@ class _Recorders(_thread._local):
     innermost last; accumulators outermost first: they see an op after every tape has, so tapes
     also record the tangent computation (reverse-over-forward). An op run by one thread is never
     offered to another thread's recorders, as TensorFlow's tapes are thread-local; reading them
-    costs one thread-local lookup per recorded op."""
+    costs one thread-local lookup per recorded op, except on the ``_solo`` path."""
 
     def __init__(self):
         self.lists = ([], [])
+        # ``alive`` dies with its thread: then ``_solo`` forgets the thread's recorder, so that a
+        # thread given the same identity later does not find it
+        self.alive = alive = _ThreadAlive()
+        self.key = (_get_ident(), weakref.ref(alive, _thread_ended))
+
+
+class _ThreadAlive:
+    __slots__ = ("__weakref__",)
+
+
+_get_ident = _thread.get_ident
+#: ``(thread identity, recorder._offer)`` of one thread whose lists hold a single tape and no
+#: accumulator (the usual program: one tape at a time), else None. Ops of that thread offer
+#: themselves to it directly: one identity test instead of a thread-local lookup. Only a thread
+#: sets it, for itself, after changing its own lists; every change of a thread's lists clears
+#: it if it is that thread's. None is always safe (ops take the thread-local path).
+_solo = None
+
+
+def _lists_changed(lists, ident):
+    """Keep ``_solo`` true after a change of thread ``ident``'s recorder lists."""
+    global _solo
+    tapes, accumulators = lists
+    if len(tapes) == 1 and not accumulators and ident == _get_ident():
+        try:
+            _solo = (ident, tapes[0]._offer)
+        except IndexError:      # emptied by another thread meanwhile
+            _solo = None
+            return
+        # a stop from another thread may have changed the lists meanwhile: either it sees
+        # the value just set and clears it, or this second look sees its change
+        if len(tapes) != 1 or accumulators:
+            _solo = None
+        return
+    solo = _solo
+    if solo is not None and solo[0] == ident:
+        _solo = None
+
+
+def _thread_ended(_ref):
+    global _solo
+    _solo = None        # (its recorder, if any, stays active in no thread: nothing to offer to)
 
 
 _recorders = _Recorders()
+
 #: Stamps given to recorders as they start (``recorder._entry``): who is nested inside whom.
 _entries = itertools.count()
 
@@ -46,6 +89,9 @@ _NOT_DIFFERENTIABLE = object()
 _SCALARS = (float, int, bool, complex)
 _SCALARS_BY_VALUE: dict = {}    # float/complex dtype -> {number: tensor}
 _SCALARS_BY_TYPE: dict = {}     # (type, number, int/bool dtype) -> tensor
+_F64 = np.float64
+#: The float64 entry of ``_SCALARS_BY_VALUE``, read directly by ``x * 2.0`` on a float64 scalar.
+_F64_BY_VALUE = _SCALARS_BY_VALUE[np.dtype(_F64)] = {}
 _NUMPY_VALUES = (np.ndarray, np.generic)
 _new_tensor = object.__new__
 #: The attrs of an op called without keyword arguments (shared: rules only read attrs).
@@ -167,7 +213,11 @@ class UnaryPrimitive(Primitive):
             out = np.asarray(out)
         result = _new_tensor(Tensor)
         result._value = out
-        if recording_tapes or active_accumulators:
+        solo = _solo
+        if solo is not None and solo[0] == _get_ident():
+            if not self.nondiff:
+                solo[1](self, (x,), (result,), attrs, None)
+        elif recording_tapes or active_accumulators:
             record(self, (x,), (result,), attrs)
         return result
 
@@ -205,7 +255,9 @@ def _binary_operators(op, fn):
             if isinstance(b, Tensor):
                 vb = b._value
             elif type(b) in _SCALARS:
-                b = _scalar_like(b, va.dtype)
+                # a float64 scalar times a cached number: no dtype lookup (see _scalar_like)
+                t = _F64_BY_VALUE.get(b) if type(va) is _F64 and type(b) is not complex else None
+                b = t if t is not None else _scalar_like(b, va.dtype)
                 vb = b._value
             else:
                 a, b = convert_inputs((a, b))
@@ -218,13 +270,21 @@ def _binary_operators(op, fn):
             out = np.asarray(out)
         result = _new_tensor(Tensor)
         result._value = out
-        if recording_tapes or active_accumulators:
-            _record_pair(op, a, b, result)
+        solo = _solo
+        if solo is not None and solo[0] == _get_ident():     # see record
+            if not op.nondiff:
+                solo[1](op, (a, b), (result,), _NO_ATTRS, None)
+        elif recording_tapes or active_accumulators:
+            record(op, (a, b), (result,), _NO_ATTRS)
         return result
 
     def reflected(b, a):
         # Python calls b.__rxx__(a) only when a is not a Tensor: a Python number or an array-like
-        return operator(_scalar_like(a, b._value.dtype) if type(a) in _SCALARS else a, b)
+        if type(a) in _SCALARS:
+            vb = b._value
+            t = _F64_BY_VALUE.get(a) if type(vb) is _F64 and type(a) is not complex else None
+            a = t if t is not None else _scalar_like(a, vb.dtype)
+        return operator(a, b)
     return operator, reflected
 
 
@@ -276,27 +336,17 @@ def record(op, inputs, outputs, attrs):
     """
     if op.nondiff:
         return
-    tapes, accumulators = _recorders.lists
-    if not accumulators and len(tapes) == 1:      # nearly every program
-        tapes[0]._offer(op, inputs, outputs, attrs, None)
+    solo = _solo
+    if solo is not None and solo[0] == _get_ident():     # nearly every program: one tape
+        solo[1](op, inputs, outputs, attrs, None)
         return
+    tapes, accumulators = _recorders.lists
     node = None
     # copies: a recorder may leave (or enter) its list while it is being offered an op
     for recorder in tuple(tapes):
         node = recorder._offer(op, inputs, outputs, attrs, node)
     for recorder in tuple(accumulators):          # an accumulator leaves and re-enters the list
         node = recorder._offer(op, inputs, outputs, attrs, node)
-
-
-def _record_pair(op, a, b, result):
-    """``record`` for a two-input op called without keyword arguments (every ``x * y``)."""
-    if op.nondiff:
-        return
-    tapes, accumulators = _recorders.lists
-    if not accumulators and len(tapes) == 1:
-        tapes[0]._offer(op, (a, b), (result,), _NO_ATTRS, None)
-        return
-    record(op, (a, b), (result,), _NO_ATTRS)
 
 
 def start_recording(recorder, after_all=False, index=None):
@@ -308,12 +358,15 @@ def start_recording(recorder, after_all=False, index=None):
     which ``pause_recorder`` reads to tell the recorders around it from those inside it, and
     remembers its thread's lists (``recorder._thread_lists``): stopping it from another thread
     takes it out of those."""
-    lists = recorder._thread_lists = _recorders.lists
+    local = _recorders
+    lists = recorder._thread_lists = local.lists
+    key = recorder._thread_key = local.key
     if index is None:
         recorder._entry = next(_entries)
         index = len(lists[after_all])
     lists[after_all].insert(index, recorder)
     (active_accumulators if after_all else recording_tapes).append(recorder)
+    _lists_changed(lists, key[0])
 
 
 def stop_recording(recorder):
@@ -325,12 +378,14 @@ def stop_recording(recorder):
         if tapes and tapes[-1] is recorder:     # the innermost tape: nearly always
             tapes.pop()
             recording_tapes.remove(recorder)    # one atomic step, whatever other threads do
+            _lists_changed(lists, recorder._thread_key[0])
             return len(tapes)
         for group, everywhere in zip(lists, (recording_tapes, active_accumulators)):
             if recorder in group:               # (recorders compare by identity)
                 index = group.index(recorder)
                 group.remove(recorder)
                 everywhere.remove(recorder)
+                _lists_changed(lists, recorder._thread_key[0])
                 return index
     raise ValueError("stop_recording: this recorder is not active")
 
@@ -351,17 +406,19 @@ def recording_in_this_thread() -> list:
 def suspend_recording():
     """Take every recorder of the calling thread out of its lists (they stay active): ops run
     until ``resume_recording(token)`` are recorded nowhere."""
-    tapes, accumulators = _recorders.lists
+    lists = tapes, accumulators = _recorders.lists
     token = (tapes[:], accumulators[:])
     tapes.clear()
     accumulators.clear()
+    _lists_changed(lists, _get_ident())
     return token
 
 
 def resume_recording(token):
     """Put back the recorders ``suspend_recording`` took out."""
-    tapes, accumulators = _recorders.lists
+    lists = tapes, accumulators = _recorders.lists
     tapes[:], accumulators[:] = token
+    _lists_changed(lists, _get_ident())
 
 
 def pause_recorder(recorder):
@@ -384,14 +441,18 @@ def pause_recorder(recorder):
         cut -= 1
     inner_tapes = tapes[cut:]
     del tapes[cut:]
-    return recorder._thread_lists, index, inner_accumulators, cut, inner_tapes
+    ident = recorder._thread_key[0]
+    _lists_changed(recorder._thread_lists, ident)
+    return recorder._thread_lists, ident, index, inner_accumulators, cut, inner_tapes
 
 
 def resume_recorder(paused):
     """Put back the recorders taken out by ``pause_recorder``."""
-    (tapes, accumulators), index, inner_accumulators, cut, inner_tapes = paused
+    lists, ident, index, inner_accumulators, cut, inner_tapes = paused
+    tapes, accumulators = lists
     accumulators[index:index] = inner_accumulators
     tapes[cut:cut] = inner_tapes
+    _lists_changed(lists, ident)
 
 
 def convert_inputs(args):

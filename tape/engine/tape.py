@@ -22,6 +22,7 @@ from .inspect import recorded_operations
 from .jacobian import BatchIdentityRows, IdentityRows, chunks
 from .ops.array import concat, identity, reshape, transpose, unbroadcast
 from .ops.cast import cast
+from . import registry
 from .registry import Node, is_recording, start_recording, stop_recording
 from .structural import StructuralZeros, unmarked
 from .sweep import depending_on, sweep_raw, sweep_tensors
@@ -209,6 +210,12 @@ class GradientTape:
             node.attrs = attrs
             node.needs_grad = None
         self._nodes.append(node)
+        if len(outputs) == 1:
+            o = outputs[0]
+            v = o._value
+            if type(v) is _FLOAT64 or v.dtype.kind in "fc":
+                tracked[o] = None
+            return node
         for o in outputs:
             v = o._value
             if type(v) is _FLOAT64 or v.dtype.kind in "fc":
@@ -350,7 +357,8 @@ class GradientTape:
         # which tensors depend on a source (only those need cotangents): everything tracked when
         # every watched tensor is a source (the usual case), else a forward pass over the nodes
         relevant = tracked if self._roots <= wanted else depending_on(wanted, nodes)
-        raw = not is_recording()   # accumulators need tensor rules too
+        # accumulators need tensor rules too
+        raw = not (registry.recording_tapes or registry.active_accumulators) or not is_recording()
         grads = {}
         for k, v in seeds.items():
             if k in relevant:

@@ -187,7 +187,8 @@ def _mul_fast(node, g):
     if type(g) is not _F64 and _is_complex_node(node):
         return _mul_arrays(node, g)
     a, b = node.inputs
-    return [g * b._value, g * a._value]
+    need_a, need_b = node.needs_grad
+    return [g * b._value if need_a else None, g * a._value if need_b else None]
 
 
 def _mul_series(node, ins, K):
