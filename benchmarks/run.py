@@ -560,25 +560,6 @@ def rows_w4(peers, quick):
             return t.gradient(y, [A, B])
         return g
     add_peers(row, peers, {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf})
-    return [row, torch_style_row(peers, "W1", "  same, PyTorch style (tape.torch autograd.grad)",
-                                 lambda x, torch: poly(x), W1_AT,
-                                 lambda v: close(v, W1_EXPECTED, 0, 1e-12, "W1 torch style"), grad)]
-
-
-def rows_w1_torch_style(peers, tape_grad):
-    """W1 written for PyTorch, run by tape.torch; its reference is the GradientTape row's code."""
-    torch = importlib.import_module("tape.torch")
-    x = torch.tensor(W1_AT, requires_grad=True)
-    row = Row("W1", "  same, PyTorch style (tape.torch autograd.grad)",
-              lambda: torch.autograd.grad(poly(x), x)[0],
-              lambda v: close(v, W1_EXPECTED, 0, 1e-12, "W1 torch style"),
-              ref=tape_grad, ref_what="the GradientTape code above", goal=max_ratio(1.5))
-
-    def b_torch():
-        pt = load_peer("torch")
-        xt = pt.tensor(W1_AT, dtype=pt.float64, requires_grad=True)
-        return lambda: pt.autograd.grad(poly(xt), xt)[0]
-    add_peers(row, peers, {"torch": b_torch})
     return [row]
 
 
