@@ -68,7 +68,9 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
 
     def compute_on(fn, chunk_arrays):
         if mode == "jacobian":
-            value, jac = jacobian(fn, chunk_arrays, comps, budget, streamed)
+            # one point only: results of several points are compared and joined whole
+            value, jac = jacobian(fn, chunk_arrays, comps, budget,
+                                  streamed and points.count == 1)
             return Outcome(value, jacobian=jac)
         if not comps:
             return Outcome(value_only(fn, chunk_arrays))

@@ -94,3 +94,23 @@ def test_big_jacobian_streams_within_the_budget():
     # the diagonal is 2, everything else 0
     diag = numbers[::n + 1]
     assert set(diag) == {"2.0"} and numbers.count("2.0") == n
+
+
+@pytest.mark.parametrize("ats", [["x=[1,-2,3]"], ["x=[1,-2,3]", "x=[0.5,4,-1]"]])
+@pytest.mark.parametrize("fmt", ["plain", "json"])
+def test_a_script_streams_the_same_bytes(tmp_path, monkeypatch, ats, fmt):
+    script = tmp_path / "f.py"
+    script.write_text("import tape\n\ndef f(x):\n    return tape.sin(x) * 2 + x[0]\n")
+    args = ["jacobian", str(script)] + [a for at in ats for a in ("--at", at)] + [
+        "--format", fmt]
+    whole = tape_cli(*args)
+    monkeypatch.setattr(derivatives, "FORCED_ROW_BLOCK", 2)
+    got = tape_cli(*args)
+    assert whole.exit_code == got.exit_code == 0, got.stderr
+    assert got.stdout == whole.stdout and got.stderr == whole.stderr
+    first = np.array(json.loads(tape_cli(*args[:4], "--format", "json").stdout)
+                     ["points"][0]["jacobian"]) if fmt == "json" else None
+    if first is not None:
+        want = np.diag(2 * np.cos([1.0, -2.0, 3.0]))
+        want[:, 0] += 1.0
+        np.testing.assert_allclose(first, want, rtol=1e-12)
