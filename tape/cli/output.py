@@ -409,7 +409,6 @@ class StreamedMatrix:
 
     def __init__(self, rows: int, cols: int, blocks: Callable[[], Iterator[np.ndarray]]) -> None:
         self.shape = (1, rows * cols)
-        self.matrix_shape = (rows, cols)
         self._blocks = blocks
         self.nonfinite = False
 
