@@ -68,6 +68,8 @@ def cases(tmp: Path, million: bool = True) -> dict[str, list[str]]:
                        "<", "1e4 lines"],
         "jacobian-2000": ["jacobian", "x*2", "--at", vector_point(2_000)],
         "jacobian-10000": ["jacobian", "x*2", "--at", vector_point(10_000)],
+        "jacobian-10000-json": ["jacobian", "x*2", "--at", vector_point(10_000),
+                                "--format", "json"],
         "script-100000-values": ["jacobian", str(script), "--at", "1,2"],
     }
 
@@ -84,7 +86,8 @@ def measure(args: list[str], pythonpath: str | None = None,
         if stdin_text is not None:
             stdin.write(stdin_text.encode())
             stdin.seek(0)
-        proc = subprocess.Popen([sys.executable, "-m", "tape", *args, "--format", "plain"],
+        plain = [] if "--format" in args else ["--format", "plain"]
+        proc = subprocess.Popen([sys.executable, "-m", "tape", *args, *plain],
                                 stdin=stdin if stdin_text is not None else subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=stderr, cwd=pythonpath or ROOT,
                                 env=env)

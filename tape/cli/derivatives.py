@@ -21,13 +21,13 @@ import itertools
 import math
 import os
 import warnings
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 import numpy as np
 
 from . import budget as B
 from .errors import CLIError
-from .output import progress
+from .output import StreamedMatrix, progress
 from .points import Points
 from .record import Frozen, Record
 from .targets import ScriptError, Target
@@ -57,16 +57,20 @@ class Outcome(Record):
 
 def run(target: Target, points: Points, variables: list[str], comps, mode: str,
         order: int = 1, show_progress: bool = False,
-        budget: Optional[B.Budget] = None) -> Outcome:
+        budget: Optional[B.Budget] = None, streamed: bool = False) -> Outcome:
     """Evaluate ``mode`` ("partials" of ``order``, or "jacobian") at every point, in passes
-    that fit in ``budget`` (default: ``budget.from_option(None)``)."""
+    that fit in ``budget`` (default: ``budget.from_option(None)``). ``streamed``: the result
+    is written as it comes, so a Jacobian of one point too big to hold whole may be an
+    ``output.StreamedMatrix`` (see ``jacobian``)."""
     sizes = points.sizes()
     arrays = [points.arrays[n] for n in variables]
     budget = B.from_option(None) if budget is None else budget
 
     def compute_on(fn, chunk_arrays):
         if mode == "jacobian":
-            value, jac = jacobian(fn, chunk_arrays, comps, budget)
+            # one point only: results of several points are compared and joined whole
+            value, jac = jacobian(fn, chunk_arrays, comps, budget,
+                                  streamed and points.count == 1)
             return Outcome(value, jacobian=jac)
         if not comps:
             return Outcome(value_only(fn, chunk_arrays))
@@ -95,7 +99,22 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
                                    show_progress, budget)
     _refuse_untracked_conversions(caught, target)
     outcome.warnings = _distinct_messages(caught)
+    if isinstance(outcome.jacobian, StreamedMatrix):
+        outcome.jacobian.guard(lambda blocks: _noted(blocks, outcome.warnings))
     return outcome
+
+
+def _noted(blocks: Iterator[np.ndarray], notes: list[str]) -> Iterator[np.ndarray]:
+    """``blocks`` computed as ``run`` computes the rest, NumPy's floating-point warnings off
+    (inf and nan are reported from the numbers) and the engine's added to ``notes``."""
+    while True:
+        with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
+            warnings.simplefilter("always")
+            block = next(blocks, None)
+        notes += [m for m in _distinct_messages(caught) if m not in notes]
+        if block is None:
+            return
+        yield block
 
 
 def _refuse_untracked_conversions(caught, target: Target) -> None:
@@ -356,59 +375,106 @@ def value_only(fn, arrays: list[np.ndarray]) -> np.ndarray:
 
 
 def jacobian(fn, arrays: list[np.ndarray], comps: list[Component],
-             budget: Optional[B.Budget] = None):
+             budget: Optional[B.Budget] = None, streamed: bool = False):
     """Value ``(N, m)`` and Jacobian ``(N, m, len(comps))`` of a vector-valued function.
 
     Points are independent. With fewer components than outputs, each column is one forward
     (Jacobian-vector) pass; otherwise each variable's block is a ``batch_jacobian``: backward
     sweeps carrying as many of the m output rows at once as the budget holds (a row of
-    cotangents costs about what the forward pass recorded). A Jacobian the budget cannot hold
-    is refused before its derivatives are taken.
+    cotangents costs about what the forward pass recorded). A Jacobian of one point that the
+    budget cannot hold whole is, when ``streamed``, an ``output.StreamedMatrix`` computed a
+    block of rows at a time as it is written; otherwise it is refused before its derivatives
+    are taken, and so is one whose single row the budget cannot hold.
     """
     import tape
 
     wrt_vars = sorted({c.var for c in comps}, key=[c.var for c in comps].index)
     # batch_jacobian wants sources of rank >= 2: each variable is watched as (N, k), k = 1 for a scalar
     sources = {v: tape.constant(arrays[v].reshape(len(arrays[v]), -1)) for v in wrt_vars}
-    with tape.GradientTape(persistent=True) as t:
+    t = tape.GradientTape(persistent=True)
+    with t:
         t.watch(list(sources.values()))
         xs = [tape.reshape(sources[i], a.shape) if i in sources else tape.constant(a)
               for i, a in enumerate(arrays)]
         y = fn(*xs)
         if len(y.shape) == 1:
             y = tape.reshape(y, (-1, 1))
-    n, m = int(y.shape[0]), int(y.shape[1])
+    n, m, d = int(y.shape[0]), int(y.shape[1]), len(comps)
     budget = B.from_option(None) if budget is None else budget
     # the result, each variable's block of it, and for JSON the numbers as Python floats
     # and text (about 64 bytes an entry in all)
-    budget.require(64 * n * m * len(comps),
-                   f"a Jacobian of {m:,} outputs by {len(comps):,} components at {n:,} "
+    needed = JACOBIAN_BYTES_PER_ENTRY * n * m * d
+    if streamed and n == 1 and m and (needed > budget.bytes * B.PASS_SHARE or FORCED_ROW_BLOCK):
+        # the same sweeps as the whole Jacobian (forward with fewer components than
+        # outputs, so every number is the same), keeping a block of rows at a time
+        sweep = 0 if d < m else 3 * recorded_bytes(t)
+        per_row = sweep + JACOBIAN_BYTES_PER_ENTRY * d
+        budget.require(per_row, f"one row of a Jacobian of {m:,} outputs by {d:,} components",
+                       "ask for fewer components (--wrt)")
+        rows = FORCED_ROW_BLOCK or budget.per_pass(per_row, m)
+        if d < m:
+            del t
+            blocks = (lambda: (_forward_jacobian(fn, arrays, comps, (n, m), slice(s, s + rows))[0]
+                               for s in range(0, m, rows)))
+        else:
+            blocks = (lambda: _jacobian_row_blocks(t, y, sources, arrays, comps, rows))
+        return as_numpy(y), StreamedMatrix(m, d, blocks)
+    budget.require(needed, f"a Jacobian of {m:,} outputs by {d:,} components at {n:,} "
                    f"point{'s' if n != 1 else ''}",
-                   "ask for fewer components (--wrt) or fewer points at once")
-    if len(comps) < m:
+                   "print it with --format plain, csv or json, one point at a time"
+                   if n == 1 else "ask for fewer components (--wrt) or fewer points at once")
+    if d < m:
         del t
         return as_numpy(y), _forward_jacobian(fn, arrays, comps, (n, m))
     rows = budget.per_pass(3 * recorded_bytes(t), m)
+    return as_numpy(y), _reverse_jacobian(t, y, sources, arrays, comps, rows)
+
+
+#: bytes a Jacobian takes per entry while it is computed and written (its array, each
+#: variable's block of it, the numbers as Python floats and as text)
+JACOBIAN_BYTES_PER_ENTRY = 64
+#: rows per block of a streamed Jacobian when set (tests: a tiny block on a small Jacobian);
+#: None sizes blocks from the budget and streams only Jacobians it cannot hold whole
+FORCED_ROW_BLOCK: Optional[int] = None
+
+
+def _reverse_jacobian(t, y, sources: dict, arrays: list[np.ndarray],
+                      comps: list[Component], rows: int) -> np.ndarray:
+    """The (N, m, d) Jacobian of ``y`` recorded on persistent tape ``t``: a ``batch_jacobian``
+    per variable, backward sweeps of ``rows`` cotangent rows at a time."""
+    n, m = int(y.shape[0]), int(y.shape[1])
     jac = np.zeros((n, m, len(comps)))
-    blocks = {v: as_numpy(t.batch_jacobian(y, sources[v], unconnected_gradients="zero",
+    blocks = {v: as_numpy(t.batch_jacobian(y, s, unconnected_gradients="zero",
                                            parallel_iterations=rows))
-              for v in wrt_vars}                     # (N, m, k)
+              for v, s in sources.items()}           # (N, m, k)
     blocks = {v: b[:, :, 0] if arrays[v].ndim == 1 else b for v, b in blocks.items()}
     for j, c in enumerate(comps):
         block = blocks[c.var]
         jac[:, :, j] = block if c.index is None else block[:, :, c.index]
     jac += 0.0        # a zero cotangent row times a negative partial gives -0.0: print it as 0.0
-    return as_numpy(y), jac
+    return jac
+
+
+def _jacobian_row_blocks(t, y, sources: dict, arrays: list[np.ndarray],
+                         comps: list[Component], rows: int) -> Iterator[np.ndarray]:
+    """The one point's Jacobian as (rows, d) blocks of consecutive outputs: each block's
+    outputs are sliced from ``y`` on the reopened tape and swept back on their own."""
+    m = int(y.shape[1])
+    for start in range(0, m, rows):
+        with t:
+            part = y[:, start:start + rows]
+        yield _reverse_jacobian(t, part, sources, arrays, comps, rows)[0]
 
 
 def _forward_jacobian(fn, arrays: list[np.ndarray], comps: list[Component],
-                      shape: tuple[int, int]) -> np.ndarray:
+                      shape: tuple[int, int], rows: slice = slice(None)) -> np.ndarray:
     """The (N, m, d) Jacobian a column at a time: one forward-mode pass per component, its
-    tangent 1 along that component at every point (d passes instead of m backward rows)."""
+    tangent 1 along that component at every point (d passes instead of m backward rows);
+    only its ``rows`` (outputs) are kept."""
     import tape
 
     n, m = shape
-    jac = np.zeros((n, m, len(comps)))
+    jac = np.zeros((n, len(range(m)[rows]), len(comps)))
     for j, c in enumerate(comps):
         xs = [tape.constant(a) for a in arrays]
         direction = np.zeros_like(arrays[c.var], dtype=np.float64)
@@ -419,7 +485,7 @@ def _forward_jacobian(fn, arrays: list[np.ndarray], comps: list[Component],
         with tape.ForwardAccumulator(xs[c.var], tape.constant(direction)) as acc:
             y = fn(*xs)
         column = acc.jvp(y, unconnected_gradients="zero")
-        jac[:, :, j] = as_numpy(column).reshape(n, m)
+        jac[:, :, j] = as_numpy(column).reshape(n, m)[:, rows]
     return jac + 0.0          # -0.0 from a zero tangent times a negative partial: print 0.0
 
 

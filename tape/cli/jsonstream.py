@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, TextIO
+from typing import Any, Callable, Iterator, TextIO
 
 import numpy as np
 
@@ -40,6 +40,22 @@ class Nested:
 
     def __init__(self, values: np.ndarray) -> None:
         self.values = values
+
+
+class Rows:
+    """A leaf of a one-point document's entry that is a matrix too big to hold whole:
+    ``blocks()`` yields it as 2-D blocks of consecutive rows, written as one JSON array of
+    rows while they are computed."""
+
+    __slots__ = ("blocks",)
+
+    def __init__(self, blocks: Callable[[], Iterator[np.ndarray]]) -> None:
+        self.blocks = blocks
+
+
+#: stands for a ``Rows`` leaf in a point's text until its rows are written (json.dumps
+#: escapes a NUL, so it cannot be part of the text itself)
+_ROWS_MARK = "\x00"
 
 
 class Document(Record):
@@ -73,8 +89,11 @@ def open_points(doc: Document, out: TextIO) -> None:
 def write_points(doc: Document, out: TextIO, first: bool, cells: int = BLOCK_CELLS) -> None:
     """The entries of ``doc``'s points, after earlier ones unless ``first`` (a document can be
     written as the entries of several, one block of points at a time)."""
-    columns: list[Column | Nested] = []
+    columns: list[Column | Nested | Rows] = []
     template = _template(doc.entry, columns)
+    if any(isinstance(c, Rows) for c in columns):
+        _write_streamed_point(template, columns, out, first)
+        return
     width = sum(1 if isinstance(c, Column) else int(np.prod(c.values.shape[1:]))
                 for c in columns)
     block = max(1, cells // max(1, width))
@@ -87,6 +106,23 @@ def write_points(doc: Document, out: TextIO, first: bool, cells: int = BLOCK_CEL
         else:
             rows = [template % ()] * (stop - start)
         out.write(("" if first and not start else ", ") + ", ".join(rows))
+
+
+def _write_streamed_point(template: str, columns: list, out: TextIO, first: bool) -> None:
+    """The entry of a one-point document whose ``Rows`` leaf is written block by block."""
+    texts = [_ROWS_MARK if isinstance(c, Rows) else
+             (_texts(c.values[:1]) if isinstance(c, Column) else _nested_texts(c.values[:1]))[0]
+             for c in columns]
+    pieces = (template % tuple(texts)).split(_ROWS_MARK)
+    out.write(("" if first else ", ") + pieces[0])
+    for leaf, after in zip((c for c in columns if isinstance(c, Rows)), pieces[1:]):
+        out.write("[")
+        written = False
+        for block in leaf.blocks():
+            if len(block):
+                out.write((", " if written else "") + ", ".join(_nested_texts(block)))
+                written = True
+        out.write("]" + after)
 
 
 def close_points(tail: dict, out: TextIO) -> None:
@@ -104,7 +140,7 @@ def _pair(key: str, value) -> str:
 
 def _template(obj, columns: list[Column]) -> str:
     """``obj`` as JSON text with ``%s`` for each Column (appended to ``columns`` in order)."""
-    if isinstance(obj, (Column, Nested)):
+    if isinstance(obj, (Column, Nested, Rows)):
         columns.append(obj)
         return "%s"
     if isinstance(obj, dict):

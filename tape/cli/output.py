@@ -182,20 +182,20 @@ class _WarningSummary:
 
 def _stream_plain(reports: Iterator["Report"], summary: _WarningSummary) -> None:
     for report in reports:
-        summary.add(report)
         for chunk in report.lines():
             sys.stdout.write(chunk)
+        summary.add(report)       # after writing: a streamed Jacobian knows its inf/nan then
         sys.stdout.flush()
 
 
 def _stream_csv(reports: Iterator["Report"], summary: _WarningSummary) -> None:
     for i, report in enumerate(reports):
-        summary.add(report)
         if not i:
             _write_joined(report.header(), ",")
             sys.stdout.write("\n")
         for text in report.csv_text():
             sys.stdout.write(text)
+        summary.add(report)
         sys.stdout.flush()
 
 
@@ -204,7 +204,6 @@ def _stream_json(reports: Iterator["Report"], summary: _WarningSummary) -> None:
 
     tail: dict = {}
     for i, report in enumerate(reports):
-        summary.add(report)
         doc = report.document()
         if not i:
             if report.read_as is not None:
@@ -212,6 +211,7 @@ def _stream_json(reports: Iterator["Report"], summary: _WarningSummary) -> None:
             tail = dict(doc.tail)
             open_points(doc, sys.stdout)
         write_points(doc, sys.stdout, not i)
+        summary.add(report)
         sys.stdout.flush()
     warnings = summary.messages()
     if warnings:
@@ -401,6 +401,38 @@ class LabelGrid(Sequence):
 
 
 
+class StreamedMatrix:
+    """One point's ``rows`` x ``cols`` matrix too big to hold whole (a Jacobian beyond the
+    memory budget): ``blocks()`` computes it as (r, cols) blocks of consecutive rows while it
+    is written, and notes whether any entry was inf or nan. As a report's ``derivatives`` it
+    stands for the (1, rows * cols) row, written by plain, csv and json only."""
+
+    def __init__(self, rows: int, cols: int, blocks: Callable[[], Iterator[np.ndarray]]) -> None:
+        self.shape = (1, rows * cols)
+        self._blocks = blocks
+        self.nonfinite = False
+
+    def guard(self, wrap: Callable[[Iterator[np.ndarray]], Iterator[np.ndarray]]) -> None:
+        """Compute the blocks through ``wrap(blocks)`` (the caller's warning handling)."""
+        produce = self._blocks
+        self._blocks = lambda: wrap(iter(produce()))
+
+    def blocks(self) -> Iterator[np.ndarray]:
+        for block in self._blocks():
+            if not np.isfinite(block).all():
+                self.nonfinite = True
+            yield block
+
+    def text(self, sep: str) -> Iterator[str]:
+        """The entries row after row as reprs joined by ``sep`` (no newline)."""
+        first = True
+        for block in self.blocks():
+            for start in range(0, block.size, OUTPUT_BLOCK):
+                piece = sep.join(map(repr, block.ravel()[start:start + OUTPUT_BLOCK].tolist()))
+                yield piece if first else sep + piece
+                first = False
+
+
 class Report(Result, Record):
     """The result of ``grad``, ``jacobian`` and ``hessian`` at every point.
 
@@ -441,8 +473,13 @@ class Report(Result, Record):
         return ([nonfinite_message(count, where)] if count else []) + list(self.notes)
 
     def nonfinite(self) -> tuple[int, str]:
-        """How many points have an inf or nan result, and the first of them (as text)."""
-        bad = ~np.isfinite(self.value).all(axis=1) | ~np.isfinite(self.derivatives).all(axis=1)
+        """How many points have an inf or nan result, and the first of them (as text; for a
+        ``StreamedMatrix``, known once it is written)."""
+        if isinstance(self.derivatives, StreamedMatrix):
+            slopes = np.array([not self.derivatives.nonfinite])
+        else:
+            slopes = np.isfinite(self.derivatives).all(axis=1)
+        bad = ~np.isfinite(self.value).all(axis=1) | ~slopes
         if not bad.any():
             return 0, ""
         first = int(np.argmax(bad))
@@ -458,6 +495,12 @@ class Report(Result, Record):
             yield repr_columns(rows[start:start + OUTPUT_BLOCK])
 
     def csv_text(self) -> Iterator[str]:
+        if isinstance(self.derivatives, StreamedMatrix):
+            yield ",".join(map(repr, np.concatenate([self.at[0], self.value[0]]).tolist()))
+            yield from ("," + piece if i == 0 else piece
+                        for i, piece in enumerate(self.derivatives.text(",")))
+            yield "\n"
+            return
         step = max(1, OUTPUT_BLOCK // max(1, self.derivatives.shape[1]))
         for start in range(0, self.at.shape[0], step):
             stop = start + step
@@ -468,6 +511,10 @@ class Report(Result, Record):
     def lines(self) -> Iterator[str]:
         # plain prints derivatives only: a target without variables has an empty line per point
         numbers = self.derivatives
+        if isinstance(numbers, StreamedMatrix):
+            yield from numbers.text(" ")
+            yield "\n"
+            return
         if not numbers.shape[1]:
             yield "\n" * numbers.shape[0]
             return

@@ -167,13 +167,16 @@ def test_a_jacobian_of_2000_components_fits_under_the_cap():
     np.testing.assert_array_equal(got.reshape(2000, 2000), 2 * np.eye(2000))
 
 
-def test_a_jacobian_the_budget_cannot_hold_is_refused_before_the_work():
-    result = tape_capped("jacobian", "x*2", "--at", vector_point(10_000), "--format", "plain",
+def test_a_jacobian_table_the_budget_cannot_hold_is_refused_before_the_work():
+    # plain, csv and json stream it a block of rows at a time (test_jacobian_stream.py);
+    # a table must hold it whole
+    result = tape_capped("jacobian", "x*2", "--at", vector_point(10_000), "--format", "table",
                          memory_mb=CAP_MB)
     assert result.returncode == 2, result.stderr[-500:]
     assert result.stdout == ""
-    assert "a Jacobian of 10,000 outputs by 10,000 components" in result.stderr
+    assert "a report of 100,020,000 numbers at each of 1 point needs" in result.stderr
     assert "the memory budget is 1,024 MB (--memory MB or TAPE_MEMORY)" in result.stderr
+    assert "--format plain, csv or json print it a block at a time" in result.stderr
     assert "Traceback" not in result.stderr and "MemoryError" not in result.stderr
 
 

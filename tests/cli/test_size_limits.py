@@ -90,11 +90,16 @@ def test_vector_over_the_length_limit_is_refused():
 
 # ------------------------------------------------------------------ jacobian entries
 
-@pytest.mark.parametrize("n, memory", [(10_000, None), (2_000, "128")])
-def test_jacobian_beyond_the_memory_budget_is_refused(n, memory):
+@pytest.mark.parametrize("n, memory, how", [(10_000, None, "table"), (2_000, "128", "table"),
+                                            (2_000, "128", "check")])
+def test_a_jacobian_report_beyond_the_memory_budget_is_refused(n, memory, how):
+    # plain, csv and json stream such a Jacobian (test_jacobian_stream.py); a table and
+    # --check hold the whole report
     extra = ["--memory", memory] if memory else []
+    extra += ["--format", "table"] if how == "table" else ["--check"]
     refused("jacobian", "x", "--at", "x=" + vector(n), *extra,
-            names=(f"{n:,} outputs by {n:,} components", "the memory budget is"))
+            names=(f"a report of {n * n + 2 * n:,} numbers at each of 1 point",
+                   "the memory budget is"))
 
 
 def test_a_500_by_500_jacobian_is_computed_under_the_cap():

@@ -129,7 +129,7 @@ def derive(request: Request) -> None:
     def report_of(block: Problem) -> output.Report:
         outcome = run(block.target, block.points, block.variables, block.comps,
                       "jacobian" if vector else "partials", request.order,
-                      output.progress_wanted(fmt), budget)
+                      output.progress_wanted(fmt), budget, streamed)
         if not vector and outcome.value.ndim != 1:
             _require_scalar(request, outcome.value.shape[1], "function", "values per point")
         return REPORTS[request.command](block, outcome, request.order)
@@ -139,10 +139,14 @@ def derive(request: Request) -> None:
         most = budget.per_pass(REPORT_BYTES_PER_NUMBER * width, P.STREAM_BLOCK)
         output.render_stream((report_of(b) for b in _blocks(problem, more, most)), fmt)
         return
-    budget.require(REPORT_BYTES_PER_NUMBER * width * problem.points.count,
-                   f"a report of {width:,} numbers at each of {problem.points.count:,} points",
-                   "--format plain, csv or json print a block of points at a time"
-                   if not request.check else "check fewer points at once")
+    count = problem.points.count
+    budget.require(REPORT_BYTES_PER_NUMBER * width * count,
+                   f"a report of {width:,} numbers at each of {count:,} "
+                   f"point{'s' if count != 1 else ''}",
+                   "--format plain, csv or json print it a block at a time"
+                   if not request.check else
+                   "--check holds the whole report: check fewer points or components (--wrt) "
+                   "at once")
     report = report_of(problem)
     if not request.check:   # what crosscheck.finish does without --check, without importing it
         output.render(report, fmt, request.precision)
@@ -320,17 +324,18 @@ def jacobian_report(problem: Problem, outcome: Outcome, order: int = 1) -> outpu
     outs = ["f"] if m == 1 else [f"f{i + 1}" for i in range(m)]
     comp_labels = [c.label for c in comps]
     jac = outcome.jacobian
+    streamed = isinstance(jac, output.StreamedMatrix)
 
     def entry(Column):
-        from ..jsonstream import Nested
+        from ..jsonstream import Nested, Rows
 
-        return {"value": Nested(value), "jacobian": Nested(jac)}
+        return {"value": Nested(value), "jacobian": Rows(jac.blocks) if streamed else Nested(jac)}
 
     return _report("jacobian", problem, outcome, entry, {}, value=value,
                    value_labels=["value"] if m == 1 else [f"value[{i}]" for i in range(m)],
                    derivative_labels=output.LabelGrid("d{}/d{}", outs, comp_labels),
                    table_labels=output.LabelGrid("∂{}/∂{}", outs, comp_labels),
-                   derivatives=jac.reshape(n, m * len(comps)),
+                   derivatives=jac if streamed else jac.reshape(n, m * len(comps)),
                    matrix=(outs, comp_labels))
 
 

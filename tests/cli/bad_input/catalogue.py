@@ -147,8 +147,10 @@ ROWS: list[tuple[str, str, str]] = [
      "tape hessian \"sum(x)\" --at \"x=[$(python -c 'print(\",\".join([\"1\"]*200))')]\""),
     ("limits", "diff: an index past the vector limit (limit 10,000)", 'tape diff "x[999999999]"'),
     ("limits", "diff: too many partials (limit 200)", 'tape diff "x[199]" --order 20'),
-    ("limits", "a Jacobian beyond the memory budget (--memory, default 1024 MB)",
-     "tape jacobian \"x\" --at \"x=[$(python -c 'print(\",\".join([\"1\"]*10000))')]\""),
+    ("limits", "a Jacobian table beyond the memory budget (--memory, default 1024 MB; "
+               "plain, csv and json stream it)",
+     "tape jacobian \"x\" --at \"x=[$(python -c 'print(\",\".join([\"1\"]*10000))')]\" "
+     "--format table"),
     ("limits", "plot --out image pixels (limit 4096 x 4096)",
      'tape plot "sin(x)" --out chart.png --width 20000 --height 20000'),
     ("limits", "check: --wrt naming more than 10 differentiations",
