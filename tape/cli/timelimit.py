@@ -61,10 +61,14 @@ def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIM
     context = multiprocessing.get_context("fork")
     reader, writer = context.Pipe(duplex=False)
     child = context.Process(target=_child, args=(writer, os.getpid(), fn, args), daemon=True)
+    # the limit counts from the start of the work, not from when this process gets to wait
+    # (a fast child and a busy machine would otherwise let a result through late)
+    deadline = time.monotonic() + timeout
     child.start()
     writer.close()
     try:
-        if not reader.poll(timeout):
+        left = deadline - time.monotonic()
+        if left <= 0 or not reader.poll(left):
             raise SymbolicTimeout(timeout, what, consequence)
         try:
             status, payload = reader.recv()

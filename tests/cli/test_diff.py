@@ -136,3 +136,22 @@ def test_indexed_vector_components():
     got = [sp.sympify(s, locals={"x": sp.IndexedBase("x")}) for s in doc["derivative"]["x"]]
     got = [g.subs({sp.IndexedBase("x")[0]: x0, sp.IndexedBase("x")[1]: x1}) for g in got]
     assert [sp.simplify(g - r) for g, r in zip(got, [2 * x0 * x1, x0 ** 2])] == [0, 0]
+
+
+def test_a_time_limit_counts_from_the_start_even_when_the_answer_is_ready_at_once(monkeypatch):
+    # a busy machine may run the forked worker to its end before this process gets to wait:
+    # simulated by a pause right after the start. A limit of 0.1 ms is still a timeout (exit 3)
+    import multiprocessing.context as mpc
+    import time
+
+    start = mpc.ForkProcess.start
+
+    def start_then_pause(self):
+        start(self)
+        time.sleep(0.05)
+
+    monkeypatch.setattr(mpc.ForkProcess, "start", start_then_pause)
+    for _ in range(3):
+        result = tape_cli("diff", "x*y", "--timeout", "0.0001")
+        assert result.exit_code == 3, result.stdout
+        assert "did not finish in 0.0001 s" in result.stderr
