@@ -147,11 +147,13 @@ def _start_and_reach_the_guard(argv):
     (Python's handler, installed by the interpreter) and is no longer (tape's first line gave
     it its default action). Returns (process, whether NumPy was already loaded then); a
     poller that missed the short Python-handler phase is noticed (NumPy loaded) and retried."""
-    for _ in range(5):
+    for _ in range(12):     # on a loaded machine the poller may miss the short phase
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
-        deadline = time.monotonic() + 30
+        # a missed phase leaves SIGINT "not caught" for good: give up on this start after 5 s
+        deadline = time.monotonic() + 5
         while _sigint_caught(proc.pid) is False and time.monotonic() < deadline:
             pass
+        deadline = time.monotonic() + 30
         while _sigint_caught(proc.pid) and time.monotonic() < deadline:
             pass
         numpy_loaded = _numpy_loaded(proc.pid)
