@@ -32,6 +32,7 @@ from typer.main import get_command_from_info
 
 from .errors import BAD_INPUT, INTERNAL_ERROR, INTERRUPTED, CLIError, OutputClosed
 from .output import print_error
+from .process import run as run_process
 
 #: (module in tape.cli.commands, name) of every command, in help order; the module's function
 #: of that name is the command and its docstring the help text
@@ -314,10 +315,8 @@ def _root(
 def main() -> None:
     """Entry point of the ``tape`` process (console script and ``python -m tape``): the app,
     with the process's streams, Ctrl-C and exit code handled by ``process.run``."""
-    from .process import run
-
     _freeze_startup_objects()
-    run(app)
+    run_process(app)
 
 
 def _freeze_startup_objects() -> None:

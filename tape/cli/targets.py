@@ -228,7 +228,7 @@ def declared_names(at: list[str] | None = None, wrt: str | None = None,
                 names += [n.strip() for n in handle.readline().split(",")]
         except (OSError, UnicodeDecodeError):
             pass   # the points reader reports it
-    return tuple(normalize(n) for n in names if normalize(n).isidentifier())
+    return tuple(n for n in map(normalize, names) if n.isidentifier())
 
 
 def show_notes(notes: list[str], label: str | None = None) -> None:

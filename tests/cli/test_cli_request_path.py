@@ -113,7 +113,7 @@ def test_component_labels_name_vector_components():
 def test_main_freezes_start_up_objects_once_per_process():
     code = ("import gc\n"
             "from tape.cli import app, process\n"
-            "process.run = lambda typer_app: None   # main's own steps only\n"
+            "app.run_process = lambda typer_app: None   # main's own steps only\n"
             "counts = []\n"
             "for _ in range(2):\n"
             "    app.main()\n"
