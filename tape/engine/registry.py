@@ -43,9 +43,11 @@ class _ThreadAlive:
 
 
 _get_ident = _thread.get_ident
-#: ``(thread identity, recorder._offer)`` of one thread whose lists hold a single tape and no
-#: accumulator (the usual program: one tape at a time), else None. Ops of that thread offer
-#: themselves to it directly: one identity test instead of a thread-local lookup. Only a thread
+#: ``(thread identity, recorder._offer, offer_pair)`` of one thread whose lists hold a single
+#: tape and no accumulator (the usual program: one tape at a time), else None. Ops of that
+#: thread offer themselves to it directly: one identity test instead of a thread-local lookup.
+#: ``offer_pair(op, a, b, output)`` is the same offer for a two-input op without attributes
+#: (a tape's ``_offer_pair``, which may keep the application in its scalar lane). Only a thread
 #: sets it, for itself, after changing its own lists; every change of a thread's lists clears
 #: it if it is that thread's. None is always safe (ops take the thread-local path).
 _solo = None
@@ -57,7 +59,8 @@ def _lists_changed(lists, ident):
     tapes, accumulators = lists
     if len(tapes) == 1 and not accumulators and ident == _get_ident():
         try:
-            _solo = (ident, tapes[0]._offer)
+            recorder = tapes[0]
+            _solo = (ident, recorder._offer, _pair_offer(recorder))
         except IndexError:      # emptied by another thread meanwhile
             _solo = None
             return
@@ -69,6 +72,15 @@ def _lists_changed(lists, ident):
     solo = _solo
     if solo is not None and solo[0] == ident:
         _solo = None
+
+
+def _pair_offer(recorder):
+    """``recorder``'s offer of a two-input application (see ``_solo``)."""
+    pair = getattr(recorder, "_offer_pair", None)
+    if pair is not None:
+        return pair
+    offer = recorder._offer
+    return lambda op, a, b, result: offer(op, (a, b), (result,), _NO_ATTRS, None)
 
 
 def _thread_ended(_ref):
@@ -85,6 +97,9 @@ _GRADIENTS: dict = {}
 #: Optional first-order rules on raw NumPy values, used only when no tape records the backward
 #: sweep (so nothing needs to be differentiable again); same signature, arrays in and out.
 _FAST_GRADIENTS: dict = {}
+#: Optional first-order rules of two-input ops on NumPy scalars, for the tapes' scalar lane
+#: (see ``scalar_rule``); dropped with the fast rule when the op's gradient is overridden.
+_SCALAR_GRADIENTS: dict = {}
 _NOT_DIFFERENTIABLE = object()
 _SCALARS = (float, int, bool, complex)
 _SCALARS_BY_VALUE: dict = {}    # float/complex dtype -> {number: tensor}
@@ -133,9 +148,10 @@ class Primitive:
     """A NumPy function turned into a recorded op (see ``primitive``).
 
     ``fast`` is the op's raw-NumPy first-order rule (None when it has none, or when its gradient
-    was overridden); ``nondiff`` says the tape need not record it. Both are kept in step with the
-    registries by ``_refresh``, so recording and the sweep read one attribute instead of looking
-    the op's name up.
+    was overridden), ``scalar`` its rule on NumPy scalars (``scalar_rule``; two-input ops only);
+    ``nondiff`` says the tape need not record it. All three are kept in step with the registries
+    by ``_refresh``, so recording and the sweep read one attribute instead of looking the op's
+    name up.
 
     The other modes read their rules from the op object: ``jvp(node, *input_tangents)`` (forward
     mode) and ``taylor(node, input_series, K)`` (Taylor mode; ``tape.derivative`` through an op without
@@ -145,7 +161,8 @@ class Primitive:
     as an elementwise op's diagonal one: its JVP is its VJP applied to the tangent).
     """
 
-    __slots__ = ("name", "fn", "n_outputs", "fast", "nondiff", "_custom_grad", "jvp", "taylor",
+    __slots__ = ("name", "fn", "n_outputs", "fast", "scalar", "nondiff", "_custom_grad", "jvp",
+                 "taylor",
                  "linear", "symmetric", "__dict__", "__weakref__")
 
     def __init__(self, fn, name, n_outputs=1, doc=None, *, jvp=None, taylor=None, linear=False,
@@ -177,6 +194,7 @@ class Primitive:
         custom = self._custom_grad is not None
         self.nondiff = not custom and _GRADIENTS.get(self.name) is _NOT_DIFFERENTIABLE
         self.fast = None if custom else _FAST_GRADIENTS.get(self.name)
+        self.scalar = None if custom else _SCALAR_GRADIENTS.get(self.name)
 
     def __call__(self, *args, **attrs):
         inputs = convert_inputs(args)
@@ -273,7 +291,7 @@ def _binary_operators(op, fn):
         solo = _solo
         if solo is not None and solo[0] == _get_ident():     # see record
             if not op.nondiff:
-                solo[1](op, (a, b), (result,), _NO_ATTRS, None)
+                solo[2](op, a, b, result)
         elif recording_tapes or active_accumulators:
             record(op, (a, b), (result,), _NO_ATTRS)
         return result
@@ -556,6 +574,7 @@ class RegisterGradient:
     def __call__(self, f):
         _GRADIENTS[self._op_type] = f
         _FAST_GRADIENTS.pop(self._op_type, None)
+        _SCALAR_GRADIENTS.pop(self._op_type, None)
         _refresh(self._op_type)
         return f
 
@@ -566,6 +585,7 @@ def NotDifferentiable(op_type: str):
         raise TypeError(f"NotDifferentiable: op_type must be a non-empty string, got {op_type!r}")
     _GRADIENTS[op_type] = _NOT_DIFFERENTIABLE
     _FAST_GRADIENTS.pop(op_type, None)
+    _SCALAR_GRADIENTS.pop(op_type, None)
     _refresh(op_type)
 
 
@@ -578,6 +598,21 @@ def primitives(built_in_only=False):
         for op in ops:
             out[name] = op
     return [out[k] for k in sorted(out)]
+
+
+def scalar_rule(name, rule):
+    """Give the built-in two-input op ``name`` a first-order rule on NumPy scalars:
+    ``rule(g, a, b, out, need_a, need_b) -> (ga, gb)``, where ``g`` is the output's cotangent (a
+    float64 scalar), ``a``, ``b``, ``out`` the raw input and output values and ``need_a`` /
+    ``need_b`` whether each input's cotangent is wanted (None in its place otherwise). It must
+    give exactly what the op's fast rule gives there; it may return None to send the
+    application the fast rule's way. Tapes keep such an op's applications with a float64
+    scalar output as plain tuples and the sweep applies the rule to them (the scalar lane: no
+    Node, no lists). The op's gradient must be the built-in one, with a fast rule."""
+    if _FAST_GRADIENTS.get(name) is None:
+        raise LookupError(f"scalar_rule: {name} has no built-in fast gradient rule")
+    _SCALAR_GRADIENTS[name] = rule
+    _refresh(name)
 
 
 def _refresh(name):

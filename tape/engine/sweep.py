@@ -4,23 +4,29 @@
 ``sweep_raw`` (first order, nothing records the sweep: raw NumPy cotangents and the ops' fast
 rules) or ``sweep_tensors`` (tensor rules, recorded by whatever tapes and accumulators are
 active, so the result can be differentiated again). Both walk the nodes once, last first, and
-never recurse.
+never recurse. ``sweep_raw`` also takes the tape's scalar-lane entries (lane.py) as they are.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .lane import as_node
 from .registry import gradient_rule
 from .structural import mark
 from .tensor import Tensor, _wrap
 
 _ONE_INPUT = (True,)
+_F64 = np.float64
 
 
 def depending_on(sources, nodes) -> dict:
     """The sources and every recorded output computed from one of them (as dict keys)."""
     relevant = dict.fromkeys(sources)
     for node in nodes:
+        if type(node) is tuple:         # a lane entry (op, a, b, out)
+            if node[1] in relevant or node[2] in relevant:
+                relevant[node[3]] = None
+            continue
         for i in node.inputs:
             if i in relevant:
                 for o in node.outputs:
@@ -32,32 +38,61 @@ def depending_on(sources, nodes) -> dict:
 def sweep_raw(nodes, grads, wanted, relevant, free):
     """The first-order sweep on raw NumPy cotangents (``fast`` rules; tensor rules otherwise).
 
-    This loop is most of the time of a small gradient, so it is written flat: one- and two-input
-    nodes with a fast rule take the short way, everything else goes through ``_general_rule``.
+    This loop is most of the time of a small gradient, so it is written flat: lane entries with
+    a float64 cotangent take their scalar rule, one- and two-input nodes with a fast rule take
+    the short way, everything else goes through ``_general_rule``.
     ``free``: the sweep owns ``nodes`` and ``relevant`` and drops each output as its node is
     done (no earlier node can use it), so intermediate arrays die during the sweep.
     """
     pop, get = grads.pop, grads.get
     forget = relevant.pop if free else _keep
     for node in _backwards(nodes, free):
-        outs = node.outputs
-        if len(outs) == 1:
-            out = outs[0]
+        if type(node) is tuple:         # a lane entry (op, a, b, out)
+            op, a, b, out = node
             g = pop(out, None)
             if g is None:
                 if not grads:
                     break
                 continue
             if out in wanted:
-                grads[out] = g          # a source keeps its cotangent (and passes it on)
+                grads[out] = g
             else:
                 forget(out, None)
-            rule = node.op.fast
+            scalar = op.scalar          # (None if the op's gradient was overridden since)
+            if type(g) is _F64 and scalar is not None:
+                need_a = a in relevant
+                need_b = b in relevant
+                got = scalar(g, a._value, b._value, out._value, need_a, need_b)
+                if got is not None:
+                    ga, gb = got
+                    if ga is not None and need_a:
+                        prev = get(a)
+                        grads[a] = ga if prev is None else prev + ga
+                    if gb is not None and need_b:
+                        prev = get(b)
+                        grads[b] = gb if prev is None else prev + gb
+                    continue
+            node = as_node(node)        # (a marked cotangent, or what the rule leaves)
+            rule = op.fast
         else:
-            g = _multi_output_grads(grads, outs, wanted, True)
-            if g is None:
-                continue
-            rule = None
+            outs = node.outputs
+            if len(outs) == 1:
+                out = outs[0]
+                g = pop(out, None)
+                if g is None:
+                    if not grads:
+                        break
+                    continue
+                if out in wanted:
+                    grads[out] = g      # a source keeps its cotangent (and passes it on)
+                else:
+                    forget(out, None)
+                rule = node.op.fast
+            else:
+                g = _multi_output_grads(grads, outs, wanted, True)
+                if g is None:
+                    continue
+                rule = None
         inputs = node.inputs
         if len(inputs) == 2:
             a, b = inputs

@@ -1,9 +1,10 @@
 """GradientTape: recording op applications and sweeping them backwards.
 
 Recording: a tape keeps ``_tracked``, the tensors it watches and the outputs of the ops it
-recorded, and ``_nodes``, the recorded applications in execution order (a topological order).
-The backward sweep (sweep.py) walks that list once, in reverse, keeping cotangents in a dict;
-it never recurses. Tensors are their own dict keys: their hash is identity (``object.__hash__``, in C), so
+recorded, and ``_log``, the recorded applications in execution order (a topological order):
+Nodes, and plain tuples for arithmetic on float64 scalars (the scalar lane, lane.py), which
+``_nodes`` turns into Nodes for every reader but the first-order sweep. The backward sweep
+(sweep.py) walks that list once, in reverse, keeping cotangents in a dict; it never recurses. Tensors are their own dict keys: their hash is identity (``object.__hash__``, in C), so
 a lookup never calls ``Tensor.__eq__`` and costs no ``id()`` call.
 """
 from __future__ import annotations
@@ -17,13 +18,14 @@ import weakref
 import numpy as np
 
 from . import nest
+from .lane import as_node
 from .quiet import restore, silence
 from .inspect import recorded_operations
 from .jacobian import BatchIdentityRows, IdentityRows, chunks
 from .ops.array import concat, identity, reshape, transpose, unbroadcast
 from .ops.cast import cast
 from . import registry
-from .registry import Node, is_recording, start_recording, stop_recording
+from .registry import _NO_ATTRS, Node, is_recording, start_recording, stop_recording
 from .structural import StructuralZeros, unmarked
 from .sweep import depending_on, sweep_raw, sweep_tensors
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
@@ -62,7 +64,7 @@ def _snapshot_before_assign(variable):
     """
     for ref in list(_live_tapes):
         t = ref()
-        if t is None or variable not in t._tracked or not t._nodes:
+        if t is None or variable not in t._tracked or not t._log:
             continue
         snap = None
         for node in t._nodes:
@@ -121,7 +123,7 @@ class GradientTape:
         self._watch_accessed = bool(watch_accessed_variables)
         self._tracked: dict = {}
         self._roots: set = set()             # watched tensors (the sweep's possible sources)
-        self._nodes: list = []
+        self._log: list = []
         self._watched_vars: dict = {}
         self._recording = False
         self._used = False
@@ -162,7 +164,7 @@ class GradientTape:
         """Forget everything recorded, as if the context were exited and entered again."""
         self._tracked = {}
         self._roots = set()
-        self._nodes = []
+        self._log = []
         self._watched_vars = {}
         self._used = False
 
@@ -209,7 +211,7 @@ class GradientTape:
             node.outputs = outputs
             node.attrs = attrs
             node.needs_grad = None
-        self._nodes.append(node)
+        self._log.append(node)
         if len(outputs) == 1:
             o = outputs[0]
             v = o._value
@@ -221,6 +223,47 @@ class GradientTape:
             if type(v) is _FLOAT64 or v.dtype.kind in "fc":
                 tracked[o] = None
         return node
+
+    def _offer_pair(self, op, a, b, result):
+        """``_offer`` of a two-input application without attributes (``registry._solo``). One
+        with a float64 scalar output and a scalar rule goes to the scalar lane: the tuple
+        ``(op, a, b, result)`` instead of a Node (lane.py)."""
+        tracked = self._tracked
+        if a in tracked:
+            if type(b) is Variable and b not in tracked:
+                self._read(b)
+        elif b in tracked:
+            if type(a) is Variable:
+                self._read(a)
+        elif not (self._read(a) | self._read(b)):       # (both: each variable read is watched)
+            return
+        v = result._value
+        if type(v) is _FLOAT64:
+            self._log.append((op, a, b, result) if op.scalar is not None else
+                             Node(op, (a, b), (result,), _NO_ATTRS))
+            tracked[result] = None
+            return
+        self._log.append(Node(op, (a, b), (result,), _NO_ATTRS))
+        if v.dtype.kind in "fc":
+            tracked[result] = None
+
+    def _read(self, t) -> bool:
+        """Watch ``t`` if it is a trainable float variable the tape watches on first read."""
+        if type(t) is Variable and self._watch_accessed and t._trainable \
+                and t._value.dtype.kind in "fc":
+            self._track(t)
+            return True
+        return False
+
+    @property
+    def _nodes(self) -> list:
+        """The recorded applications as Nodes, in execution order (lane entries are made Nodes
+        in place, once)."""
+        log = self._log
+        for i, entry in enumerate(log):
+            if type(entry) is tuple:
+                log[i] = as_node(entry)
+        return log
 
     # -- read-only view for tools (tape trace) -------------------------------------------
     def recorded_operations(self):
@@ -330,7 +373,7 @@ class GradientTape:
 
     def _release(self):
         if not self._persistent:
-            self._nodes = []
+            self._log = []
             self._tracked = {}
             self._roots = set()
 
@@ -349,16 +392,18 @@ class GradientTape:
             if s in tracked:
                 wanted.add(s)
         free = not (self._persistent or keep)
+        # accumulators need tensor rules too
+        raw = not (registry.recording_tapes or registry.active_accumulators) or not is_recording()
         # A persistent tape may record this very sweep, so it walks a copy; a non-persistent one
-        # stopped recording in _begin_use and lets go of each node once it is processed.
-        nodes = self._nodes if free else self._nodes[:]
+        # stopped recording in _begin_use and lets go of each node once it is processed. Only
+        # the first-order sweep reads lane entries; tensor rules get Nodes.
+        log = self._log if raw else self._nodes
+        nodes = log if free else log[:]
         if free:
-            self._nodes = []
+            self._log = []
         # which tensors depend on a source (only those need cotangents): everything tracked when
         # every watched tensor is a source (the usual case), else a forward pass over the nodes
         relevant = tracked if self._roots <= wanted else depending_on(wanted, nodes)
-        # accumulators need tensor rules too
-        raw = not (registry.recording_tapes or registry.active_accumulators) or not is_recording()
         grads = {}
         for k, v in seeds.items():
             if k in relevant:
