@@ -25,7 +25,8 @@ from .jacobian import BatchIdentityRows, IdentityRows, chunks
 from .ops.array import concat, identity, reshape, transpose, unbroadcast
 from .ops.cast import cast
 from . import registry
-from .registry import _NO_ATTRS, Node, is_recording, start_recording, stop_recording
+from .registry import (_NO_ATTRS, Node, active_accumulators, is_recording, recording_tapes,
+                       start_recording, stop_recording)
 from .structural import StructuralZeros, unmarked
 from .sweep import depending_on, sweep_raw, sweep_tensors
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
@@ -295,19 +296,22 @@ class GradientTape:
         self._used = True
         single = isinstance(sources, Tensor)
         flat_sources = (sources,) if single else nest.flatten(sources)
-        valid_sources = []
-        for s in flat_sources:
-            if not isinstance(s, Tensor):
-                raise ValueError(f"GradientTape.gradient: sources must be Tensors or Variables, got "
-                                 f"{type(s).__name__}")
-            v = s._value
-            if type(v) is _FLOAT64 or v.dtype.kind in "fc":
-                valid_sources.append(s)
-            else:
-                _warn_dtype("source", s)
+        if single and type(sources._value) is _FLOAT64:
+            valid_sources = flat_sources
+        else:
+            valid_sources = []
+            for s in flat_sources:
+                if not isinstance(s, Tensor):
+                    raise ValueError(f"GradientTape.gradient: sources must be Tensors or "
+                                     f"Variables, got {type(s).__name__}")
+                v = s._value
+                if type(v) is _FLOAT64 or v.dtype.kind in "fc":
+                    valid_sources.append(s)
+                else:
+                    _warn_dtype("source", s)
         if output_gradients is None and isinstance(target, Tensor):
             if type(target._value) is _FLOAT64 and target in self._tracked:
-                seeds = {target: _wrap(_ONE_F64)}      # the common scalar case, in short
+                seeds = {target: _ONE_F64}      # the common scalar case, in short (a raw seed)
             else:
                 seeds = self._seeds((target,), (None,))
         else:
@@ -321,13 +325,15 @@ class GradientTape:
                                      f"{len(targets)} targets")
             seeds = self._seeds(targets, weights)
         grads = self._sweep(seeds, valid_sources, 0)
-        if single:
-            result = self._finish(sources, grads.get(sources), mode, ())
-        else:
-            result = [self._finish(s, grads.get(s), mode, ()) for s in flat_sources]
         if not self._persistent:
             self._release()
-        return result if single else nest.pack_sequence_as(sources, result)
+        if single:
+            g = grads.get(sources)
+            if g is not None and type(g._value) is _FLOAT64 and type(sources._value) is _FLOAT64:
+                return g                # the scalar case: nothing to reshape or cast
+            return self._finish(sources, g, mode, ())
+        result = [self._finish(s, grads.get(s), mode, ()) for s in flat_sources]
+        return nest.pack_sequence_as(sources, result)
 
     def _seeds(self, targets, weights) -> dict:
         """id -> the cotangent each target starts the sweep with (ones, or its output gradient)."""
@@ -378,7 +384,8 @@ class GradientTape:
             self._roots = set()
 
     def _sweep(self, seeds: dict, sources, nb: int, keep: bool = False) -> dict:
-        """Reverse sweep from ``seeds`` (tensor -> cotangent) to ``sources``; returns source -> gradient.
+        """Reverse sweep from ``seeds`` (tensor -> cotangent: a Tensor, or a raw float64 scalar)
+        to ``sources``; returns source -> gradient.
         ``keep``: leave the nodes on a non-persistent tape for another sweep (Jacobian chunks).
 
         When no tape records the sweep itself, cotangents stay raw NumPy values and rules with a
@@ -393,7 +400,7 @@ class GradientTape:
                 wanted.add(s)
         free = not (self._persistent or keep)
         # accumulators need tensor rules too
-        raw = not (registry.recording_tapes or registry.active_accumulators) or not is_recording()
+        raw = not (recording_tapes or active_accumulators) or not is_recording()
         # A persistent tape may record this very sweep, so it walks a copy; a non-persistent one
         # stopped recording in _begin_use and lets go of each node once it is processed. Only
         # the first-order sweep reads lane entries; tensor rules get Nodes.
@@ -407,7 +414,10 @@ class GradientTape:
         grads = {}
         for k, v in seeds.items():
             if k in relevant:
-                grads[k] = v._value if raw else v
+                if type(v) is _FLOAT64:
+                    grads[k] = v if raw else _wrap(v)
+                else:
+                    grads[k] = v._value if raw else v
         del seeds
         # Singular points give inf/nan in the result itself; NumPy's warnings about the
         # intermediate steps of rules would only be noise.
