@@ -289,7 +289,7 @@ def _binary_operators(op, fn):
         result = _new_tensor(Tensor)
         result._value = out
         solo = _solo
-        if solo is not None and solo[0] == _get_ident():     # see record
+        if solo is not None and solo[0] == _get_ident():     # record_pair, inlined
             if not op.nondiff:
                 solo[2](op, a, b, result)
         elif recording_tapes or active_accumulators:
@@ -365,6 +365,18 @@ def record(op, inputs, outputs, attrs):
         node = recorder._offer(op, inputs, outputs, attrs, node)
     for recorder in tuple(accumulators):          # an accumulator leaves and re-enters the list
         node = recorder._offer(op, inputs, outputs, attrs, node)
+
+
+def record_pair(op, a, b, result):
+    """``record`` of a two-input application without attributes, by the one-tape shortcut when
+    it applies (where the tape may keep it in its scalar lane). The engine's own operators
+    inline this; ``tape.torch``'s call it."""
+    solo = _solo
+    if solo is not None and solo[0] == _get_ident():
+        if not op.nondiff:
+            solo[2](op, a, b, result)
+    elif recording_tapes or active_accumulators:
+        record(op, (a, b), (result,), _NO_ATTRS)
 
 
 def start_recording(recorder, after_all=False, index=None):

@@ -6,11 +6,13 @@ from the engine:
 
 - the built-in primitives (``PRIMITIVES``, from ``registry.primitives``), to run ``op.fn`` and
   hand ``op`` to the rules;
-- ``op.fast`` (the op's raw first-order rule, read in ``_graph``) and the sweep's
+- ``op.fast`` and ``op.scalar`` (the op's raw first-order rules, on arrays and on float64
+  scalars, read in ``_graph``) and the sweep's
   ``general_rule``, which runs an op's registered tensor rule on raw NumPy cotangents or, recorded,
   on tensors;
 - ``Node``, the record a rule reads (``inputs``, ``outputs``, ``attrs``, ``needs_grad``);
-- the recorder protocol: a torch op offers itself to the active recorders through ``record`` (so
+- the recorder protocol: a torch op offers itself to the active recorders through ``record``
+  (``record_pair`` for two inputs) (so
   ``GradientTape``, ``ForwardAccumulator`` and the CLI see torch code), after a check of the two
   lists of active recorders (the check the engine's own primitives make), and
   ``create_graph=True`` joins them as one more recorder while it runs the rules (``recording``);
@@ -26,7 +28,7 @@ from ..engine import registry as _registry
 from ..engine.ops.array import _normalise_key as normalise_key  # noqa: F401
 from ..engine.ops.array import reduction_axes as reduce_axes  # noqa: F401
 from ..engine.quiet import restore, silence  # noqa: F401  (re-exported)
-from ..engine.registry import Node, record  # noqa: F401  (re-exported)
+from ..engine.registry import Node, record, record_pair  # noqa: F401  (re-exported)
 from ..engine.registry import _scalar_like as scalar_like  # noqa: F401
 from ..engine.sweep import _general_rule as general_rule  # noqa: F401
 from ..engine.tensor import Tensor as EngineTensor  # noqa: F401

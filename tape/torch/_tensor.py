@@ -25,6 +25,7 @@ _scalar_like = E.scalar_like
 _tapes = E.recording_tapes
 _accumulators = E.active_accumulators
 _record = E.record
+_record_pair = E.record_pair
 P = E.PRIMITIVES
 
 
@@ -412,7 +413,7 @@ def _binary(op, name, rname=None):
             r._grad_fn = None
             r._requires_grad = False
         if _tapes or _accumulators:
-            _record(op, (a, b), (r,), _NO_ATTRS)
+            _record_pair(op, a, b, r)
         return r
 
     if op.nondiff:
