@@ -34,6 +34,7 @@ FREED = ("Trying to backward through the graph a second time (or directly access
 
 
 _NO_ATTRS: dict = {}
+_F64 = np.float64
 _ET = E.EngineTensor
 _new_engine_tensor = object.__new__
 
@@ -215,7 +216,13 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
             got = recorder.rule(node, g)
         else:
             rule = op.fast
-            if rule is None:
+            scalar = op.scalar          # float64 scalars: the engine's scalar-lane rule
+            got = None if scalar is None or type(g) is not _F64 or type(node._out) is not _F64 \
+                else scalar(g, node._in[0], node._in[1], node._out,
+                            edges[0] is not None, edges[1] is not None)
+            if got is not None:
+                pass
+            elif rule is None:
                 got = general(node, g, True)
             elif len(edges) == 1:       # a one-input op's fast rule returns its cotangent itself
                 got = (rule(node, g),)
