@@ -56,8 +56,7 @@ def sweep_raw(nodes, grads, wanted, relevant, free):
                 continue
             if out in wanted:
                 grads[out] = g
-            else:
-                forget(out, None)
+            # (a scalar stays in ``relevant``: forgetting it would free nothing worth the time)
             scalar = op.scalar          # (None if the op's gradient was overridden since)
             if type(g) is _F64 and scalar is not None:
                 need_a = a in relevant
