@@ -12,11 +12,12 @@ from the engine:
   on tensors;
 - ``Node``, the record a rule reads (``inputs``, ``outputs``, ``attrs``, ``needs_grad``);
 - the recorder protocol: a torch op offers itself to the active recorders through ``record``
-  (``record_pair`` for two inputs) (so
-  ``GradientTape``, ``ForwardAccumulator`` and the CLI see torch code), after a check of the two
+  or, with two inputs, ``record_pair`` (so ``GradientTape``, ``ForwardAccumulator`` and the CLI
+  see torch code), after a check of the two
   lists of active recorders (the check the engine's own primitives make), and
   ``create_graph=True`` joins them as one more recorder while it runs the rules (``recording``);
-- ``scalar_like`` (the engine's cached constants for Python numbers), ``wrap`` / ``to_array``
+- ``scalar_like`` (the engine's cached constants for Python numbers; ``f64_constants``, its
+  float64 table, read directly by the operators), ``wrap`` / ``to_array``
   (building tensors without checks / from user data), NumPy's quiet error state, and the
   engine's normalisation of indexing keys and reduction axes.
 """
@@ -30,6 +31,7 @@ from ..engine.ops.array import reduction_axes as reduce_axes  # noqa: F401
 from ..engine.quiet import restore, silence  # noqa: F401  (re-exported)
 from ..engine.registry import Node, record, record_pair  # noqa: F401  (re-exported)
 from ..engine.registry import _scalar_like as scalar_like  # noqa: F401
+from ..engine.registry import _F64_BY_VALUE as f64_constants  # noqa: F401
 from ..engine.sweep import _general_rule as general_rule  # noqa: F401
 from ..engine.tensor import Tensor as EngineTensor  # noqa: F401
 from ..engine.tensor import _to_array as to_array  # noqa: F401

@@ -22,6 +22,8 @@ _ET = E.EngineTensor
 _obj_new = object.__new__
 _wrap = E.wrap
 _scalar_like = E.scalar_like
+_F64_CONSTANTS = E.f64_constants
+_F64 = np.float64
 _tapes = E.recording_tapes
 _accumulators = E.active_accumulators
 _record = E.record
@@ -405,9 +407,13 @@ def _binary(op, name, rname=None):
         ra = ta and a._requires_grad
         rb = tb and b._requires_grad
         if (ra or rb) and _grad_mode[0]:
-            r._grad_fn = _graph_node(cls, op, (va, vb), out,
-                                     ((a._grad_fn or a._acc or _new_acc(a)) if ra else None,
-                                      (b._grad_fn or b._acc or _new_acc(b)) if rb else None))
+            node = r._grad_fn = _obj_new(cls)           # _graph_node, inlined
+            node.op = op
+            node._in = (va, vb)
+            node._out = out
+            node._edges = ((a._grad_fn or a._acc or _new_acc(a)) if ra else None,
+                           (b._grad_fn or b._acc or _new_acc(b)) if rb else None)
+            node._seq = _next_seq()
             r._requires_grad = True
         else:
             r._grad_fn = None
@@ -428,12 +434,16 @@ def _binary(op, name, rname=None):
         if isinstance(b, Tensor):
             return run(a, b, True, True, cls)
         if type(b) in _SCALARS:
-            return run(a, _scalar_like(b, a._value.dtype), True, False, cls)
+            va = a._value       # (a float64 scalar takes the engine's cached constant directly)
+            c = _F64_CONSTANTS.get(b) if type(va) is _F64 else None
+            return run(a, c if c is not None else _scalar_like(b, va.dtype), True, False, cls)
         return run(a, _input(b), True, False, cls)
 
     def reflected(b, a):        # a op b where a is not a torch Tensor
         if type(a) in _SCALARS:
-            return run(_scalar_like(a, b._value.dtype), b, False, True, rcls)
+            vb = b._value
+            c = _F64_CONSTANTS.get(a) if type(vb) is _F64 else None
+            return run(c if c is not None else _scalar_like(a, vb.dtype), b, False, True, rcls)
         return run(_input(a), b, False, True, rcls)
 
     return forward, reflected
