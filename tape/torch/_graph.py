@@ -212,6 +212,7 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
             raise RuntimeError(FREED)
         edges = node._edges
         op = node.op
+        lane = False
         if recorder is not None:
             got = recorder.rule(node, g)
         else:
@@ -221,7 +222,7 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
                 else scalar(g, node._in[0], node._in[1], node._out,
                             edges[0] is not None, edges[1] is not None)
             if got is not None:
-                pass
+                lane = True
             elif rule is None:
                 got = general(node, g, True)
             elif len(edges) == 1:       # a one-input op's fast rule returns its cotangent itself
@@ -229,10 +230,10 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
             else:
                 got = rule(node, g)
         if not retain:
-            if op in saves_nothing:
-                _keep_shapes(node)
-            else:
+            if op not in saves_nothing:
                 node._in = node._out = None
+            elif not lane:              # (a scalar-rule node holds scalars: no shapes to keep)
+                _keep_shapes(node)
         if not got:
             continue
         for e, ig in zip(edges, got):
