@@ -14,6 +14,8 @@ the plain product there too. A rule returns None for what it leaves to the fast 
 """
 from __future__ import annotations
 
+import contextlib
+
 from .ops.math import add, divide, multiply, pow, subtract
 from .registry import _NO_ATTRS, Node, scalar_rule
 
@@ -50,6 +52,22 @@ def _pow(g, x, y, out, need_a, need_b):
     return (gy if not y else gy * x ** (y - 1)), None
 
 
-for _op, _rule in ((add, _add), (subtract, _subtract), (multiply, _multiply), (divide, _divide),
-                   (pow, _pow)):
+_LANE = ((add, _add), (subtract, _subtract), (multiply, _multiply), (divide, _divide),
+         (pow, _pow))
+for _op, _rule in _LANE:
     scalar_rule(_op.name, _rule)
+
+
+@contextlib.contextmanager
+def disabled():
+    """Run without the lane: every application recorded as a Node and swept by its op's fast
+    rule, the way the lane must reproduce bit for bit (tests compare the two). It switches the
+    ops' scalar rules off for every thread: not for use while other threads differentiate."""
+    for op, _ in _LANE:
+        op.scalar = None
+    try:
+        yield
+    finally:
+        for op, rule in _LANE:
+            if op.fast is not None:     # (unless its gradient was overridden meanwhile)
+                op.scalar = rule

@@ -48,85 +48,77 @@ def sweep_raw(nodes, grads, wanted, relevant, free):
     forget = relevant.pop if free else _keep
     for node in _backwards(nodes, free):
         if type(node) is tuple:         # a lane entry (op, a, b, out)
-            op, a, b, out = node
+            lane = True
+            out = node[3]
+        else:
+            lane = False
+            outs = node.outputs
+            out = outs[0] if len(outs) == 1 else None
+        if out is not None:
             g = pop(out, None)
             if g is None:
                 if not grads:
                     break
                 continue
             if out in wanted:
-                grads[out] = g
-            # (a scalar stays in ``relevant``: forgetting it would free nothing worth the time)
-            scalar = op.scalar          # (None if the op's gradient was overridden since)
-            if type(g) is _F64 and scalar is not None:
-                need_a = a in relevant
-                need_b = b in relevant
-                got = scalar(g, a._value, b._value, out._value, need_a, need_b)
-                if got is not None:
-                    ga, gb = got
-                    if ga is not None and need_a:
-                        prev = get(a)
-                        grads[a] = ga if prev is None else prev + ga
-                    if gb is not None and need_b:
-                        prev = get(b)
-                        grads[b] = gb if prev is None else prev + gb
-                    continue
-            node = as_node(node)        # (a marked cotangent, or what the rule leaves)
-            rule = op.fast
+                grads[out] = g          # a source keeps its cotangent (and passes it on)
+            elif not lane:              # (a lane's scalar: forgetting it frees nothing)
+                forget(out, None)
         else:
-            outs = node.outputs
-            if len(outs) == 1:
-                out = outs[0]
-                g = pop(out, None)
-                if g is None:
-                    if not grads:
-                        break
-                    continue
-                if out in wanted:
-                    grads[out] = g      # a source keeps its cotangent (and passes it on)
-                else:
-                    forget(out, None)
-                rule = node.op.fast
-            else:
-                g = _multi_output_grads(grads, outs, wanted, True)
-                if g is None:
-                    continue
-                rule = None
-        inputs = node.inputs
-        if len(inputs) == 2:
-            a, b = inputs
-            need = node.needs_grad = (a in relevant, b in relevant)
-            got = rule(node, g) if rule is not None else _general_rule(node, g, True)
-            if got:
-                ga, gb = got
-                if ga is not None and need[0]:
-                    prev = get(a)
-                    grads[a] = ga if prev is None else prev + ga
-                if gb is not None and need[1]:
-                    prev = get(b)
-                    grads[b] = gb if prev is None else prev + gb
-            continue
-        if len(inputs) == 1:
-            node.needs_grad = _ONE_INPUT
-            if rule is not None:
-                ig = rule(node, g)
-            else:
-                got = _general_rule(node, g, True)
-                ig = got[0] if got else None
-            if ig is not None:
-                a = inputs[0]
-                prev = get(a)
-                grads[a] = ig if prev is None else prev + ig
-            continue
-        need = node.needs_grad = tuple([i in relevant for i in inputs])
-        got = _general_rule(node, g, True)
-        if not got:
-            continue
-        for inp, ig, wanted_here in zip(inputs, got, need):
-            if ig is None or not wanted_here:
+            g = _multi_output_grads(grads, outs, wanted, True)
+            if g is None:
                 continue
-            prev = get(inp)
-            grads[inp] = ig if prev is None else prev + ig
+        if lane:
+            op, a, b, out = node
+            need_a = a in relevant
+            need_b = b in relevant
+            scalar = op.scalar          # (None if the op's gradient was overridden since)
+            got = scalar(g, a._value, b._value, out._value, need_a, need_b) \
+                if scalar is not None and type(g) is _F64 else None
+            if got is None:             # a marked or batched cotangent, or what the rule leaves
+                node = as_node(node)
+                node.needs_grad = (need_a, need_b)
+                rule = op.fast
+                got = rule(node, g) if rule is not None else _general_rule(node, g, True)
+        else:
+            inputs = node.inputs
+            rule = node.op.fast if out is not None else None
+            if len(inputs) == 1:
+                node.needs_grad = _ONE_INPUT
+                if rule is not None:
+                    ig = rule(node, g)
+                else:
+                    got = _general_rule(node, g, True)
+                    ig = got[0] if got else None
+                if ig is not None:
+                    a = inputs[0]
+                    prev = get(a)
+                    grads[a] = ig if prev is None else prev + ig
+                continue
+            if len(inputs) != 2:
+                need = node.needs_grad = tuple([i in relevant for i in inputs])
+                got = _general_rule(node, g, True)
+                if not got:
+                    continue
+                for inp, ig, wanted_here in zip(inputs, got, need):
+                    if ig is None or not wanted_here:
+                        continue
+                    prev = get(inp)
+                    grads[inp] = ig if prev is None else prev + ig
+                continue
+            a, b = inputs
+            need_a = a in relevant
+            need_b = b in relevant
+            node.needs_grad = (need_a, need_b)
+            got = rule(node, g) if rule is not None else _general_rule(node, g, True)
+        if got:                         # the two inputs' cotangents
+            ga, gb = got
+            if ga is not None and need_a:
+                prev = get(a)
+                grads[a] = ga if prev is None else prev + ga
+            if gb is not None and need_b:
+                prev = get(b)
+                grads[b] = gb if prev is None else prev + gb
     return grads
 
 

@@ -1,7 +1,6 @@
 """The scalar lane (tape/engine/lane.py): arithmetic on float64 scalars is kept as plain tuples
 and swept with scalar rules. It must give bit for bit what the Node path gives (the same run
 with the lane switched off), and every other reader of a tape must still see Nodes."""
-import contextlib
 import math
 
 import numpy as np
@@ -14,19 +13,6 @@ from tape.engine import lane, registry
 from tape.engine.ops import math as ops_math
 
 LANE_OPS = (ops_math.add, ops_math.subtract, ops_math.multiply, ops_math.divide, ops_math.pow)
-
-
-@contextlib.contextmanager
-def lane_off():
-    """Switch the lane off: every op is recorded as a Node and swept by its fast rule."""
-    rules = [op.scalar for op in LANE_OPS]
-    for op in LANE_OPS:
-        op.scalar = None
-    try:
-        yield
-    finally:
-        for op, rule in zip(LANE_OPS, rules):
-            op.scalar = rule
 
 
 def lane_entries(t):
@@ -143,7 +129,7 @@ def test_an_overridden_gradient_turns_entries_back_into_nodes():
     x = tf.Variable(3.0)
     with tf.GradientTape() as t:
         y = x * x
-    with lane_off():                    # what RegisterGradient("Mul") does to the op's rules
+    with lane.disabled():                    # what RegisterGradient("Mul") does to the op's rules
         assert lane_entries(t) == 1
         assert float(t.gradient(y, x)) == 6.0
 
@@ -202,7 +188,7 @@ def test_the_lane_gives_the_node_paths_bits(name, x0, c0):
     program = PROGRAMS[name]
     with np.errstate(all="ignore"):
         with_lane = _gradients(program, x0, c0)
-        with lane_off():
+        with lane.disabled():
             without = _gradients(program, x0, c0)
     for got, want in zip(with_lane, without):
         assert type(got) is type(want)
@@ -211,7 +197,11 @@ def test_the_lane_gives_the_node_paths_bits(name, x0, c0):
                 np.signbit(got) == np.signbit(want), (got, want)
 
 
-def test_the_lane_module_registers_its_rules():
-    for op in LANE_OPS:
-        assert op.scalar is not None and op.fast is not None
-    assert lane.as_node((ops_math.multiply, 1, 2, 3)).inputs == (1, 2)
+def test_the_lane_module_registers_its_rules_and_disabled_puts_them_back():
+    rules = [op.scalar for op in LANE_OPS]
+    assert all(rule is not None for rule in rules)
+    with lane.disabled():
+        assert all(op.scalar is None for op in LANE_OPS)
+    assert [op.scalar for op in LANE_OPS] == rules
+    node = lane.as_node((ops_math.multiply, 1, 2, 3))
+    assert (node.op, node.inputs, node.outputs, node.attrs) == (ops_math.multiply, (1, 2), (3,), {})

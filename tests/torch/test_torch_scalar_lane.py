@@ -1,7 +1,6 @@
 """tape.torch and the engine's scalar lane (tape/engine/lane.py): the backward pass applies an
 op's scalar rule to float64 scalar nodes, and torch ops inside a GradientTape are recorded in
 the tape's lane. Both must give bit for bit what the Node / fast-rule path gives."""
-import contextlib
 import math
 
 import numpy as np
@@ -10,22 +9,7 @@ from hypothesis import strategies as st
 
 import tape as tf
 import tape.torch as torch
-from tape.engine.ops import math as ops_math
-
-LANE_OPS = (ops_math.add, ops_math.subtract, ops_math.multiply, ops_math.divide, ops_math.pow)
-
-
-@contextlib.contextmanager
-def lane_off():
-    rules = [op.scalar for op in LANE_OPS]
-    for op in LANE_OPS:
-        op.scalar = None
-    try:
-        yield
-    finally:
-        for op, rule in zip(LANE_OPS, rules):
-            op.scalar = rule
-
+from tape.engine import lane
 
 # each small, so that a last-bit difference of one rule is not absorbed by a larger term
 PROGRAMS = (
@@ -55,7 +39,7 @@ VALUES = st.one_of(st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.0, 0.5, math.inf, -m
 def test_the_backward_pass_gives_the_fast_rules_bits(x0, c0):
     with np.errstate(all="ignore"):
         with_lane = torch_grads(x0, c0)
-        with lane_off():
+        with lane.disabled():
             without = torch_grads(x0, c0)
     for got, want in zip(with_lane, without):
         assert type(got) is type(want) is np.float64
