@@ -32,7 +32,7 @@ from .sweep import depending_on, sweep_raw, sweep_tensors
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
 
 _FLOAT64 = np.float64
-_new_node = object.__new__
+_new_node = _new_tensor = object.__new__
 _ONE_F64 = np.float64(1.0)
 
 #: Number of backward sweeps run so far (tests use it to prove Jacobians are vectorized).
@@ -79,6 +79,18 @@ def _snapshot_before_assign(variable):
 
 
 _assign_hooks.append(_snapshot_before_assign)
+
+
+def _pair_node(op, a, b, result):
+    """The Node of a two-input application without attributes (built here, without a call
+    into registry.py: Node.__init__ would cost the hot path a frame)."""
+    node = _new_node(Node)
+    node.op = op
+    node.inputs = (a, b)
+    node.outputs = (result,)
+    node.attrs = _NO_ATTRS
+    node.needs_grad = None
+    return node
 
 
 class UnconnectedGradients(enum.Enum):
@@ -241,10 +253,10 @@ class GradientTape:
         v = result._value
         if type(v) is _FLOAT64:
             self._log.append((op, a, b, result) if op.scalar is not None else
-                             Node(op, (a, b), (result,), _NO_ATTRS))
+                             _pair_node(op, a, b, result))
             tracked[result] = None
             return
-        self._log.append(Node(op, (a, b), (result,), _NO_ATTRS))
+        self._log.append(_pair_node(op, a, b, result))
         if v.dtype.kind in "fc":
             tracked[result] = None
 
@@ -336,7 +348,8 @@ class GradientTape:
         return nest.pack_sequence_as(sources, result)
 
     def _seeds(self, targets, weights) -> dict:
-        """id -> the cotangent each target starts the sweep with (ones, or its output gradient)."""
+        """target -> the cotangent it starts the sweep with: ones (a raw NumPy value), or its
+        output gradient (a tensor)."""
         seeds = {}
         for t, w in zip(targets, weights):
             if not isinstance(t, Tensor):
@@ -348,9 +361,9 @@ class GradientTape:
             if type(t) is Variable and t not in self._tracked and self._watch_accessed \
                     and t._trainable:
                 self._track(t)      # reading a variable as the target watches it, as in TensorFlow
-            if w is None:
-                seed = _wrap(_ONE_F64 if type(v) is _FLOAT64 else
-                             v.dtype.type(1) if v.ndim == 0 else np.ones(v.shape, v.dtype))
+            if w is None:                   # ones, raw (see _sweep)
+                seed = _ONE_F64 if type(v) is _FLOAT64 else \
+                    v.dtype.type(1) if v.ndim == 0 else np.ones(v.shape, v.dtype)
             else:
                 seed = w if isinstance(w, Tensor) else _wrap(np.asarray(w, v.dtype)[()])
                 if v.dtype.kind == "c" and seed._value.dtype.kind != "c":
@@ -384,8 +397,8 @@ class GradientTape:
             self._roots = set()
 
     def _sweep(self, seeds: dict, sources, nb: int, keep: bool = False) -> dict:
-        """Reverse sweep from ``seeds`` (tensor -> cotangent: a Tensor, or a raw float64 scalar)
-        to ``sources``; returns source -> gradient.
+        """Reverse sweep from ``seeds`` (tensor -> cotangent: a Tensor, or a raw NumPy value) to
+        ``sources``; returns source -> gradient.
         ``keep``: leave the nodes on a non-persistent tape for another sweep (Jacobian chunks).
 
         When no tape records the sweep itself, cotangents stay raw NumPy values and rules with a
@@ -414,10 +427,10 @@ class GradientTape:
         grads = {}
         for k, v in seeds.items():
             if k in relevant:
-                if type(v) is _FLOAT64:
-                    grads[k] = v if raw else _wrap(v)
-                else:
+                if isinstance(v, Tensor):
                     grads[k] = v._value if raw else v
+                else:
+                    grads[k] = v if raw else _wrap(v)
         del seeds
         # Singular points give inf/nan in the result itself; NumPy's warnings about the
         # intermediate steps of rules would only be noise.
@@ -433,8 +446,10 @@ class GradientTape:
         for k in wanted:
             g = grads.get(k)
             if g is not None:
-                if raw:
-                    g = _wrap(g if type(g) is not StructuralZeros else unmarked(g))
+                if raw:         # (the wrap inlined: no call into tensor.py on this path)
+                    value = g if type(g) is not StructuralZeros else unmarked(g)
+                    g = _new_tensor(Tensor)
+                    g._value = value
                 elif type(g._value) is StructuralZeros:
                     g._value = unmarked(g._value)       # (the same numbers)
                 result[k] = g
