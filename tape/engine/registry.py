@@ -284,7 +284,7 @@ def _binary_operators(op, fn):
             a, b = convert_inputs((a, b))
             va, vb = a._value, b._value
         out = fn(va, vb)
-        if not isinstance(out, _NUMPY_VALUES):
+        if type(out) is not _F64 and not isinstance(out, _NUMPY_VALUES):
             out = np.asarray(out)
         result = _new_tensor(Tensor)
         result._value = out

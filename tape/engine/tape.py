@@ -152,7 +152,8 @@ class GradientTape:
 
     def __exit__(self, *exc):
         if self._recording:
-            self._pop()
+            stop_recording(self)        # (_pop, inlined)
+            self._recording = False
         return False
 
     def _pop(self):
@@ -248,7 +249,8 @@ class GradientTape:
         elif b in tracked:
             if type(a) is Variable:
                 self._read(a)
-        elif not (self._read(a) | self._read(b)):       # (both: each variable read is watched)
+        elif not ((type(a) is Variable and self._read(a)) |     # (both: each variable read
+                  (type(b) is Variable and self._read(b))):     # is watched)
             return
         v = result._value
         if type(v) is _FLOAT64:
@@ -261,9 +263,8 @@ class GradientTape:
             tracked[result] = None
 
     def _read(self, t) -> bool:
-        """Watch ``t`` if it is a trainable float variable the tape watches on first read."""
-        if type(t) is Variable and self._watch_accessed and t._trainable \
-                and t._value.dtype.kind in "fc":
+        """Watch the Variable ``t`` if the tape watches it on this first read (trainable, float)."""
+        if self._watch_accessed and t._trainable and t._value.dtype.kind in "fc":
             self._track(t)
             return True
         return False
