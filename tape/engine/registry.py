@@ -162,8 +162,7 @@ class Primitive:
     """
 
     __slots__ = ("name", "fn", "n_outputs", "fast", "scalar", "nondiff", "_custom_grad", "jvp",
-                 "taylor",
-                 "linear", "symmetric", "__dict__", "__weakref__")
+                 "taylor", "linear", "symmetric", "__dict__", "__weakref__")
 
     def __init__(self, fn, name, n_outputs=1, doc=None, *, jvp=None, taylor=None, linear=False,
                  symmetric=False):

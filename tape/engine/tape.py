@@ -4,8 +4,9 @@ Recording: a tape keeps ``_tracked``, the tensors it watches and the outputs of 
 recorded, and ``_log``, the recorded applications in execution order (a topological order):
 Nodes, and plain tuples for arithmetic on float64 scalars (the scalar lane, lane.py), which
 ``_nodes`` turns into Nodes for every reader but the first-order sweep. The backward sweep
-(sweep.py) walks that list once, in reverse, keeping cotangents in a dict; it never recurses. Tensors are their own dict keys: their hash is identity (``object.__hash__``, in C), so
-a lookup never calls ``Tensor.__eq__`` and costs no ``id()`` call.
+(sweep.py) walks that list once, in reverse, keeping cotangents in a dict; it never recurses.
+Tensors are their own dict keys: their hash is identity (``object.__hash__``, in C), so a
+lookup never calls ``Tensor.__eq__`` and costs no ``id()`` call.
 """
 from __future__ import annotations
 
@@ -24,7 +25,6 @@ from .inspect import recorded_operations
 from .jacobian import BatchIdentityRows, IdentityRows, chunks
 from .ops.array import concat, identity, reshape, transpose, unbroadcast
 from .ops.cast import cast
-from . import registry
 from .registry import (_NO_ATTRS, Node, active_accumulators, is_recording, recording_tapes,
                        start_recording, stop_recording)
 from .structural import StructuralZeros, unmarked

@@ -7,15 +7,14 @@ from the engine:
 - the built-in primitives (``PRIMITIVES``, from ``registry.primitives``), to run ``op.fn`` and
   hand ``op`` to the rules;
 - ``op.fast`` and ``op.scalar`` (the op's raw first-order rules, on arrays and on float64
-  scalars, read in ``_graph``) and the sweep's
-  ``general_rule``, which runs an op's registered tensor rule on raw NumPy cotangents or, recorded,
-  on tensors;
+  scalars, read in ``_graph``) and the sweep's ``general_rule``, which runs an op's registered
+  tensor rule on raw NumPy cotangents or, recorded, on tensors;
 - ``Node``, the record a rule reads (``inputs``, ``outputs``, ``attrs``, ``needs_grad``);
 - the recorder protocol: a torch op offers itself to the active recorders through ``record``
   or, with two inputs, ``record_pair`` (so ``GradientTape``, ``ForwardAccumulator`` and the CLI
-  see torch code), after a check of the two
-  lists of active recorders (the check the engine's own primitives make), and
-  ``create_graph=True`` joins them as one more recorder while it runs the rules (``recording``);
+  see torch code), after a check of the two lists of active recorders (the check the engine's
+  own primitives make), and ``create_graph=True`` joins them as one more recorder while it runs
+  the rules (``recording``);
 - ``scalar_like`` (the engine's cached constants for Python numbers; ``f64_constants``, its
   float64 table, read directly by the operators), ``wrap`` / ``to_array``
   (building tensors without checks / from user data), NumPy's quiet error state, and the
