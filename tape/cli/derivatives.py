@@ -25,6 +25,8 @@ from typing import Callable, Iterator, Optional
 
 import numpy as np
 
+from tape import pointwise_partials
+
 from . import budget as B
 from .errors import CLIError
 from .output import StreamedMatrix, progress
@@ -260,52 +262,16 @@ def as_numpy(t) -> np.ndarray:
 
 
 def nested_partials(fn, xs: list, comps: list[Component], order: int) -> list[dict]:
-    """The value and every distinct partial derivative up to ``order``, as tensors.
-
-    ``levels[k]`` maps each multiset of ``k`` indices into ``comps`` (a sorted tuple) to that
-    partial; ``levels[0]`` is ``{(): value}``. ``order`` persistent tapes are nested: the
-    innermost differentiates the value, each outer one the partials of the tape inside it.
-    """
-    import tape
-
-    wrt_vars = sorted({c.var for c in comps}, key=[c.var for c in comps].index)
-    sources = [xs[v] for v in wrt_vars]
-    # one variable (the common case) is passed as the tensor itself, not a one-item list
-    watched = sources[0] if len(sources) == 1 else sources
-    slot = {v: i for i, v in enumerate(wrt_vars)}
-    entered = []
-    try:
-        for _ in range(order):
-            t = tape.GradientTape(persistent=True)
-            t.__enter__()
-            entered.append(t)
-            t.watch(watched)
-        levels = [{(): fn(*xs)}]
-        while entered:
-            t = entered.pop()
-            t.__exit__(None, None, None)
-            following = {}
-            for key, z in levels[-1].items():
-                grads = t.gradient(z, watched, unconnected_gradients="zero")
-                if watched is not sources:
-                    grads = [grads]
-                for ci in range(key[-1] if key else 0, len(comps)):
-                    c = comps[ci]
-                    g = grads[slot[c.var]]
-                    following[key + (ci,)] = g if c.index is None else g[:, c.index]
-            levels.append(following)
-    finally:
-        while entered:
-            entered.pop().__exit__(None, None, None)
-    return levels
+    """The value and every distinct partial derivative up to ``order`` at every point, as
+    arrays: ``levels[k]`` maps each multiset of ``k`` indices into ``comps`` (a sorted tuple)
+    to that partial; ``levels[0]`` is ``{(): value}`` (``tape.pointwise_partials``)."""
+    return pointwise_partials(fn, xs, [(c.var, c.index) for c in comps], order)
 
 
 def partials(fn, arrays: list[np.ndarray], comps: list[Component], order: int):
     """``(value, {multiset: array (N,)})``: every distinct partial derivative of order
     ``order`` (order 1: one entry per component, i.e. the gradient)."""
-    import tape
-
-    levels = nested_partials(fn, [tape.constant(a) for a in arrays], comps, order)
+    levels = nested_partials(fn, arrays, comps, order)
     return as_numpy(levels[0][()]), {k: as_numpy(v) for k, v in levels[-1].items()}
 
 
