@@ -115,17 +115,11 @@ class Target(Record):
             return _script_caller(self, variables)
         shapes = self.tree_shapes(sizes)
         scalars_only = shapes == [None] and all(sizes[n] is None for n in variables)
-        lowered = [to_tape(t, variables) for t in self.trees]
         if scalars_only:
-            # every value is (N,) and the result is one already (or a 0-d constant), so the
-            # (N, 1) layout that vectors need is skipped
-            (plain,) = lowered
-
-            def run_scalars(*tensors):
-                y = plain(*tensors)
-                return y if tuple(y.shape) == (count,) else tape.broadcast_to(y, (count,))
-
-            return run_scalars
+            # every value is (N,) and the result is one already (or a 0-d constant, which
+            # the lowered function broadcasts), so the (N, 1) layout of vectors is skipped
+            return to_tape(self.trees[0], variables, count, reuse_literals=True)
+        lowered = [to_tape(t, variables, reuse_literals=True) for t in self.trees]
         single_scalar = len(lowered) == 1 and shapes[0] is None
 
         def run(*tensors):
