@@ -29,7 +29,7 @@ from tape import pointwise_partials
 
 from . import budget as B
 from .errors import CLIError
-from .output import StreamedMatrix, progress
+from .output import NO_PROGRESS, StreamedMatrix, progress
 from .points import Points
 from .record import Frozen, Record
 from .targets import ScriptError, Target
@@ -59,12 +59,14 @@ class Outcome(Record):
 
 def run(target: Target, points: Points, variables: list[str], comps, mode: str,
         order: int = 1, show_progress: bool = False,
-        budget: Optional[B.Budget] = None, streamed: bool = False) -> Outcome:
+        budget: Optional[B.Budget] = None, streamed: bool = False,
+        sizes: Optional[dict] = None) -> Outcome:
     """Evaluate ``mode`` ("partials" of ``order``, or "jacobian") at every point, in passes
     that fit in ``budget`` (default: ``budget.from_option(None)``). ``streamed``: the result
     is written as it comes, so a Jacobian of one point too big to hold whole may be an
-    ``output.StreamedMatrix`` (see ``jacobian``)."""
-    sizes = points.sizes()
+    ``output.StreamedMatrix`` (see ``jacobian``). ``sizes``: ``points.sizes()``, when the
+    caller has it."""
+    sizes = points.sizes() if sizes is None else sizes
     arrays = [points.arrays[n] for n in variables]
     budget = B.from_option(None) if budget is None else budget
 
@@ -148,7 +150,8 @@ def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progr
     the budget holds at that cost per point (at most ``CHUNK``)."""
     pieces = []
     start, step = 0, min(B.PROBE_POINTS, CHUNK)
-    with progress(count, "evaluating", show_progress and count > step) as advance:
+    shown = show_progress and count > step
+    with progress(count, "evaluating", True) if shown else NO_PROGRESS as advance:
         while start < count or not pieces:
             n = min(step, count - start) if count else 1
             chunk = [a[start:start + n] for a in arrays]
