@@ -17,6 +17,7 @@ vector variable of length k contributes k (``x[0]``, ``x[1]``, ...), in ``wrt`` 
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
@@ -29,7 +30,7 @@ from tape import pointwise_partials
 
 from . import budget as B
 from .errors import CLIError
-from .output import NO_PROGRESS, StreamedMatrix, progress
+from .output import StreamedMatrix, progress
 from .points import Points
 from .record import Frozen, Record
 from .targets import ScriptError, Target
@@ -39,6 +40,8 @@ from .targets import ScriptError, Target
 CHUNK = 65_536
 #: rows (points x directions) per Taylor-mode pass of ``taylor_partials``
 TAYLOR_ROWS = 32_768
+#: what ``output.progress`` gives when it is disabled, without calling it
+NO_PROGRESS = contextlib.nullcontext(lambda n: None)
 #: the highest order taken with nested tapes (their cost grows exponentially with the order)
 NESTED_MAX_ORDER = 10
 

@@ -31,7 +31,7 @@ from .functions import CONSTANTS, FUNCTIONS, allowed_summary
 from .names import check_look_alikes
 from .record import Record
 from .tree import (Binary, Call, Constant, Expr, Index, Number, Relation, Unary, Variable,
-                   children, fold, free_variables)
+                   build, children, fold, free_variables)
 
 __all__ = ["read", "parse", "parse_list", "rewrite", "read_as", "Reading", "MAX_LENGTH",
            "MAX_NESTING", "Expr", "Number", "Constant", "Variable", "Unary", "Binary", "Call",
@@ -57,11 +57,12 @@ class Reading(Record):
     _fields = ("tree", "notes", "wrt")
 
     def __init__(self, tree, notes: list, wrt: str | None = None,
-                 variables: list[str] | None = None) -> None:
+                 variables: list[str] | None = None, order: list | None = None) -> None:
         self.tree = tree
         self.notes = notes
         self.wrt = wrt
         self.variables = free_variables(tree) if variables is None else variables
+        self.order = order      # the tree's ``postorder`` list, when the reader has it
 
     @property
     def read_as(self) -> str:
@@ -90,7 +91,7 @@ def read(text: str, label: str | None = None, declared=(), relation: bool = Fals
         if isinstance(text, str):
             check_look_alikes(declared, text)   # before a misspelt name becomes another error
         reading = _read(text, tuple(declared), relation)
-        check_look_alikes([*free_variables(reading.tree), *declared])
+        check_look_alikes([*reading.variables, *declared])
         return reading
     except ExprError as err:
         if label and not err.label:
@@ -129,10 +130,11 @@ def _read(text, declared, relation) -> Reading:
             is_label = None
         if is_label:
             wrt = is_label.group("wrt") or wrt
-            tree, notes, names = _tree(typed, right, fold)
+            tree, notes, names, order = _tree(typed, right, fold)
         else:
-            lhs, notes, names = _tree(typed, left, fold)
-            rhs, more, more_names = _tree(typed, right, fold)
+            lhs, notes, names, _ = _tree(typed, left, fold)
+            rhs, more, more_names, _ = _tree(typed, right, fold)
+            order = None
             names |= more_names
             tree = Relation(lhs, rhs, (fold[left[0].start], fold[right[-1].end]))
             notes += [n for n in more if n not in notes]
@@ -142,8 +144,8 @@ def _read(text, declared, relation) -> Reading:
                                 f"derivatives: --implicit)", text, fold[tokens[k].start],
                                 fold[tokens[k].end])
     else:
-        tree, notes, names = _tree(typed, tokens, fold)
-    return Reading(tree, notes, wrt, sorted(names))
+        tree, notes, names, order = _tree(typed, tokens, fold)
+    return Reading(tree, notes, wrt, sorted(names), order)
 
 
 def _names_a_function(left_text: str, declared) -> bool:
@@ -210,7 +212,7 @@ def _tree(typed, tokens, fold):
         raise _Walker(source).error(node.body, "a bracketed list is only allowed as the "
                                                "whole target of tape jacobian")
     walker = _Walker(source)
-    return walker.convert(node.body), notes, walker.variables
+    return walker.convert(node.body), notes, walker.variables, walker.order
 
 
 def rewrite(text: str, declared=()) -> tuple[str, list[int]]:
@@ -256,14 +258,14 @@ def read_list(text: str, label: str | None = None, declared=()) -> list[tuple[st
         walker = _Walker(source)
         if not isinstance(node.body, ast.List):
             tree = walker.convert(node.body)
-            return [(text.strip(), Reading(tree, notes))]
+            return [(text.strip(), Reading(tree, notes, order=walker.order))]
         if not node.body.elts:
             raise walker.error(node.body, "the list of expressions is empty")
         items = []
         for elt in node.body.elts:
             start, end = walker.span(elt)
             tree = walker.convert(elt)
-            items.append((text[start:end].strip(), Reading(tree, notes)))
+            items.append((text[start:end].strip(), Reading(tree, notes, order=walker.order)))
             notes = []
         check_look_alikes([n for _, r in items for n in free_variables(r.tree)])
         return items
@@ -430,6 +432,7 @@ class _Walker:
     def __init__(self, source: _Source):
         self.source = source
         self.variables: set[str] = set()    # the free names of the trees built so far
+        self.order: list | None = None      # the last tree's ``postorder`` list
 
     def span(self, node: ast.AST) -> tuple[int, int]:
         """The node's (start, end) columns in the text as typed."""
@@ -450,7 +453,8 @@ class _Walker:
         return err
 
     def convert(self, root: ast.AST) -> Expr:
-        results: list = []
+        """The tree of ``root``, checked; its ``postorder`` list is left in ``self.order``."""
+        items: list = []          # what ``tree.build`` makes the nodes from, in postorder
         arity: dict[int, int] = {}
         stack: list = [(root, False)]
         while stack:
@@ -462,12 +466,10 @@ class _Walker:
                     stack.append((kid, False))
                 arity[id(node)] = len(kids)
             else:
-                k = arity.pop(id(node))
-                args = results[len(results) - k:] if k else []
-                if k:
-                    del results[len(results) - k:]
-                results.append(self._build(node, args))
-        return results[0]
+                items.append(self._item(node, arity.pop(id(node))))
+        tree, self.order, names = build(items)
+        self.variables |= names
+        return tree
 
     def _check(self, node: ast.AST) -> list:
         """Validate one node; return the children to convert."""
@@ -558,19 +560,17 @@ class _Walker:
         except OverflowError:
             return float("inf")
 
-    def _build(self, node: ast.AST, args: list) -> Expr:
+    def _item(self, node: ast.AST, children: int) -> tuple:
+        """``node`` as an item of ``tree.build``: (class, value, span, number of children)."""
         span = self.span(node)
         if isinstance(node, ast.BinOp):
-            return Binary(_BINARY[type(node.op)], args[0], args[1], span)
+            return Binary, _BINARY[type(node.op)], span, children
         if isinstance(node, ast.UnaryOp):
-            return Unary(_UNARY[type(node.op)], args[0], span)
+            return Unary, _UNARY[type(node.op)], span, children
         if isinstance(node, ast.Call):
-            return Call(node.func.id, tuple(args), span)
+            return Call, node.func.id, span, children
         if isinstance(node, ast.Subscript):
-            return Index(args[0], self._index_value(node), span)
+            return Index, self._index_value(node), span, children
         if isinstance(node, ast.Name):
-            if node.id in CONSTANTS:
-                return Constant(node.id, span)
-            self.variables.add(node.id)
-            return Variable(node.id, span)
-        return Number(self._number_value(node), span)
+            return (Constant if node.id in CONSTANTS else Variable), node.id, span, 0
+        return Number, self._number_value(node), span, 0

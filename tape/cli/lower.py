@@ -22,7 +22,7 @@ import numpy as np
 from . import expr as E
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS
-from .tree import postorder
+from .tree import postorder, run_postorder
 
 #: a shape in the checker: None for a scalar, an int for a vector of that many components
 Shape = Optional[int]
@@ -32,11 +32,13 @@ def _describe(shape: Shape) -> str:
     return "a scalar" if shape is None else f"a vector of length {shape}"
 
 
-def check_shapes(tree: E.Expr, sizes: dict[str, Shape], text: str | None = None) -> Shape:
+def check_shapes(tree: E.Expr, sizes: dict[str, Shape], text: str | None = None,
+                 order: list | None = None) -> Shape:
     """Check that ``tree`` is well-shaped given each variable's size; return its own shape.
 
     ``sizes`` maps a variable name to None (scalar) or its vector length. Raises ``ExprError``
     pointing at the offending node (``text`` is the expression as typed, for the caret).
+    ``order`` is the tree's ``postorder`` list when the caller has it.
     """
 
     def fail(node, message):
@@ -77,7 +79,7 @@ def check_shapes(tree: E.Expr, sizes: dict[str, Shape], text: str | None = None)
             return None
         raise TypeError(f"unknown expression node {node!r}")
 
-    return E.fold(tree, visit)
+    return run_postorder(postorder(tree) if order is None else order, visit)
 
 
 def to_tape(tree: E.Expr, variables: list[str], count: int | None = None,

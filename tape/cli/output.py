@@ -79,10 +79,6 @@ def progress(total: int, description: str, enabled: bool) -> Iterator[Callable[[
         yield lambda n: bar.advance(task, n)
 
 
-#: what ``progress`` gives when disabled, for callers that know it is (no call at all)
-NO_PROGRESS = contextlib.nullcontext(lambda n: None)
-
-
 def progress_wanted(fmt: Format) -> bool:
     """Progress bars only on an interactive terminal and never with machine formats."""
     return fmt is Format.table and is_terminal(sys.stderr)
