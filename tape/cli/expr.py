@@ -88,10 +88,14 @@ def read(text: str, label: str | None = None, declared=(), relation: bool = Fals
     equation that is not a label is returned as a ``Relation`` tree, otherwise it is an error.
     """
     try:
-        if isinstance(text, str):
-            check_look_alikes(declared, text)   # before a misspelt name becomes another error
-        reading = _read(text, tuple(declared), relation)
-        check_look_alikes([*reading.variables, *declared])
+        try:
+            reading = _read(text, tuple(declared), relation)
+        except ExprError:
+            if isinstance(text, str):
+                check_look_alikes(declared, text)   # a misspelt name is the error to report
+            raise
+        # the text's runs of letters and every name, once the reading has found its names
+        check_look_alikes([*reading.variables, *declared], text)
         return reading
     except ExprError as err:
         if label and not err.label:
