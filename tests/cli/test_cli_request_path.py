@@ -154,3 +154,19 @@ def test_reused_literals_give_the_values_and_gradients_of_fresh_ones(text):
     assert tuple(reused(tape.constant(xs)).shape) == (3,)
     np.testing.assert_array_equal(results[0][0], results[1][0])
     np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+@pytest.mark.parametrize("text", ["x^2", "sin(x)*y - 3", "[x*y, x+y]", "d/dx x^3 + 2x",
+                                  "y = x^2 + w[1]", "max(x, 2)*-x", "|x| + √y"])
+def test_the_readers_postorder_list_is_the_trees_own(text):
+    """The reader keeps the postorder list it built the tree from; the shape check and the
+    lowering walk that list instead of the tree, so it must be the tree's postorder."""
+    from tape.cli import expr as E
+
+    readings = ([r for _, r in E.read_list(text)] if text.startswith("[")
+                else [E.read(text, declared=("w",))])
+    for reading in readings:
+        assert reading.order is not None
+        assert [(id(n), k) for n, k in reading.order] == \
+            [(id(n), k) for n, k in postorder(reading.tree)]
+        assert reading.variables == sorted(E.free_variables(reading.tree))
