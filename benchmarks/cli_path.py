@@ -37,14 +37,23 @@ def trace(argv: list[str], names: bool = False) -> list:
                 seen.append((where, frame.f_code.co_name) if names else where)
 
     sys.argv = ["tape"] + argv
-    with contextlib.redirect_stdout(io.StringIO()):
-        sys.setprofile(profile)
-        try:
-            app.main()
-        except SystemExit:
-            pass
-        finally:
-            sys.setprofile(None)
+    sys.stdout.flush()
+    saved = os.dup(1)           # tape writes its results to the file descriptor itself
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            sys.setprofile(profile)
+            try:
+                app.main()
+            except SystemExit:
+                pass
+            finally:
+                sys.setprofile(None)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(quiet)
     return seen
 
 

@@ -17,6 +17,7 @@ vector variable of length k contributes k (``x[0]``, ``x[1]``, ...), in ``wrt`` 
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
@@ -24,6 +25,8 @@ import warnings
 from typing import Callable, Iterator, Optional
 
 import numpy as np
+
+from tape import pointwise_partials
 
 from . import budget as B
 from .errors import CLIError
@@ -37,6 +40,8 @@ from .targets import ScriptError, Target
 CHUNK = 65_536
 #: rows (points x directions) per Taylor-mode pass of ``taylor_partials``
 TAYLOR_ROWS = 32_768
+#: what ``output.progress`` gives when it is disabled, without calling it
+NO_PROGRESS = contextlib.nullcontext(lambda n: None)
 #: the highest order taken with nested tapes (their cost grows exponentially with the order)
 NESTED_MAX_ORDER = 10
 
@@ -57,12 +62,14 @@ class Outcome(Record):
 
 def run(target: Target, points: Points, variables: list[str], comps, mode: str,
         order: int = 1, show_progress: bool = False,
-        budget: Optional[B.Budget] = None, streamed: bool = False) -> Outcome:
+        budget: Optional[B.Budget] = None, streamed: bool = False,
+        sizes: Optional[dict] = None) -> Outcome:
     """Evaluate ``mode`` ("partials" of ``order``, or "jacobian") at every point, in passes
     that fit in ``budget`` (default: ``budget.from_option(None)``). ``streamed``: the result
     is written as it comes, so a Jacobian of one point too big to hold whole may be an
-    ``output.StreamedMatrix`` (see ``jacobian``)."""
-    sizes = points.sizes()
+    ``output.StreamedMatrix`` (see ``jacobian``). ``sizes``: ``points.sizes()``, when the
+    caller has it."""
+    sizes = points.sizes() if sizes is None else sizes
     arrays = [points.arrays[n] for n in variables]
     budget = B.from_option(None) if budget is None else budget
 
@@ -146,7 +153,8 @@ def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progr
     the budget holds at that cost per point (at most ``CHUNK``)."""
     pieces = []
     start, step = 0, min(B.PROBE_POINTS, CHUNK)
-    with progress(count, "evaluating", show_progress and count > step) as advance:
+    shown = show_progress and count > step
+    with progress(count, "evaluating", True) if shown else NO_PROGRESS as advance:
         while start < count or not pieces:
             n = min(step, count - start) if count else 1
             chunk = [a[start:start + n] for a in arrays]
@@ -260,52 +268,16 @@ def as_numpy(t) -> np.ndarray:
 
 
 def nested_partials(fn, xs: list, comps: list[Component], order: int) -> list[dict]:
-    """The value and every distinct partial derivative up to ``order``, as tensors.
-
-    ``levels[k]`` maps each multiset of ``k`` indices into ``comps`` (a sorted tuple) to that
-    partial; ``levels[0]`` is ``{(): value}``. ``order`` persistent tapes are nested: the
-    innermost differentiates the value, each outer one the partials of the tape inside it.
-    """
-    import tape
-
-    wrt_vars = sorted({c.var for c in comps}, key=[c.var for c in comps].index)
-    sources = [xs[v] for v in wrt_vars]
-    # one variable (the common case) is passed as the tensor itself, not a one-item list
-    watched = sources[0] if len(sources) == 1 else sources
-    slot = {v: i for i, v in enumerate(wrt_vars)}
-    entered = []
-    try:
-        for _ in range(order):
-            t = tape.GradientTape(persistent=True)
-            t.__enter__()
-            entered.append(t)
-            t.watch(watched)
-        levels = [{(): fn(*xs)}]
-        while entered:
-            t = entered.pop()
-            t.__exit__(None, None, None)
-            following = {}
-            for key, z in levels[-1].items():
-                grads = t.gradient(z, watched, unconnected_gradients="zero")
-                if watched is not sources:
-                    grads = [grads]
-                for ci in range(key[-1] if key else 0, len(comps)):
-                    c = comps[ci]
-                    g = grads[slot[c.var]]
-                    following[key + (ci,)] = g if c.index is None else g[:, c.index]
-            levels.append(following)
-    finally:
-        while entered:
-            entered.pop().__exit__(None, None, None)
-    return levels
+    """The value and every distinct partial derivative up to ``order`` at every point, as
+    arrays: ``levels[k]`` maps each multiset of ``k`` indices into ``comps`` (a sorted tuple)
+    to that partial; ``levels[0]`` is ``{(): value}`` (``tape.pointwise_partials``)."""
+    return pointwise_partials(fn, xs, [(c.var, c.index) for c in comps], order)
 
 
 def partials(fn, arrays: list[np.ndarray], comps: list[Component], order: int):
     """``(value, {multiset: array (N,)})``: every distinct partial derivative of order
     ``order`` (order 1: one entry per component, i.e. the gradient)."""
-    import tape
-
-    levels = nested_partials(fn, [tape.constant(a) for a in arrays], comps, order)
+    levels = nested_partials(fn, arrays, comps, order)
     return as_numpy(levels[0][()]), {k: as_numpy(v) for k, v in levels[-1].items()}
 
 

@@ -31,7 +31,7 @@ from .functions import CONSTANTS, FUNCTIONS, allowed_summary
 from .names import check_look_alikes
 from .record import Record
 from .tree import (Binary, Call, Constant, Expr, Index, Number, Relation, Unary, Variable,
-                   children, fold, free_variables)
+                   build, children, fold, free_variables)
 
 __all__ = ["read", "parse", "parse_list", "rewrite", "read_as", "Reading", "MAX_LENGTH",
            "MAX_NESTING", "Expr", "Number", "Constant", "Variable", "Unary", "Binary", "Call",
@@ -57,25 +57,17 @@ class Reading(Record):
     _fields = ("tree", "notes", "wrt")
 
     def __init__(self, tree, notes: list, wrt: str | None = None,
-                 variables: list[str] | None = None) -> None:
+                 variables: list[str] | None = None, order: list | None = None) -> None:
         self.tree = tree
         self.notes = notes
         self.wrt = wrt
         self.variables = free_variables(tree) if variables is None else variables
+        self.order = order      # the tree's ``postorder`` list, when the reader has it
 
     @property
     def read_as(self) -> str:
         """Written when asked for: a long text's reading costs a walk of its tree."""
         return read_as(self.tree)
-
-
-# The two patterns below are plain strings, compiled (and cached by ``re``) on first use: a
-# text without ``/`` or ``=`` never needs them, and compiling both costs ~0.4 ms of every start.
-#: ``d/dx`` before an expression (one letter, or a declared name)
-_DERIVATIVE = r"\s*d\s*/\s*d([^\W\d_]\w*?)(?=[\s(\[|]|$)"
-#: a label on the left of ``=``: ``y``, ``f(x)``, ``f'(x)``, ``y'``, ``dy/dx``
-_LABEL = (r"\s*(?:[^\W\d]\w*\s*'*\s*(?:\(\s*[^\W\d]\w*(?:\s*,\s*[^\W\d]\w*)*\s*\))?"
-          r"|d\s*(?:[^\W\d]\w*)?\s*/\s*d\s*(?P<wrt>[^\W\d]\w*))\s*")
 
 
 def read(text: str, label: str | None = None, declared=(), relation: bool = False
@@ -87,10 +79,14 @@ def read(text: str, label: str | None = None, declared=(), relation: bool = Fals
     equation that is not a label is returned as a ``Relation`` tree, otherwise it is an error.
     """
     try:
-        if isinstance(text, str):
-            check_look_alikes(declared, text)   # before a misspelt name becomes another error
-        reading = _read(text, tuple(declared), relation)
-        check_look_alikes([*free_variables(reading.tree), *declared])
+        try:
+            reading = _read(text, tuple(declared), relation)
+        except ExprError:
+            if isinstance(text, str):
+                check_look_alikes(declared, text)   # a misspelt name is the error to report
+            raise
+        # the text's runs of letters and every name, once the reading has found its names
+        check_look_alikes([*reading.variables, *declared], text)
         return reading
     except ExprError as err:
         if label and not err.label:
@@ -99,118 +95,39 @@ def read(text: str, label: str | None = None, declared=(), relation: bool = Fals
 
 
 def _read(text, declared, relation) -> Reading:
-    tokens, fold, typed = _tokens(text, declared)
-    wrt = None
-    start = re.match(_DERIVATIVE, typed.folded) if "/" in typed.folded else None
-    if start and (len(start.group(1)) == 1 or start.group(1) in declared):
-        wrt = start.group(1)
-        tokens = [t for t in tokens if t.start >= start.end()]
-        if tokens and tokens[0].text == "[" and tokens[-1].text == "]" and \
-                len(_top_level(tokens[1:-1], "]")) == 0:
-            tokens[0].text, tokens[-1].text = "(", ")"    # d/dx [x^2]
-        if not tokens:
-            raise ExprError(f"d/d{wrt} needs an expression after it, like d/d{wrt} {wrt}^2",
-                            text, fold[start.start()], fold[start.end()])
-    equals = _top_level(tokens, "=")
-    if len(equals) > 1:
-        second = tokens[equals[1]]
-        raise ExprError("only one = is allowed (y = f(x), or one equation)", text,
-                        fold[second.start], fold[second.end])
-    if equals:
-        k = equals[0]
-        left, right = tokens[:k], tokens[k + 1:]
-        if not left or not right:
-            raise ExprError("an equation needs an expression on both sides of =", text,
-                            fold[tokens[k].start], fold[tokens[k].end])
-        left_text = typed.folded[left[0].start:left[-1].end]
-        is_label = re.fullmatch(_LABEL, left_text)
-        if is_label and not is_label.group("wrt") and not _names_a_function(left_text,
-                                                                          declared):
-            is_label = None
-        if is_label:
-            wrt = is_label.group("wrt") or wrt
-            tree, notes, names = _tree(typed, right, fold)
-        else:
-            lhs, notes, names = _tree(typed, left, fold)
-            rhs, more, more_names = _tree(typed, right, fold)
-            names |= more_names
-            tree = Relation(lhs, rhs, (fold[left[0].start], fold[right[-1].end]))
-            notes += [n for n in more if n not in notes]
-            if not relation:
-                raise ExprError(f"{text.strip()} is an equation, read as an implicit "
-                                f"relation; this command takes an expression (implicit "
-                                f"derivatives: --implicit)", text, fold[tokens[k].start],
-                                fold[tokens[k].end])
-    else:
-        tree, notes, names = _tree(typed, tokens, fold)
-    return Reading(tree, notes, wrt, sorted(names))
+    _check_text(text)
+    read = R.read_text(text, declared)
+    if read.equation is None:
+        ((source, notes),) = read.pieces
+        tree, names, order = _tree(source)
+        return Reading(tree, notes, read.wrt, sorted(names), order)
+    (left, notes), (right, more) = read.pieces
+    lhs, names, _ = _tree(left)
+    rhs, more_names, _ = _tree(right)
+    names |= more_names
+    equals, whole = read.equation
+    tree = Relation(lhs, rhs, whole)
+    notes += [n for n in more if n not in notes]
+    if not relation:
+        raise ExprError(f"{text.strip()} is an equation, read as an implicit "
+                        f"relation; this command takes an expression (implicit "
+                        f"derivatives: --implicit)", text, *equals)
+    return Reading(tree, notes, read.wrt, sorted(names))
 
 
-def _names_a_function(left_text: str, declared) -> bool:
-    """Whether the left side of ``=`` names a function being defined (``y``, ``f(x)``,
-    ``y'``): one name that is not a known function (``tan(y) = x^2`` is an equation) and that
-    the reader would not split into a product (``xy = 1`` is x·y = 1)."""
-    name = re.match(r"\s*([^\W\d]\w*)", left_text).group(1)
-    if R.function_name(name) is not None and name not in declared:
-        return False
-    if any(c.isdigit() or c == "_" for c in name):      # never split
-        return True
-    return R._split(name, R.known_names(declared)) == [name]
-
-
-class _Typed(Record):
-    _fields = ("text", "folded")
-
-    def __init__(self, text: str, folded: str) -> None:
-        self.text = text        # as typed
-        self.folded = folded    # after LaTeX and character folding
-
-
-def _tokens(text, declared):
+def _check_text(text) -> None:
     if not isinstance(text, str):
         raise ExprError("an expression must be text")
     _check_limits(text)
-    working, base = text, None
-    if "\\" in text:   # LaTeX: only then is its reader imported
-        from .latex import from_latex
-
-        working, base = from_latex(text)
-    folded, fold = R.fold_characters(working)
-    if base is not None:
-        fold = [base[c] for c in fold]
-    return R.tokenize(folded, declared), fold, _Typed(text, folded)
 
 
-def _top_level(tokens, text: str) -> list[int]:
-    depth, found = 0, []
-    for k, tok in enumerate(tokens):
-        if tok.kind == R.OP and tok.text in "([":
-            depth += 1
-        elif tok.kind == R.OP and tok.text in ")]":
-            depth -= 1
-        elif depth == 0 and tok.kind == R.OP and tok.text == text:
-            found.append(k)
-    return found
-
-
-def _translate(typed, tokens, fold) -> tuple["_Source", list]:
-    if not tokens:
-        raise ExprError("empty expression")
-    translation = R.Translation(typed.text, tokens, fold)
-    translation.run()
-    python = translation.python()
-    origin = translation.origin + [fold[tokens[-1].end]]
-    return _source(typed.text, python, origin), translation.notes
-
-
-def _tree(typed, tokens, fold):
-    source, notes = _translate(typed, tokens, fold)
+def _tree(source: R.Source):
     node = _ast_of(source)
     if isinstance(node.body, ast.List):
         raise _Walker(source).error(node.body, "a bracketed list is only allowed as the "
                                                "whole target of tape jacobian")
     walker = _Walker(source)
-    return walker.convert(node.body), notes, walker.variables
+    return walker.convert(node.body), walker.variables, walker.order
 
 
 def rewrite(text: str, declared=()) -> tuple[str, list[int]]:
@@ -222,8 +139,9 @@ def rewrite(text: str, declared=()) -> tuple[str, list[int]]:
     >>> rewrite("3(x+1)·π")[0]
     '3*(x+1)*pi'
     """
-    tokens, fold, typed = _tokens(text, tuple(declared))
-    source, _ = _translate(typed, tokens, fold)
+    _check_text(text)
+    tokens, fold, typed = R.scan(text, tuple(declared))
+    source, _ = R.translate(typed, tokens, fold)
     return source.python, source.origin
 
 
@@ -250,20 +168,21 @@ def read_list(text: str, label: str | None = None, declared=()) -> list[tuple[st
         return [(text.strip(), read(text, label, declared))]
     try:
         check_look_alikes(declared, text)
-        tokens, fold, typed = _tokens(text, tuple(declared))
-        source, notes = _translate(typed, tokens, fold)
+        _check_text(text)
+        tokens, fold, typed = R.scan(text, tuple(declared))
+        source, notes = R.translate(typed, tokens, fold)
         node = _ast_of(source)
         walker = _Walker(source)
         if not isinstance(node.body, ast.List):
             tree = walker.convert(node.body)
-            return [(text.strip(), Reading(tree, notes))]
+            return [(text.strip(), Reading(tree, notes, order=walker.order))]
         if not node.body.elts:
             raise walker.error(node.body, "the list of expressions is empty")
         items = []
         for elt in node.body.elts:
             start, end = walker.span(elt)
             tree = walker.convert(elt)
-            items.append((text[start:end].strip(), Reading(tree, notes)))
+            items.append((text[start:end].strip(), Reading(tree, notes, order=walker.order)))
             notes = []
         check_look_alikes([n for _, r in items for n in free_variables(r.tree)])
         return items
@@ -273,36 +192,7 @@ def read_list(text: str, label: str | None = None, declared=()) -> list[tuple[st
         raise
 
 
-class _Source(Record):
-    _fields = ("text", "python", "origin", "byte_to_char")
-
-    def __init__(self, text: str, python: str, origin: list[int],
-                 byte_to_char: list[int] | None) -> None:
-        self.text = text                    # as typed
-        self.python = python                # rewritten
-        self.origin = origin                # rewritten column -> original column
-        self.byte_to_char = byte_to_char    # UTF-8 byte offset -> char offset in ``python``
-
-    def original(self, python_col: int) -> int:
-        return self.origin[max(0, min(python_col, len(self.origin) - 1))]
-
-    def from_bytes(self, byte_col: int) -> int:
-        if self.byte_to_char is None:
-            return byte_col
-        return self.byte_to_char[max(0, min(byte_col, len(self.byte_to_char) - 1))]
-
-
-def _source(text: str, python: str, origin: list[int]) -> "_Source":
-    byte_to_char = None
-    if not python.isascii():
-        byte_to_char = []
-        for col, ch in enumerate(python):
-            byte_to_char.extend([col] * len(ch.encode("utf-8")))
-        byte_to_char.append(len(python))
-    return _Source(text, python, origin, byte_to_char)
-
-
-def _ast_of(source: "_Source") -> ast.Expression:
+def _ast_of(source: R.Source) -> ast.Expression:
     try:
         return _ast_parse(source.python)
     except SyntaxError as exc:
@@ -370,7 +260,7 @@ def _ast_parse(python: str) -> ast.Expression:
     return outcome["tree"]
 
 
-def _syntax_error(exc: SyntaxError, source: _Source) -> ExprError:
+def _syntax_error(exc: SyntaxError, source: R.Source) -> ExprError:
     msg = exc.msg or "invalid syntax"
     if "unterminated string" in msg or "EOL" in msg:
         msg = "strings are not allowed"
@@ -427,9 +317,10 @@ _UNARY = {ast.USub: "-", ast.UAdd: "+"}
 class _Walker:
     """Checks a Python AST against the whitelist and converts it, without recursion."""
 
-    def __init__(self, source: _Source):
+    def __init__(self, source: R.Source):
         self.source = source
         self.variables: set[str] = set()    # the free names of the trees built so far
+        self.order: list | None = None      # the last tree's ``postorder`` list
 
     def span(self, node: ast.AST) -> tuple[int, int]:
         """The node's (start, end) columns in the text as typed."""
@@ -450,7 +341,8 @@ class _Walker:
         return err
 
     def convert(self, root: ast.AST) -> Expr:
-        results: list = []
+        """The tree of ``root``, checked; its ``postorder`` list is left in ``self.order``."""
+        items: list = []          # what ``tree.build`` makes the nodes from, in postorder
         arity: dict[int, int] = {}
         stack: list = [(root, False)]
         while stack:
@@ -462,12 +354,10 @@ class _Walker:
                     stack.append((kid, False))
                 arity[id(node)] = len(kids)
             else:
-                k = arity.pop(id(node))
-                args = results[len(results) - k:] if k else []
-                if k:
-                    del results[len(results) - k:]
-                results.append(self._build(node, args))
-        return results[0]
+                items.append(self._item(node, arity.pop(id(node))))
+        tree, self.order, names = build(items)
+        self.variables |= names
+        return tree
 
     def _check(self, node: ast.AST) -> list:
         """Validate one node; return the children to convert."""
@@ -558,19 +448,17 @@ class _Walker:
         except OverflowError:
             return float("inf")
 
-    def _build(self, node: ast.AST, args: list) -> Expr:
+    def _item(self, node: ast.AST, children: int) -> tuple:
+        """``node`` as an item of ``tree.build``: (class, value, span, number of children)."""
         span = self.span(node)
         if isinstance(node, ast.BinOp):
-            return Binary(_BINARY[type(node.op)], args[0], args[1], span)
+            return Binary, _BINARY[type(node.op)], span, children
         if isinstance(node, ast.UnaryOp):
-            return Unary(_UNARY[type(node.op)], args[0], span)
+            return Unary, _UNARY[type(node.op)], span, children
         if isinstance(node, ast.Call):
-            return Call(node.func.id, tuple(args), span)
+            return Call, node.func.id, span, children
         if isinstance(node, ast.Subscript):
-            return Index(args[0], self._index_value(node), span)
+            return Index, self._index_value(node), span, children
         if isinstance(node, ast.Name):
-            if node.id in CONSTANTS:
-                return Constant(node.id, span)
-            self.variables.add(node.id)
-            return Variable(node.id, span)
-        return Number(self._number_value(node), span)
+            return (Constant if node.id in CONSTANTS else Variable), node.id, span, 0
+        return Number, self._number_value(node), span, 0

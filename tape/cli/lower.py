@@ -22,7 +22,7 @@ import numpy as np
 from . import expr as E
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS
-from .tree import postorder, run_postorder
+from .tree import postorder
 
 #: a shape in the checker: None for a scalar, an int for a vector of that many components
 Shape = Optional[int]
@@ -32,11 +32,13 @@ def _describe(shape: Shape) -> str:
     return "a scalar" if shape is None else f"a vector of length {shape}"
 
 
-def check_shapes(tree: E.Expr, sizes: dict[str, Shape], text: str | None = None) -> Shape:
+def check_shapes(tree: E.Expr, sizes: dict[str, Shape], text: str | None = None,
+                 order: list | None = None) -> Shape:
     """Check that ``tree`` is well-shaped given each variable's size; return its own shape.
 
     ``sizes`` maps a variable name to None (scalar) or its vector length. Raises ``ExprError``
     pointing at the offending node (``text`` is the expression as typed, for the caret).
+    ``order`` is the tree's ``postorder`` list when the caller has it.
     """
 
     def fail(node, message):
@@ -77,51 +79,90 @@ def check_shapes(tree: E.Expr, sizes: dict[str, Shape], text: str | None = None)
             return None
         raise TypeError(f"unknown expression node {node!r}")
 
-    return E.fold(tree, visit)
+    results: list = []
+    for node, n in postorder(tree) if order is None else order:    # children first
+        kids = results[len(results) - n:] if n else []
+        if n:
+            del results[len(results) - n:]
+        results.append(visit(node, kids))
+    return results[0]
 
 
-def to_tape(tree: E.Expr, variables: list[str]) -> Callable:
+def to_tape(tree: E.Expr, variables: list[str], count: int | None = None,
+            order: list | None = None, reuse_literals: bool = False) -> Callable:
     """Build ``f(*tensors)`` evaluating ``tree`` on tape tensors given in ``variables`` order.
 
     Inputs and the result follow the batched layout above (``(N, k)``; the result of a
-    scalar expression over no variables may be a 0-d tensor: broadcast it).
+    scalar expression over no variables may be a 0-d tensor: broadcast it). With ``count``
+    (only scalar variables, each ``(N,)``), the result is always ``(count,)``: an expression
+    with a variable has that shape already, one without is broadcast. ``order`` is the
+    tree's ``postorder`` list when the caller has it.
+
+    Every literal is a new tensor at every call (what ``tape trace`` shows as its nodes),
+    unless ``reuse_literals``: then a number beside a variable-dependent operand of
+    + - * / ** stays a Python float (the operator converts it, cached), and the other literals
+    (in functions, under unary minus, in constant sub-expressions) are built once, here.
     """
     import tape
 
     position = {name: i for i, name in enumerate(variables)}
-    order = postorder(tree)     # walked once here, run at every call
+    order = postorder(tree) if order is None else order
+    steps: list = []        # [node, number of children, its literal value or None, fixed]
+    stack: list = []        # (step, whether it depends on a variable) of each result so far
+    bare = set()            # the literal steps that stay Python floats
+    for node, n in order:
+        kids = stack[len(stack) - n:] if n else []
+        if n:
+            del stack[len(stack) - n:]
+        if isinstance(node, E.Binary):
+            for (i, _), (_, other) in ((kids[0], kids[1]), (kids[1], kids[0])):
+                if other and steps[i][2] is not None:
+                    bare.add(i)
+        value = (node.value if isinstance(node, E.Number) else
+                 CONSTANTS[node.name][0] if isinstance(node, E.Constant) else None)
+        stack.append((len(steps), isinstance(node, E.Variable) or any(v for _, v in kids)))
+        steps.append([node, n, value, False])
+    for i, step in enumerate(steps):
+        if step[2] is not None and reuse_literals:
+            step[3] = True
+            if i not in bare:
+                step[2] = tape.constant(np.float64(step[2]))
+    broadcast = count is not None and not stack[0][1]
 
-    def constant(value):
-        return tape.constant(np.float64(value))
+    def visit(node, kids, tensors):
+        if isinstance(node, E.Variable):
+            return tensors[position[node.name]]
+        if isinstance(node, E.Unary):
+            return -kids[0] if node.op == "-" else kids[0]
+        if isinstance(node, E.Binary):
+            a, b = kids
+            if node.op == "+":
+                return a + b
+            if node.op == "-":
+                return a - b
+            if node.op == "*":
+                return a * b
+            if node.op == "/":
+                return a / b
+            return a ** b
+        if isinstance(node, E.Index):
+            i = node.index
+            return kids[0][:, i:i + 1] if i != -1 else kids[0][:, -1:]
+        if isinstance(node, E.Call):
+            return FUNCTIONS[node.name].tape(*kids)
+        raise TypeError(f"unknown expression node {node!r}")
 
     def run(*tensors):
-        def visit(node, kids):
-            if isinstance(node, E.Variable):
-                return tensors[position[node.name]]
-            if isinstance(node, E.Number):
-                return constant(node.value)
-            if isinstance(node, E.Constant):
-                return constant(CONSTANTS[node.name][0])
-            if isinstance(node, E.Unary):
-                return -kids[0] if node.op == "-" else kids[0]
-            if isinstance(node, E.Binary):
-                a, b = kids
-                if node.op == "+":
-                    return a + b
-                if node.op == "-":
-                    return a - b
-                if node.op == "*":
-                    return a * b
-                if node.op == "/":
-                    return a / b
-                return a ** b
-            if isinstance(node, E.Index):
-                i = node.index
-                return kids[0][:, i:i + 1] if i != -1 else kids[0][:, -1:]
-            if isinstance(node, E.Call):
-                return FUNCTIONS[node.name].tape(*kids)
-            raise TypeError(f"unknown expression node {node!r}")
-
-        return run_postorder(order, visit)
+        results: list = []
+        for node, n, value, fixed in steps:    # children before their parent (postorder)
+            if value is not None:
+                results.append(value if fixed else tape.constant(np.float64(value)))
+                continue
+            kids = results[len(results) - n:] if n else []
+            if n:
+                del results[len(results) - n:]
+            results.append(visit(node, kids, tensors))
+        y = results[0]
+        return tape.broadcast_to(y, (count,)) if broadcast else y
 
     return run

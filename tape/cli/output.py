@@ -349,8 +349,14 @@ def numeric_text(matrix: np.ndarray, sep: str, block: int = OUTPUT_BLOCK) -> Ite
     if width <= block:
         step = max(1, block // max(width, 1))
         for start in range(0, n, step):
-            yield "".join(sep.join(row) + "\n"
-                          for row in repr_columns(matrix[start:start + step]))
+            part = matrix[start:start + step]
+            if width == 0 or width > part.shape[0]:
+                yield "".join(sep.join(row) + "\n" for row in repr_columns(part))
+                continue
+            # column by column, then one join per line: the per-row work of many narrow rows
+            columns = [list(map(repr, part[:, j].tolist())) for j in range(width)]
+            lines = columns[0] if width == 1 else map(sep.join, zip(*columns))
+            yield "\n".join(lines) + "\n"
         return
     for row in matrix:
         for start in range(0, width, block):

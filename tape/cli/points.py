@@ -255,6 +255,19 @@ def stream_lines(handle, names: list[str], where: str,
     read as they arrive: an endless producer gets answers as it goes."""
     first_line, seen = 1, False
     for batch in _line_batches(handle, where, block or STREAM_BLOCK):
+        text, fast = batch.text, None
+        if "\r" not in text:
+            # the common pipeline case first, on the text as it came: when every line gave
+            # a row there were no blank or comment lines to number around (NumPy's reader
+            # skips those lines as the numbering below does, so its rows serve either way)
+            count = text.count("\n") + (not text.endswith("\n"))
+            fast = _numeric_rows(text, len(names))
+            if fast is not None and fast.shape[0] == count:
+                first_line += count
+                seen = True
+                yield Points(list(names), {n: fast[:, j].copy() for j, n in enumerate(names)},
+                             count)
+                continue
         lines = batch.lines
         numbered = [(first_line + i, line.strip()) for i, line in enumerate(lines)]
         first_line += len(lines)
@@ -262,7 +275,8 @@ def stream_lines(handle, names: list[str], where: str,
         if not numbered:
             continue
         seen = True
-        fast = _numeric_rows("\n".join(t for _, t in numbered), len(names))
+        if "\r" in text:
+            fast = _numeric_rows("\n".join(t for _, t in numbered), len(names))
         if fast is not None and fast.shape[0] == len(numbered):
             yield Points(list(names), {n: fast[:, j].copy() for j, n in enumerate(names)},
                          fast.shape[0])

@@ -1,7 +1,8 @@
 """Reading math as people write it (SPEC section 4): tokens -> Python syntax with a column map.
 
-``expr.parse`` hands the text here first. ``translate`` turns one side of an expression into
-Python syntax that ``ast`` parses with Python's precedence, and records how every column of the
+``expr.parse`` hands the text here first, and ``read_text`` reads it whole in one call: folded
+characters, tokens, a ``d/dx`` prefix and a label such as ``y =`` dropped, and each side to
+parse translated. ``translate`` turns one side of an expression into Python syntax that ``ast`` parses with Python's precedence, and records how every column of the
 result maps back to the text as typed (error carets point at what the user wrote):
 
 * tokens: numbers, names, superscripts (``x²``), roots (``√``), bars (``|x|``), operators;
@@ -24,6 +25,7 @@ import re
 
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS
+from .record import Record
 
 #: other spellings of the table's functions (tree names are the table's)
 ALIASES = {
@@ -679,6 +681,157 @@ def _pair_brackets(tokens: list[Token], tr: Translation) -> dict[int, int]:
             raise tr.error("this | is never closed; write |x| for an absolute value",
                            tokens[k])
     return match
+
+
+# --------------------------------------------------------------------------- whole texts
+# The two patterns below are plain strings, compiled (and cached by ``re``) on first use: a
+# text without ``/`` or ``=`` never needs them, and compiling both costs ~0.4 ms of every start.
+#: ``d/dx`` before an expression (one letter, or a declared name)
+_DERIVATIVE = r"\s*d\s*/\s*d([^\W\d_]\w*?)(?=[\s(\[|]|$)"
+#: a label on the left of ``=``: ``y``, ``f(x)``, ``f'(x)``, ``y'``, ``dy/dx``
+_LABEL = (r"\s*(?:[^\W\d]\w*\s*'*\s*(?:\(\s*[^\W\d]\w*(?:\s*,\s*[^\W\d]\w*)*\s*\))?"
+          r"|d\s*(?:[^\W\d]\w*)?\s*/\s*d\s*(?P<wrt>[^\W\d]\w*))\s*")
+
+
+class Source(Record):
+    """One side of a text in Python syntax: ``origin`` maps each of its columns to the text
+    as typed (``byte_to_char``: UTF-8 byte offsets, as ``ast`` gives them, to columns)."""
+
+    _fields = ("text", "python", "origin", "byte_to_char")
+
+    def __init__(self, text: str, python: str, origin: list[int],
+                 byte_to_char: list[int] | None) -> None:
+        self.text = text                    # as typed
+        self.python = python                # rewritten
+        self.origin = origin                # rewritten column -> original column
+        self.byte_to_char = byte_to_char    # UTF-8 byte offset -> char offset in ``python``
+
+    def original(self, python_col: int) -> int:
+        return self.origin[max(0, min(python_col, len(self.origin) - 1))]
+
+    def from_bytes(self, byte_col: int) -> int:
+        if self.byte_to_char is None:
+            return byte_col
+        return self.byte_to_char[max(0, min(byte_col, len(self.byte_to_char) - 1))]
+
+
+class Text(Record):
+    """A text read whole (``read_text``): ``pieces``, a ``(Source, notes)`` per side to parse
+    (one; two for an equation); ``wrt``, the variable a ``d/dx`` or ``dy/dx =`` named; and
+    for an equation that is not a label, ``equation``: the (start, end) columns of its ``=``
+    and of the whole relation in the text as typed (None otherwise)."""
+
+    _fields = ("pieces", "wrt", "equation")
+
+    def __init__(self, pieces: list, wrt: str | None, equation: tuple | None) -> None:
+        self.pieces = pieces
+        self.wrt = wrt
+        self.equation = equation
+
+
+class Typed(Record):
+    _fields = ("text", "folded")
+
+    def __init__(self, text: str, folded: str) -> None:
+        self.text = text        # as typed
+        self.folded = folded    # after LaTeX and character folding
+
+
+def read_text(text: str, declared=()) -> Text:
+    """Read a whole text in one pass: characters folded, tokens, the ``d/dx`` prefix and a
+    label on the left of ``=`` dropped, each side to parse written in Python syntax."""
+    tokens, fold, typed = scan(text, declared)
+    wrt = None
+    start = re.match(_DERIVATIVE, typed.folded) if "/" in typed.folded else None
+    if start and (len(start.group(1)) == 1 or start.group(1) in declared):
+        wrt = start.group(1)
+        tokens = [t for t in tokens if t.start >= start.end()]
+        if tokens and tokens[0].text == "[" and tokens[-1].text == "]" and \
+                len(_top_level(tokens[1:-1], "]")) == 0:
+            tokens[0].text, tokens[-1].text = "(", ")"    # d/dx [x^2]
+        if not tokens:
+            raise ExprError(f"d/d{wrt} needs an expression after it, like d/d{wrt} {wrt}^2",
+                            text, fold[start.start()], fold[start.end()])
+    equals = _top_level(tokens, "=")
+    if len(equals) > 1:
+        second = tokens[equals[1]]
+        raise ExprError("only one = is allowed (y = f(x), or one equation)", text,
+                        fold[second.start], fold[second.end])
+    if not equals:
+        return Text([translate(typed, tokens, fold)], wrt, None)
+    k = equals[0]
+    left, right = tokens[:k], tokens[k + 1:]
+    if not left or not right:
+        raise ExprError("an equation needs an expression on both sides of =", text,
+                        fold[tokens[k].start], fold[tokens[k].end])
+    left_text = typed.folded[left[0].start:left[-1].end]
+    is_label = re.fullmatch(_LABEL, left_text)
+    if is_label and not is_label.group("wrt") and not _names_a_function(left_text, declared):
+        is_label = None
+    if is_label:
+        return Text([translate(typed, right, fold)], is_label.group("wrt") or wrt, None)
+    return Text([translate(typed, left, fold), translate(typed, right, fold)], wrt,
+                ((fold[tokens[k].start], fold[tokens[k].end]),
+                 (fold[left[0].start], fold[right[-1].end])))
+
+
+def _names_a_function(left_text: str, declared) -> bool:
+    """Whether the left side of ``=`` names a function being defined (``y``, ``f(x)``,
+    ``y'``): one name that is not a known function (``tan(y) = x^2`` is an equation) and that
+    the reader would not split into a product (``xy = 1`` is x·y = 1)."""
+    name = re.match(r"\s*([^\W\d]\w*)", left_text).group(1)
+    if function_name(name) is not None and name not in declared:
+        return False
+    if any(c.isdigit() or c == "_" for c in name):      # never split
+        return True
+    return _split(name, known_names(declared)) == [name]
+
+
+def scan(text: str, declared=()) -> tuple[list[Token], list[int], Typed]:
+    """The tokens of ``text`` (LaTeX read first), the map from folded columns to the text as
+    typed, and both texts."""
+    working, base = text, None
+    if "\\" in text:   # LaTeX: only then is its reader imported
+        from .latex import from_latex
+
+        working, base = from_latex(text)
+    folded, fold = fold_characters(working)
+    if base is not None:
+        fold = [base[c] for c in fold]
+    return tokenize(folded, declared), fold, Typed(text, folded)
+
+
+def _top_level(tokens, text: str) -> list[int]:
+    depth, found = 0, []
+    for k, tok in enumerate(tokens):
+        if tok.kind == OP and tok.text in "([":
+            depth += 1
+        elif tok.kind == OP and tok.text in ")]":
+            depth -= 1
+        elif depth == 0 and tok.kind == OP and tok.text == text:
+            found.append(k)
+    return found
+
+
+def translate(typed: Typed, tokens: list[Token], fold: list[int]) -> tuple[Source, list]:
+    """One side's tokens in Python syntax, and the notes on its readings."""
+    if not tokens:
+        raise ExprError("empty expression")
+    translation = Translation(typed.text, tokens, fold)
+    translation.run()
+    python = translation.python()
+    origin = translation.origin + [fold[tokens[-1].end]]
+    return _source(typed.text, python, origin), translation.notes
+
+
+def _source(text: str, python: str, origin: list[int]) -> Source:
+    byte_to_char = None
+    if not python.isascii():
+        byte_to_char = []
+        for col, ch in enumerate(python):
+            byte_to_char.extend([col] * len(ch.encode("utf-8")))
+        byte_to_char.append(len(python))
+    return Source(text, python, origin, byte_to_char)
 
 
 def suggest_function(name: str) -> str | None:

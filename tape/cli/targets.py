@@ -42,14 +42,14 @@ class Target(Record):
     """
 
     _fields = ("source", "kind", "names", "trees", "texts", "function", "path",
-               "keyword_only", "notes", "wrt_hint", "_shapes")
-    _unshown = ("_shapes",)
+               "keyword_only", "notes", "wrt_hint", "orders", "_shapes")
+    _unshown = ("orders", "_shapes")
 
     def __init__(self, source: Any, kind: str, names: list[str], trees: list | None = None,
                  texts: list | None = None, function: Callable | None = None,
                  path: str | None = None, keyword_only: frozenset = frozenset(),
                  notes: list | None = None, wrt_hint: str | None = None,
-                 _shapes: dict | None = None) -> None:
+                 orders: list | None = None, _shapes: dict | None = None) -> None:
         self.source = source
         self.kind = kind                    # "expression" or "script"
         self.names = names                  # variables in natural order
@@ -60,6 +60,8 @@ class Target(Record):
         self.keyword_only = keyword_only    # script parameters after a bare *
         self.notes = [] if notes is None else notes
         self.wrt_hint = wrt_hint
+        # each tree's ``postorder`` list (None where the reader had none), for the walkers
+        self.orders = [None] * len(self.trees) if orders is None else orders
         self._shapes = {} if _shapes is None else _shapes
         self.is_script = kind == "script"      # follows from ``kind``: not a field
 
@@ -115,17 +117,12 @@ class Target(Record):
             return _script_caller(self, variables)
         shapes = self.tree_shapes(sizes)
         scalars_only = shapes == [None] and all(sizes[n] is None for n in variables)
-        lowered = [to_tape(t, variables) for t in self.trees]
         if scalars_only:
-            # every value is (N,) and the result is one already (or a 0-d constant), so the
-            # (N, 1) layout that vectors need is skipped
-            (plain,) = lowered
-
-            def run_scalars(*tensors):
-                y = plain(*tensors)
-                return y if tuple(y.shape) == (count,) else tape.broadcast_to(y, (count,))
-
-            return run_scalars
+            # every value is (N,) and the result is one already (or a 0-d constant, which
+            # the lowered function broadcasts), so the (N, 1) layout of vectors is skipped
+            return to_tape(self.trees[0], variables, count, self.orders[0], reuse_literals=True)
+        lowered = [to_tape(t, variables, order=o, reuse_literals=True)
+                   for t, o in zip(self.trees, self.orders)]
         single_scalar = len(lowered) == 1 and shapes[0] is None
 
         def run(*tensors):
@@ -147,7 +144,8 @@ class Target(Record):
         """Each expression's shape (None: scalar, k: vector), checked once per ``sizes``."""
         key = tuple(sorted(sizes.items()))
         if self._shapes.get("key") != key:
-            shapes = [check_shapes(t, sizes, text) for t, text in zip(self.trees, self.texts)]
+            shapes = [check_shapes(t, sizes, text, order)
+                      for t, text, order in zip(self.trees, self.texts, self.orders)]
             self._shapes = {"key": key, "shapes": shapes}
         return self._shapes["shapes"]
 
@@ -174,7 +172,7 @@ def expression_target(text: str, label: str | None = None, declared=()) -> Targe
     reading = E.read(text, label=label, declared=declared)
     show_notes(reading.notes, label)
     return Target(text, "expression", reading.variables, [reading.tree], [text],
-                  notes=reading.notes, wrt_hint=reading.wrt)
+                  notes=reading.notes, wrt_hint=reading.wrt, orders=[reading.order])
 
 
 def expressions_target(texts: list[str], declared=()) -> Target:
@@ -191,7 +189,9 @@ def expressions_target(texts: list[str], declared=()) -> Target:
     check_look_alikes(names)   # across the expressions, each read on its own
     hints = {r.wrt for _, r in items if r.wrt}
     return Target(source, "expression", names, [r.tree for _, r in items],
-                  [t for t, _ in items], notes=notes, wrt_hint=hints.pop() if len(hints) == 1 else None)
+                  [t for t, _ in items], notes=notes,
+                  wrt_hint=hints.pop() if len(hints) == 1 else None,
+                  orders=[r.order for _, r in items])
 
 
 def make_target(texts: list[str], vector: bool = False, declared=()) -> Target:

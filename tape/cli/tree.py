@@ -180,6 +180,40 @@ def run_postorder(order: list[tuple[Expr, int]], visit: Callable[[Expr, list], A
     return results[0]
 
 
+def build(items: list[tuple]) -> tuple[Expr, list[tuple[Expr, int]], set[str]]:
+    """The tree described by ``items``, each ``(class, value, span, number of children)``
+    in postorder (``value``: the op, name, number or index; children come from the items
+    before), with its ``postorder`` list and its free variable names, in one pass.
+
+    >>> tree, order, names = build([(Number, 2.0, (0, 1), 0), (Variable, "y", (2, 3), 0),
+    ...                             (Binary, "*", (0, 3), 2)])
+    >>> tree == Binary("*", Number(2.0), Variable("y")), [k for _, k in order], names
+    (True, [0, 0, 2], {'y'})
+    """
+    results: list = []
+    order: list = []
+    names: set[str] = set()
+    for cls, value, span, n in items:
+        kids = results[len(results) - n:] if n else []
+        if n:
+            del results[len(results) - n:]
+        if cls is Binary:
+            node = Binary(value, kids[0], kids[1], span)
+        elif cls is Unary:
+            node = Unary(value, kids[0], span)
+        elif cls is Call:
+            node = Call(value, tuple(kids), span)
+        elif cls is Index:
+            node = Index(kids[0], value, span)
+        else:                       # Number, Constant, Variable: no children
+            node = cls(value, span)
+            if cls is Variable:
+                names.add(value)
+        results.append(node)
+        order.append((node, n))
+    return results[0], order, names
+
+
 def free_variables(tree: Expr) -> list[str]:
     """The variable names in ``tree``, sorted alphabetically, each once."""
     names: set[str] = set()

@@ -1,4 +1,5 @@
-"""Function transforms: grad, value_and_grad, jacobian, hessian, hvp, derivative.
+"""Function transforms: grad, value_and_grad, jacobian, hessian, hvp, derivative, and
+pointwise_partials (every point's value and partials up to an order, for batches of points).
 
 Each takes a function of tensors (NumPy arrays and Python numbers are converted to float64
 tensors; tensors are passed through unchanged, so an outer GradientTape stays connected and
@@ -10,11 +11,12 @@ import math
 
 import numpy as np
 
-from .forward import ForwardAccumulator
 from .ops.array import concat, identity, reshape, transpose
-from .tape import GradientTape
-from .taylor import taylor_coefficients
+from .tape import GradientTape, nested_tapes
 from .tensor import Tensor, _wrap, convert_to_tensor
+
+# forward.py and taylor.py are imported by the two transforms that use them (hvp, derivative):
+# the command line's gradients come through pointwise_partials and start faster without them
 
 
 def _as_input(value, what):
@@ -221,6 +223,8 @@ def hvp(f, x, v):
     >>> tape.hvp(lambda x: tape.reduce_sum(x ** 3), [1.0, 2.0], [1.0, 0.0])
     tape.Tensor([6. 0.], shape=(2,), dtype=float64)
     """
+    from .forward import ForwardAccumulator
+
     x = _as_input(x, "hvp: x")
     v = v if isinstance(v, Tensor) else _wrap(np.asarray(v, dtype=x._value.dtype)[()])
     if tuple(v.shape) != tuple(x.shape):
@@ -248,6 +252,8 @@ def derivative(f, x, order=1):
     >>> tape.derivative(lambda x: x ** 4, [1.0, 2.0], order=2)
     tape.Tensor([12. 48.], shape=(2,), dtype=float64)
     """
+    from .taylor import taylor_coefficients
+
     if isinstance(order, bool) or not isinstance(order, (int, np.integer)):
         raise TypeError(f"derivative: order must be a non-negative integer, got {order!r}")
     if order < 0:
@@ -270,3 +276,54 @@ def derivative(f, x, order=1):
     if np.shape(value) != np.shape(points):
         value = np.broadcast_to(value, np.shape(points)).astype(coeffs.dtype)
     return _wrap(value[()] if value.ndim == 0 else value)
+
+
+def pointwise_partials(f, args, wrt, order=1):
+    """The value of ``f(*args)`` and its distinct partial derivatives of order 1 to ``order``
+    at every point, as NumPy arrays.
+
+    ``args`` are floating arrays (or tensors) whose first axis runs over points, and ``f`` must
+    treat points independently (row ``i`` of its result depends on row ``i`` of its arguments
+    only): the partials of the *sum* over points are then every point's own partials, so one
+    backward sweep per partial serves all the points. ``wrt`` lists the components to
+    differentiate by, as ``(argument position, column)`` pairs: column None for a whole
+    argument of shape ``(N,)``, an int for one column of an ``(N, k)`` argument.
+
+    Returns ``levels``: ``levels[0]`` is ``{(): value}`` (order 0: only that); ``levels[k]`` maps each sorted tuple of
+    ``k`` positions in ``wrt`` (a multiset: ``(0, 0, 1)`` is d^3/dc0^2 dc1) to that partial,
+    zeros where the value does not depend on the component. ``order`` persistent tapes are
+    nested: the innermost differentiates the value, each outer one the partials of the tape
+    inside it.
+
+    Examples
+    --------
+    >>> levels = tape.pointwise_partials(lambda x, y: x * x * y, [[1.0, 2.0], [3.0, 5.0]],
+    ...                                  [(0, None), (1, None)], order=2)
+    >>> levels[1][(0,)], levels[2][(0, 1)]
+    (array([ 6., 20.]), array([2., 4.]))
+    """
+    if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or order < 0:
+        raise ValueError(f"pointwise_partials: order must be a non-negative integer, got "
+                         f"{order!r}")
+    xs = [_as_input(a, f"pointwise_partials: argument {i}") for i, a in enumerate(args)]
+    positions = list(dict.fromkeys(arg for arg, _ in wrt))     # the arguments watched, in order
+    sources = [xs[i] for i in positions]
+    # one argument (the common case) is watched and differentiated as the tensor itself: no
+    # list to flatten and pack at every sweep
+    watched = sources[0] if len(sources) == 1 else sources
+    slot = {arg: k for k, arg in enumerate(positions)}
+    with nested_tapes(watched, int(order), persistent=True) as innermost_first:
+        levels = [{(): f(*xs)}]
+        for t in innermost_first:
+            following = {}
+            for key, z in levels[-1].items():
+                grads = t.gradient(z, watched, unconnected_gradients="zero")
+                if watched is not sources:
+                    grads = [grads]
+                for k in range(key[-1] if key else 0, len(wrt)):
+                    arg, column = wrt[k]
+                    g = grads[slot[arg]]
+                    following[key + (k,)] = g if column is None else g[:, column]
+            levels.append(following)
+    return [{key: np.asarray(v._value if isinstance(v, Tensor) else v)
+             for key, v in level.items()} for level in levels]

@@ -133,3 +133,40 @@ def test_reading_lists_the_free_variables_its_walk_found(text):
     reading = E.read(text, relation=True)
     assert reading.variables == E.free_variables(reading.tree)
     assert reading.variables == sorted(set(reading.variables))
+
+
+@pytest.mark.parametrize("text", ["x^2", "2^x + x/3 - 1", "sin(2)*x - 3*x", "-2*x + pi*e",
+                                  "2*3*x^0.5", "2*pi", "(1 + 2)/x", "x - x + 4"])
+def test_reused_literals_give_the_values_and_gradients_of_fresh_ones(text):
+    """The request's lowering keeps numbers beside a variable as Python floats and builds
+    the other literals once: the same numbers, to the last bit, as a tensor per literal."""
+    tree = T.expression_target(text).trees[0]
+    variables = ["x"]
+    xs = np.array([0.5, 1.25, 2.0])
+    fresh, reused = to_tape(tree, variables), to_tape(tree, variables, 3, reuse_literals=True)
+    results = []
+    for fn in (fresh, reused):
+        x = tape.constant(xs)
+        with tape.GradientTape() as t:
+            t.watch(x)
+            y = tape.broadcast_to(fn(x), (3,))
+        results.append((y.numpy(), t.gradient(y, x, unconnected_gradients="zero").numpy()))
+    assert tuple(reused(tape.constant(xs)).shape) == (3,)
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+@pytest.mark.parametrize("text", ["x^2", "sin(x)*y - 3", "[x*y, x+y]", "d/dx x^3 + 2x",
+                                  "y = x^2 + w[1]", "max(x, 2)*-x", "|x| + √y"])
+def test_the_readers_postorder_list_is_the_trees_own(text):
+    """The reader keeps the postorder list it built the tree from; the shape check and the
+    lowering walk that list instead of the tree, so it must be the tree's postorder."""
+    from tape.cli import expr as E
+
+    readings = ([r for _, r in E.read_list(text)] if text.startswith("[")
+                else [E.read(text, declared=("w",))])
+    for reading in readings:
+        assert reading.order is not None
+        assert [(id(n), k) for n, k in reading.order] == \
+            [(id(n), k) for n, k in postorder(reading.tree)]
+        assert reading.variables == sorted(E.free_variables(reading.tree))

@@ -112,6 +112,21 @@ def test_a_bad_line_in_a_later_block_is_named_by_its_line_number(monkeypatch):
     assert csv.exit_code == 2 and "row 12 column x" in csv.stderr
 
 
+def test_blank_and_comment_lines_keep_later_line_numbers_and_values(monkeypatch):
+    """Blocks of plain numbers (read whole) and blocks with blank or comment lines (numbered
+    line by line) mix: the values are every number's, in order, and a bad line is named by
+    its line in the input."""
+    monkeypatch.setattr(P, "STREAM_BLOCK", 3)
+    lines = ["0.5", "1", "2", "", "# a comment", "3", "4", "5", "6", "\t7  ", "oops"]
+    result = tape_cli("grad", "x^2", "--at", "-", "--format", "plain",
+                      input="\n".join(lines[:-1]) + "\n")
+    assert result.exit_code == 0, result.stderr
+    xs = np.array([0.5, 1, 2, 3, 4, 5, 6, 7])
+    np.testing.assert_array_equal(np.ravel(numbers(result.stdout)), 2 * xs)
+    bad = tape_cli("grad", "x^2", "--at", "-", input="\n".join(lines) + "\n")
+    assert bad.exit_code == 2 and "standard input line 11" in bad.stderr
+
+
 def test_vector_points_must_keep_their_length_across_blocks(monkeypatch):
     monkeypatch.setattr(P, "STREAM_BLOCK", 2)
     text = "x=[1,2]\nx=[3,4]\nx=[5,6,7]\n"

@@ -24,16 +24,19 @@ MAX_PARTIALS = 10_000
 class Problem(Record):
     """A command's parsed input: the target, variable order, wrt, points and components."""
 
-    _fields = ("target", "variables", "wrt", "points", "comps", "output")
+    _fields = ("target", "variables", "wrt", "points", "comps", "output", "sizes")
 
     def __init__(self, target: Target, variables: list[str], wrt: list[str],
-                 points: P.Points, comps: list[Component], output: Optional[int]) -> None:
+                 points: P.Points, comps: list[Component], output: Optional[int],
+                 sizes: Optional[dict] = None) -> None:
         self.target = target
         self.variables = variables
         self.wrt = wrt
         self.points = points
         self.comps = comps
         self.output = output        # None: one scalar output; m: m output components
+        # each variable's vector length (None: scalar), the same at every point
+        self.sizes = points.sizes() if sizes is None else sizes
 
 
 class Request(Record):
@@ -114,6 +117,7 @@ def derive(request: Request) -> None:
     terminal table and ``--check``, which need every point first.
     """
     fmt = output.resolve_format(request.fmt)
+    show_progress = output.progress_wanted(fmt)
     vector = request.command == "jacobian"
     streamed = not request.check and fmt is not Format.table
     problem, more = prepare_blocks(request.texts, request.at, request.points, request.wrt,
@@ -124,19 +128,20 @@ def derive(request: Request) -> None:
     if not vector:
         _require_scalar(request, problem.output, "target", "components")
         check_partial_count(len(problem.comps), request.order)
+    width = _report_width(request, problem)
     budget = from_option(request.memory)
+    # the points of one block: as many as the budget holds the report of
+    most = budget.per_pass(REPORT_BYTES_PER_NUMBER * width, P.STREAM_BLOCK) if streamed else 0
 
     def report_of(block: Problem) -> output.Report:
         outcome = run(block.target, block.points, block.variables, block.comps,
                       "jacobian" if vector else "partials", request.order,
-                      output.progress_wanted(fmt), budget, streamed)
+                      show_progress, budget, streamed, block.sizes)
         if not vector and outcome.value.ndim != 1:
             _require_scalar(request, outcome.value.shape[1], "function", "values per point")
         return REPORTS[request.command](block, outcome, request.order)
 
-    width = _report_width(request, problem)
     if streamed:
-        most = budget.per_pass(REPORT_BYTES_PER_NUMBER * width, P.STREAM_BLOCK)
         output.render_stream((report_of(b) for b in _blocks(problem, more, most)), fmt)
         return
     count = problem.points.count
@@ -162,15 +167,16 @@ def derive(request: Request) -> None:
 def _blocks(first: Problem, more, most: int) -> Iterator[Problem]:
     """The problem for each block of at most ``most`` points: ``first``'s points, then those
     of ``more`` (whose vector variables must keep their lengths)."""
-    sizes = first.points.sizes()
+    sizes = first.sizes
     for points in itertools.chain([first.points], more):
-        changed = [n for n, k in points.sizes().items() if k != sizes[n]]
+        changed = [] if points is first.points else \
+            [n for n, k in points.sizes().items() if k != sizes[n]]
         if changed:
             output.abort(f"{changed[0]!r} has different shapes at different points")
         for start in range(0, max(points.count, 1), most):
             yield Problem(first.target, first.variables, first.wrt,
                           points.slice(start, start + most) if points.count > most else points,
-                          first.comps, first.output)
+                          first.comps, first.output, sizes)
 
 
 #: bytes a report takes per number it shows (the partials, their stacked copy, the report's
@@ -188,7 +194,7 @@ def _report_width(request: Request, problem: Problem) -> int:
         derivatives = d * d + math.comb(d + 1, 2)
     else:
         derivatives = math.comb(d + request.order - 1, request.order) if d else 0
-    coordinates = sum(1 if k is None else k for k in problem.points.sizes().values())
+    coordinates = sum(1 if k is None else k for k in problem.sizes.values())
     return coordinates + (problem.output or 1) + derivatives
 
 
@@ -239,7 +245,7 @@ def prepare_blocks(texts: list[str], at: Optional[list[str]], points_file: Optio
     sizes = pts.sizes()
     shape = target.output_shape(sizes)
     comps = components(variables, wrt or variables, sizes)
-    return Problem(target, variables, wrt or list(variables), pts, comps, shape), blocks
+    return Problem(target, variables, wrt or list(variables), pts, comps, shape, sizes), blocks
 
 
 def _readable(blocks: Iterator[P.Points], points_file: Optional[str]) -> Iterator[P.Points]:
