@@ -399,7 +399,7 @@ def _binary(op, name, rname=None):
         # ops replace a tensor's array), so later changes to a tensor do not reach it.
         va, vb = a._value, b._value
         out = fn(va, vb)
-        if not isinstance(out, _NUMPY):
+        if type(out) is not _F64 and not isinstance(out, _NUMPY):
             out = np.asarray(out)
         r = _obj_new(Tensor)
         r._value = out
@@ -470,7 +470,7 @@ def _unary(op, name):
             return _apply(op, (_input(x),), _NO_ATTRS, name)
         v = x._value
         out = fn(v)
-        if not isinstance(out, _NUMPY):
+        if type(out) is not _F64 and not isinstance(out, _NUMPY):
             out = np.asarray(out)
         r = _obj_new(Tensor)
         r._value = out
