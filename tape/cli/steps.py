@@ -180,20 +180,6 @@ def _placeholder(tree: E.Expr) -> str:
     return next(n for n in PLACEHOLDERS if n not in taken)
 
 
-#: the rule for each SymPy head of an elementary function of one argument
-_RULE_BY_HEAD = {
-    **{name: "trigonometric" for name in ("sin", "cos", "tan", "sec", "csc", "cot")},
-    **{name: "inverse trigonometric" for name in ("asin", "acos", "atan", "asec", "acsc",
-                                                  "acot")},
-    **{name: "hyperbolic" for name in ("sinh", "cosh", "tanh", "sech", "csch", "coth")},
-    **{name: "inverse hyperbolic" for name in ("asinh", "acosh", "atanh", "asech", "acsch",
-                                               "acoth")},
-    "exp": "exponential",
-    "log": "logarithm",
-    "Abs": "absolute value",
-}
-
-
 def _rewritten(name: str, arg: E.Expr) -> E.Expr | None:
     """Functions a textbook first writes in elementary terms."""
     one, two = E.Number(1.0), E.Number(2.0)
@@ -207,24 +193,13 @@ def _rewritten(name: str, arg: E.Expr) -> E.Expr | None:
 
 
 def _elementary(name: str, u: str) -> tuple[str, Any]:
-    """(rule, f'(u)) for function ``name`` applied to the plain variable ``u``."""
-    sp = S.sympy()
-    us = S.symbol(u)
-    if name == "sqrt":
-        return "root", 1 / (2 * sp.sqrt(us))
-    if name == "cbrt":
-        return "root", 1 / (3 * sp.Abs(us) ** sp.Rational(2, 3))
-    if name == "abs":
-        return "absolute value", us / sp.Abs(us)
-    f = _sympy(E.Call(name, (E.Variable(u),)))
-    head = f.func.__name__
-    if head == "Mul" and f.has(sp.log):     # log2, log10: log(u)/log(b)
-        head = "log"
-    rule = _RULE_BY_HEAD.get(head)
-    if rule is None:
+    """(rule, f'(u)) for function ``name`` applied to the plain variable ``u``: the rule's name
+    and derivative from the function table."""
+    function = FUNCTIONS[name]
+    if function.rule is None:
         raise CLIError(f"no step-by-step rule for {name}(); tape diff without --steps gives "
                        f"its derivative", UNDECIDED)
-    return rule, S.derivative(f, [us])
+    return function.rule, function.derivative(S.SympyBuilder(), S.symbol(u))
 
 
 # --------------------------------------------------------------------------- the rules
