@@ -256,22 +256,27 @@ CONSTANTS: dict[str, tuple[float, str]] = {
 }
 
 
+def _on(module, spec) -> Callable[..., Any]:
+    """A column's function on ``module``'s numbers: the module's function named ``spec``, or
+    the callable ``spec`` with the module passed first."""
+    return getattr(module, spec) if isinstance(spec, str) else partial(spec, module)
+
+
+def sympy_function(sympy_module, name: str) -> Callable[..., Any]:
+    """The table's function ``name`` on the SymPy side (vectors are lists of SymPy
+    expressions); the caller imports SymPy and passes it in."""
+    return _on(sympy_module, FUNCTIONS[name].sympy)
+
+
 def call_sympy(sympy_module, name: str, args: list):
-    """Apply the table's function ``name`` on the SymPy side (vectors are lists of SymPy
-    expressions). ``symbolic.py`` calls this; the caller imports SymPy and passes it in."""
-    spec = FUNCTIONS[name].sympy
-    if isinstance(spec, str):
-        return getattr(sympy_module, spec)(*args)
-    return spec(sympy_module, *args)
+    """``sympy_function(sympy_module, name)`` applied to ``args``."""
+    return sympy_function(sympy_module, name)(*args)
 
 
 def mpmath_function(mpmath_module, name: str) -> Callable[..., Any]:
     """The table's function ``name`` on mpmath numbers (``highprec.py`` imports mpmath and
     passes it in)."""
-    spec = FUNCTIONS[name].mpmath
-    if isinstance(spec, str):
-        return getattr(mpmath_module, spec)
-    return partial(spec, mpmath_module)
+    return _on(mpmath_module, FUNCTIONS[name].mpmath)
 
 
 def allowed_summary() -> str:

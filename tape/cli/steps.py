@@ -377,13 +377,8 @@ def verify(step: Step, seed: int = 0) -> None:
     if step.result.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
         raise CLIError(f"the step d/d{step.wrt} {_sympy(step.tree)} divides by an exact zero "
                        f"(result {step.result}); there is no derivative to show", UNDECIDED)
-    rng = np.random.default_rng(seed)
-    names = sorted(set(E.free_variables(step.tree)) | {step.wrt})
-    point = _sample(names, rng)
-    value, engine = engine_derivative(step.tree, step.wrt, point)
+    names, symbols, point, value, engine, exact = _at_random_points(step, seed)
     inside = np.isfinite(value) & np.isfinite(engine)
-    symbols = [S.symbol(n) for n in names]
-    exact = S.evaluator([step.result], symbols)
     checked = 0
     for i in np.flatnonzero(inside):
         expected = exact([point[n][i] for n in names])[0]
@@ -404,6 +399,17 @@ def verify(step: Step, seed: int = 0) -> None:
     if checked < NEEDED:
         raise CLIError(f"cannot verify the step d/d{step.wrt} {_sympy(step.tree)}: too few "
                        f"random points where it is defined (real and finite)", UNDECIDED)
+
+
+def _at_random_points(step: Step, seed: int) -> tuple:
+    """Random points for checking ``step`` (``_sample``): its variable names and symbols, the
+    points, the engine's value and derivative of the step's expression there, and the step's
+    result as a function of one point's values."""
+    names = sorted(set(E.free_variables(step.tree)) | {step.wrt})
+    symbols = [S.symbol(n) for n in names]
+    point = _sample(names, np.random.default_rng(seed))
+    value, engine = engine_derivative(step.tree, step.wrt, point)
+    return names, symbols, point, value, engine, S.evaluator([step.result], symbols)
 
 
 def _close(got: float, expected: float) -> bool:
@@ -431,11 +437,7 @@ def verify_all(root: Step) -> None:
 
 def _verify_rewrite(step: Step, seed: int) -> None:
     """A rewrite step claims equal values: check them with the engine."""
-    rng = np.random.default_rng(seed)
-    names = sorted(set(E.free_variables(step.tree)) | {step.wrt})
-    point = _sample(names, rng)
-    value, _ = engine_derivative(step.tree, step.wrt, point)
-    exact = S.evaluator([step.result], [S.symbol(n) for n in names])
+    names, _, point, value, _, exact = _at_random_points(step, seed)
     for i in np.flatnonzero(np.isfinite(value))[:8]:
         expected = exact([point[n][i] for n in names])[0]
         if math.isfinite(expected) and abs(expected - value[i]) > RTOL * max(

@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from . import tree as E
 from .errors import CLIError
-from .functions import CONSTANTS, FUNCTIONS, call_sympy
+from .functions import CONSTANTS, FUNCTIONS, call_sympy, sympy_function
 from .points import MAX_VECTOR_LENGTH
 
 #: Expressions with more operations than this are shown as differentiated (``simplify`` is
@@ -192,9 +192,7 @@ def to_sympy(tree: E.Expr, sizes: dict[str, int | None]):
 
 
 def _call(sp, function, args):
-    build = function.sympy
-    make = (lambda *a: getattr(sp, build)(*a)) if isinstance(build, str) else \
-        (lambda *a: build(sp, *a))
+    make = sympy_function(sp, function.name)
     if function.kind == "elementwise":
         return _elementwise(make, *args)
     if any(not isinstance(a, list) for a in args):

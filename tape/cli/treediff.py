@@ -255,43 +255,39 @@ def call(name: str, *args: E.Expr) -> E.Expr:
     return E.Call(name, tuple(args))
 
 
+def _with_numbers(constructor):
+    """``constructor`` of two trees, taking an int for a number too (the templates' ``1``)."""
+    def build(self, a, b):
+        return constructor(*(number(Fraction(t)) if isinstance(t, int) else t for t in (a, b)))
+
+    return build
+
+
 class TreeBuilder:
     """The builder the function table's derivative templates (``functions.Function``) write
-    tape trees with: the constructors above, an int standing for a number."""
+    tape trees with: the constructors above."""
+
+    add, sub, mul, div = map(_with_numbers, (add, sub, mul, div))
 
     @staticmethod
-    def number(k) -> E.Expr:
+    def number(k: int) -> E.Expr:
         return number(Fraction(k))
 
-    def add(self, a, b):
-        return add(self._tree(a), self._tree(b))
-
-    def sub(self, a, b):
-        return sub(self._tree(a), self._tree(b))
-
-    def mul(self, a, b):
-        return mul(self._tree(a), self._tree(b))
-
-    def div(self, a, b):
-        return div(self._tree(a), self._tree(b))
-
     @staticmethod
-    def neg(a):
+    def neg(a: E.Expr) -> E.Expr:
         return neg(a)
 
-    def power(self, base, k: int):
-        return power(base, self.number(k))
+    @staticmethod
+    def power(base: E.Expr, k: int) -> E.Expr:
+        return power(base, number(Fraction(k)))
 
     @staticmethod
-    def call(name: str, *args):
+    def call(name: str, *args: E.Expr) -> E.Expr:
         return call(name, *args)
 
     @staticmethod
-    def sign(u):
+    def sign(u: E.Expr) -> E.Expr:
         return call("sign", u)
-
-    def _tree(self, a):
-        return self.number(a) if isinstance(a, int) else a
 
 
 _BUILDER = TreeBuilder()
