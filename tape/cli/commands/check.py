@@ -46,15 +46,10 @@ def check(
         output.abort(code=CHECK_FAILED)
 
 
-class CheckResult(output.Result):
+class CheckResult(output.FieldsResult):
     """The verdict on ANSWER: ``correct``/``wrong`` and, when wrong, why."""
 
-    def __init__(self, decision, expression: str, answer: str, wrt: str, order: int) -> None:
-        self.decision = decision
-        self.expression = expression
-        self.answer = answer
-        self.wrt = wrt
-        self.order = order
+    _fields = ("decision", "expression", "answer", "wrt", "order")
 
     @property
     def read_as(self) -> Optional[dict]:

@@ -439,19 +439,11 @@ def derivative_labels(comps: list[Component], key: tuple, ordinary: bool,
 
 
 # ====================================================================== along a curve
-class SlopeReport(output.Result):
+class SlopeReport(output.FieldsResult):
     """``grad --implicit``: dy/dx (or d²y/dx²) on the curve at each point, by the engine."""
 
-    def __init__(self, expression: str, curve, order: int, points: list, slopes: list) -> None:
-        self.expression = expression
-        self.curve = curve
-        self.order = order
-        self.points = points
-        self.slopes = slopes
-
-    @property
-    def read_as(self) -> str:
-        return self.curve.read_as
+    _fields = ("expression", "curve", "order", "points", "slopes")
+    reading = "curve"
 
     @property
     def label(self) -> str:
