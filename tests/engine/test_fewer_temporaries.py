@@ -92,3 +92,17 @@ def test_first_order_sweep_agrees_with_the_recorded_one():
         t.watch(x)
         y = tf.reduce_sum(f(x))
     np.testing.assert_allclose(t.gradient(y, x).numpy(), recorded.numpy(), rtol=1e-14, atol=1e-15)
+
+
+def test_structural_zeros_keep_their_meaning_among_many_terms():
+    # at x = 0 the untaken sqrt branches hand x structurally zero cotangents times an infinite
+    # slope: 0, not nan, however many terms x collects and in whatever order
+    x = tf.constant(np.array([0.0, 1.0, 4.0]))
+    c = np.array([2.0, 3.0, 5.0])
+    with tf.GradientTape() as t:
+        t.watch(x)
+        branch = lambda: tf.where(x > 0, tf.sqrt(x), tf.zeros_like(x))     # noqa: E731
+        y = tf.reduce_sum(x * tf.constant(c) + branch() + branch() + branch())
+    got = t.gradient(y, x).numpy()
+    slope = np.array([0.0, 3 * 0.5 / 1.0, 3 * 0.5 / 2.0])
+    np.testing.assert_allclose(got, c + slope, rtol=1e-15)
