@@ -106,8 +106,8 @@ def _plus(prev, g, key, owned):
     """``prev + g`` for two cotangents of ``key`` (``prev`` a plain array). The first sum is a
     new array that only this sweep holds (``owned`` remembers it for ``key``); later terms are
     added into it in place, saving a full-size allocation per term. Nothing else can hold that
-    sum: ``key``'s own node, the only place its cotangent is handed out, comes after every node
-    adding to it."""
+    sum: ``key``'s own node, the only place its cotangent is handed out, is swept after every
+    node that adds to it."""
     if owned.get(key) == id(prev) and type(g) is np.ndarray and g.shape == prev.shape \
             and g.dtype == prev.dtype:
         np.add(prev, g, out=prev)
