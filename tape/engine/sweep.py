@@ -15,6 +15,7 @@ from .structural import mark
 from .tensor import Tensor, _wrap
 
 _ONE_INPUT = (True,)
+_ARRAY = np.ndarray
 
 
 def depending_on(sources, nodes) -> dict:
@@ -38,6 +39,7 @@ def sweep_raw(nodes, grads, wanted, relevant, free):
     done (no earlier node can use it), so intermediate arrays die during the sweep.
     """
     pop, get = grads.pop, grads.get
+    owned = {}          # input -> id of the sum of its cotangents this sweep made (see _plus)
     forget = relevant.pop if free else _keep
     for node in _backwards(nodes, free):
         outs = node.outputs
@@ -67,10 +69,12 @@ def sweep_raw(nodes, grads, wanted, relevant, free):
                 ga, gb = got
                 if ga is not None and need[0]:
                     prev = get(a)
-                    grads[a] = ga if prev is None else prev + ga
+                    grads[a] = ga if prev is None else \
+                        prev + ga if type(prev) is not _ARRAY else _plus(prev, ga, a, owned)
                 if gb is not None and need[1]:
                     prev = get(b)
-                    grads[b] = gb if prev is None else prev + gb
+                    grads[b] = gb if prev is None else \
+                        prev + gb if type(prev) is not _ARRAY else _plus(prev, gb, b, owned)
             continue
         if len(inputs) == 1:
             node.needs_grad = _ONE_INPUT
@@ -82,7 +86,8 @@ def sweep_raw(nodes, grads, wanted, relevant, free):
             if ig is not None:
                 a = inputs[0]
                 prev = get(a)
-                grads[a] = ig if prev is None else prev + ig
+                grads[a] = ig if prev is None else \
+                    prev + ig if type(prev) is not _ARRAY else _plus(prev, ig, a, owned)
             continue
         need = node.needs_grad = tuple([i in relevant for i in inputs])
         got = _general_rule(node, g, True)
@@ -92,8 +97,25 @@ def sweep_raw(nodes, grads, wanted, relevant, free):
             if ig is None or not wanted_here:
                 continue
             prev = get(inp)
-            grads[inp] = ig if prev is None else prev + ig
+            grads[inp] = ig if prev is None else \
+                prev + ig if type(prev) is not _ARRAY else _plus(prev, ig, inp, owned)
     return grads
+
+
+def _plus(prev, g, key, owned):
+    """``prev + g`` for two cotangents of ``key`` (``prev`` a plain array). The first sum is a
+    new array that only this sweep holds (``owned`` remembers it for ``key``); later terms are
+    added into it in place, saving a full-size allocation per term. Nothing else can hold that
+    sum: ``key``'s own node, the only place its cotangent is handed out, is swept after every
+    node that adds to it."""
+    if owned.get(key) == id(prev) and type(g) is np.ndarray and g.shape == prev.shape \
+            and g.dtype == prev.dtype:
+        np.add(prev, g, out=prev)
+        return prev
+    total = prev + g
+    if type(total) is np.ndarray:
+        owned[key] = id(total)
+    return total
 
 
 def _keep(key, default):
