@@ -22,7 +22,7 @@ from typing import Iterator
 import numpy as np
 
 from .errors import CLIError, ExprError
-from .names import check_look_alikes, normalize
+from .expr import check_look_alikes, normalize
 
 #: most points accepted in one run (--at, --at -, --points); memory grows with the count
 MAX_POINTS = 10_000_000

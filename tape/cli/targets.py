@@ -14,9 +14,9 @@ import traceback
 from typing import Any, Callable
 
 from . import expr as E
+from .expr import check_look_alikes, normalize
 from .errors import CLIError
 from .lower import check_shapes, to_tape
-from .names import check_look_alikes, normalize
 from .points import split_top_level
 from .process import script_code
 from .record import Record
@@ -212,7 +212,8 @@ def declared_names(at: list[str] | None = None, wrt: str | None = None,
                    points_file: str | None = None, dependent: str | None = None
                    ) -> tuple[str, ...]:
     """The names a command was given (``--at x=...``, ``--wrt``, a ``--points`` header,
-    ``--dependent``): the reader keeps them whole (``rate`` is not r*a*t*e)."""
+    ``--dependent``), as typed: the reader spells them (``expr.normalize``) and keeps them
+    whole (``rate`` is not r*a*t*e)."""
     names: list[str] = []
     for value in at or []:
         if "=" not in value:
@@ -228,7 +229,7 @@ def declared_names(at: list[str] | None = None, wrt: str | None = None,
                 names += [n.strip() for n in handle.readline().split(",")]
         except (OSError, UnicodeDecodeError):
             pass   # the points reader reports it
-    return tuple(n for n in map(normalize, names) if n.isidentifier())
+    return tuple(n for n in names if n)
 
 
 def show_notes(notes: list[str], label: str | None = None) -> None:
