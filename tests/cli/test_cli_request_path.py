@@ -170,3 +170,63 @@ def test_the_readers_postorder_list_is_the_trees_own(text):
         assert [(id(n), k) for n, k in reading.order] == \
             [(id(n), k) for n, k in postorder(reading.tree)]
         assert reading.variables == sorted(E.free_variables(reading.tree))
+
+
+def test_the_reader_spells_declared_names_as_it_spells_the_text():
+    from tape.cli import expr as E
+
+    # declared as typed (fullwidth), the name stays whole: not r*a*t*e
+    assert E.read("rate*x", declared=["ｒａｔｅ", " x "]).variables == ["rate", "x"]
+    assert E.read("rate*x").variables == ["a", "r", "t", "x"]       # e is the constant
+    assert T.declared_names(["ｒａｔｅ=1"]) == ("ｒａｔｅ",)     # collected as typed
+
+
+def test_declared_look_alike_names_are_refused_by_the_reader():
+    from tape.cli import expr as E
+    from tape.cli.errors import ExprError
+
+    with pytest.raises(ExprError, match="look alike"):
+        E.read("x + 1", declared=["x", "х"])       # Latin x, Cyrillic х
+
+
+class _Stream:
+    def __init__(self, terminal):
+        self.terminal = terminal
+
+    def isatty(self):
+        return self.terminal
+
+
+@pytest.mark.parametrize("fmt, stdout_tty, stderr_tty, planned", [
+    ("auto", False, True, ("plain", False)),
+    ("auto", True, True, ("table", True)),
+    ("auto", True, False, ("table", False)),
+    ("table", False, True, ("table", True)),
+    ("json", True, True, ("json", False)),
+])
+def test_output_plan_resolves_the_format_and_progress_at_once(monkeypatch, fmt, stdout_tty,
+                                                              stderr_tty, planned):
+    from tape.cli import output
+    from tape.cli.options import Format
+
+    monkeypatch.setattr(sys, "stdout", _Stream(stdout_tty))
+    monkeypatch.setattr(sys, "stderr", _Stream(stderr_tty))
+    fmt, progress = output.plan(Format(fmt))
+    assert (fmt.value, progress) == planned
+
+
+def test_points_streams_report_text_that_is_not_utf8(tmp_path):
+    import io
+
+    from tape.cli import points as P
+
+    stdin = io.TextIOWrapper(io.BytesIO(b"1\n\xff\n"), encoding="utf-8")
+    with pytest.raises(CLIError, match=r"^standard input: not UTF-8 text \(invalid start "
+                                       r"byte at byte 2\)$") as info:
+        list(P.stream_at(["-"], ["x"], stdin))
+    assert info.value.code == 2
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(b"x\n1\n\xe9\n")
+    with pytest.raises(CLIError, match=rf"^--points {path}: not UTF-8 text") as info:
+        list(P.stream_csv(str(path), ["x"], None))
+    assert info.value.code == 2
