@@ -230,3 +230,34 @@ def test_points_streams_report_text_that_is_not_utf8(tmp_path):
     with pytest.raises(CLIError, match=rf"^--points {path}: not UTF-8 text") as info:
         list(P.stream_csv(str(path), ["x"], None))
     assert info.value.code == 2
+
+
+def test_a_scalar_expression_is_lowered_once_with_its_shape_check():
+    target = T.expression_target("sin(x)*y + 2")
+    sizes = {"x": None, "y": None}
+    assert target.output_shape(sizes, ["y", "x"]) is None
+    three = target.batched(["y", "x"], sizes, 3)
+    assert target.batched(["y", "x"], sizes, 5) is three       # every pass: the same function
+    np.testing.assert_allclose(three(tape.constant(YS), tape.constant(XS)).numpy(),
+                               np.sin(XS) * YS + 2)
+    xs, ys = np.linspace(-1, 1, 5), np.linspace(2, 3, 5)
+    np.testing.assert_allclose(three(tape.constant(ys), tape.constant(xs)).numpy(),
+                               np.sin(xs) * ys + 2)
+    other = target.batched(["x", "y"], sizes, 3)                # another order: lowered anew
+    assert other is not three
+    np.testing.assert_allclose(other(tape.constant(XS), tape.constant(YS)).numpy(),
+                               np.sin(XS) * YS + 2)
+
+
+def test_only_scalars_of_scalar_variables_are_lowered_ahead():
+    from tape.cli import expr as E
+    from tape.cli.lower import check_and_lower
+
+    assert check_and_lower(E.parse("sum(w)*x"), {"w": 2, "x": None}, ["w", "x"]) == (None, None)
+    assert check_and_lower(E.parse("2*w"), {"w": 3}, ["w"]) == (3, None)
+    shape, fn = check_and_lower(E.parse("x^2"), {"x": None}, ["x"])
+    assert shape is None
+    np.testing.assert_allclose(fn(tape.constant(XS)).numpy(), XS ** 2)
+    constant = T.expression_target("2*pi")                   # no variable: broadcast per count
+    assert constant.output_shape({}, []) is None
+    assert tuple(constant.batched([], {}, 4)().shape) == (4,)

@@ -241,7 +241,7 @@ def prepare_blocks(texts: list[str], at: Optional[list[str]], points_file: Optio
     else:
         pts = next(blocks)
     sizes = pts.sizes()
-    shape = target.output_shape(sizes)
+    shape = target.output_shape(sizes, variables)
     comps = components(variables, wrt or variables, sizes)
     return Problem(target, variables, wrt or list(variables), pts, comps, shape, sizes), blocks
 
