@@ -241,26 +241,21 @@ def stream_at(values: list[str], names: list[str], stdin: io.TextIOBase,
               block: int | None = None) -> Iterator[Points]:
     """The ``--at`` points in blocks of at most ``block``: the ones on the command line first,
     then standard input's (``-``) as its lines arrive, one point per line."""
-    return _decoded(_stream_at(values, names, stdin, block), "standard input")
-
-
-def _decoded(blocks: Iterator[Points], where: str) -> Iterator[Points]:
-    """``blocks``, with input that is not UTF-8 text reported as bad input (exit 2) naming
-    the byte."""
-    try:
-        yield from blocks
-    except UnicodeDecodeError as exc:
-        raise CLIError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-
-
-def _stream_at(values: list[str], names: list[str], stdin: io.TextIOBase,
-               block: int | None) -> Iterator[Points]:
     block = block or STREAM_BLOCK
     given = [parse_point(v, names) for v in values if v.strip() != "-"]
     if given:
         yield stack(given, names)
     if any(v.strip() == "-" for v in values):
         yield from stream_lines(stdin, names, "standard input", block)
+
+
+def decoded(blocks: Iterator[Points], where: str) -> Iterator[Points]:
+    """``blocks`` (from ``stream_at`` or ``stream_csv``), with input that is not UTF-8 text
+    reported as bad input (exit 2) naming ``where`` and the byte."""
+    try:
+        yield from blocks
+    except UnicodeDecodeError as exc:
+        raise CLIError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
 def stream_lines(handle, names: list[str], where: str,
@@ -424,11 +419,6 @@ def stream_csv(path: str, names: list[str], stdin: io.TextIOBase,
     blocks of at most ``block`` rows, read as they come. Plain numeric blocks go through
     NumPy's reader; from the first block that is not (quotes, blanks, expressions), the rest
     is read by the csv module, which also handles a quoted field across lines."""
-    return _decoded(_stream_csv(path, names, stdin, block), f"--points {path}")
-
-
-def _stream_csv(path: str, names: list[str], stdin: io.TextIOBase,
-                block: int | None) -> Iterator[Points]:
     import csv
 
     block = block or STREAM_BLOCK

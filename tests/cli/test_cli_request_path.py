@@ -215,7 +215,7 @@ def test_output_plan_resolves_the_format_and_progress_at_once(monkeypatch, fmt, 
     assert (fmt.value, progress) == planned
 
 
-def test_points_streams_report_text_that_is_not_utf8(tmp_path):
+def test_points_decoded_reports_text_that_is_not_utf8(tmp_path):
     import io
 
     from tape.cli import points as P
@@ -223,12 +223,12 @@ def test_points_streams_report_text_that_is_not_utf8(tmp_path):
     stdin = io.TextIOWrapper(io.BytesIO(b"1\n\xff\n"), encoding="utf-8")
     with pytest.raises(CLIError, match=r"^standard input: not UTF-8 text \(invalid start "
                                        r"byte at byte 2\)$") as info:
-        list(P.stream_at(["-"], ["x"], stdin))
+        list(P.decoded(P.stream_at(["-"], ["x"], stdin), "standard input"))
     assert info.value.code == 2
     path = tmp_path / "latin1.csv"
     path.write_bytes(b"x\n1\n\xe9\n")
     with pytest.raises(CLIError, match=rf"^--points {path}: not UTF-8 text") as info:
-        list(P.stream_csv(str(path), ["x"], None))
+        list(P.decoded(P.stream_csv(str(path), ["x"], None), f"--points {path}"))
     assert info.value.code == 2
 
 

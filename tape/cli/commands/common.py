@@ -236,6 +236,7 @@ def prepare_blocks(texts: list[str], at: Optional[list[str]], points_file: Optio
     else:
         blocks = iter([P.Points([], {}, 1)])
         where = ""
+    blocks = P.decoded(blocks, f"--points {points_file}" if points_file else "standard input")
     if whole:
         pts, blocks = P.gather(blocks, variables, where), iter(())
     else:
