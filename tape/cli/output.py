@@ -79,9 +79,12 @@ def progress(total: int, description: str, enabled: bool) -> Iterator[Callable[[
         yield lambda n: bar.advance(task, n)
 
 
-def progress_wanted(fmt: Format) -> bool:
-    """Progress bars only on an interactive terminal and never with machine formats."""
-    return fmt is Format.table and is_terminal(sys.stderr)
+def plan(fmt: Format) -> tuple[Format, bool]:
+    """Where a command's output goes, looked at once: ``fmt`` resolved (``resolve_format``)
+    and whether to draw progress bars (only in a table, on an interactive terminal: never
+    with machine formats)."""
+    fmt = resolve_format(fmt)
+    return fmt, fmt is Format.table and is_terminal(sys.stderr)
 
 
 # ====================================================================== results and render

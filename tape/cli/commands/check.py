@@ -28,7 +28,7 @@ def check(
 ) -> None:
     """Is ANSWER the derivative of EXPR? Exit 0 correct, 1 wrong (with a counterexample)."""
     from ..homework import decide
-    from ..names import normalize
+    from ..expr import normalize
 
     if wrt is not None:   # the one spelling rule for names, as in the expression
         wrt = ",".join(normalize(w) for w in wrt.split(","))

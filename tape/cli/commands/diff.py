@@ -36,7 +36,7 @@ def diff(
 
     With --implicit, EXPR is an equation such as 'x^2 + y^2 = 1' and the result is dy/dx
     along the curve (--order 2: d2y/dx2; --dependent names y)."""
-    from ..names import normalize
+    from ..expr import normalize
 
     dependent = normalize(dependent)
     fmt = output.resolve_format(fmt)
