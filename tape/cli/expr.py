@@ -17,6 +17,9 @@ Steps (``read``; ``parse`` returns just the tree):
 
 The result is a tree of ``tree.py`` nodes (re-exported here: ``expr.Number``, ``expr.fold``,
 ...); ``read_as(tree)`` writes it back in SymPy syntax; reading that gives the same tree.
+The reader also owns variable names (the last section): the one spelling of a name
+(``normalize``), applied to the names a command declares too, and the refusal of look-alike
+names (``check_look_alikes``), so ``read`` returns a checked ``Reading``.
 """
 from __future__ import annotations
 
@@ -24,16 +27,17 @@ import ast
 import re
 import sys
 import threading
+from typing import Iterable
 
 from . import reading as R
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS, allowed_summary
-from .names import check_look_alikes
 from .record import Record
 from .tree import (Binary, Call, Constant, Expr, Index, Number, Relation, Unary, Variable,
                    build, children, fold, free_variables)
 
-__all__ = ["read", "parse", "parse_list", "rewrite", "read_as", "Reading", "MAX_LENGTH",
+__all__ = ["read", "parse", "parse_list", "rewrite", "read_as", "Reading", "normalize",
+           "check_look_alikes", "LOOK_ALIKES", "MAX_LENGTH",
            "MAX_NESTING", "Expr", "Number", "Constant", "Variable", "Unary", "Binary", "Call",
            "Index", "Relation", "children", "fold", "free_variables"]
 
@@ -75,12 +79,14 @@ def read(text: str, label: str | None = None, declared=(), relation: bool = Fals
     """Read one expression (SPEC sections 3 and 4) or raise ``ExprError``.
 
     ``label`` names the text in errors (``--answer``); ``declared`` are names the command
-    was given (``--at``, ``--wrt``, ...), never split into letters; with ``relation`` an
+    was given (``--at``, ``--wrt``, ...), never split into letters (spelled here as
+    ``normalize`` spells them; look-alike names are refused here too); with ``relation`` an
     equation that is not a label is returned as a ``Relation`` tree, otherwise it is an error.
     """
+    declared = _declared(declared)
     try:
         try:
-            reading = _read(text, tuple(declared), relation)
+            reading = _read(text, declared, relation)
         except ExprError:
             if isinstance(text, str):
                 check_look_alikes(declared, text)   # a misspelt name is the error to report
@@ -92,6 +98,12 @@ def read(text: str, label: str | None = None, declared=(), relation: bool = Fals
         if label and not err.label:
             err.label = label
         raise
+
+
+def _declared(declared) -> tuple[str, ...]:
+    """The names a command declared, each in its one spelling (``normalize``); what is not a
+    name after that is dropped."""
+    return tuple(n for n in map(normalize, declared) if n.isidentifier())
 
 
 def _read(text, declared, relation) -> Reading:
@@ -140,7 +152,7 @@ def rewrite(text: str, declared=()) -> tuple[str, list[int]]:
     '3*(x+1)*pi'
     """
     _check_text(text)
-    tokens, fold, typed = R.scan(text, tuple(declared))
+    tokens, fold, typed = R.scan(text, _declared(declared))
     source, _ = R.translate(typed, tokens, fold)
     return source.python, source.origin
 
@@ -166,10 +178,11 @@ def read_list(text: str, label: str | None = None, declared=()) -> list[tuple[st
     """Like ``read`` for ``"[f1, f2, ...]"``: (source text, reading) for each item."""
     if not (isinstance(text, str) and text.strip().startswith("[")):
         return [(text.strip(), read(text, label, declared))]
+    declared = _declared(declared)
     try:
         check_look_alikes(declared, text)
         _check_text(text)
-        tokens, fold, typed = R.scan(text, tuple(declared))
+        tokens, fold, typed = R.scan(text, declared)
         source, notes = R.translate(typed, tokens, fold)
         node = _ast_of(source)
         walker = _Walker(source)
@@ -462,3 +475,85 @@ class _Walker:
         if isinstance(node, ast.Name):
             return (Constant if node.id in CONSTANTS else Variable), node.id, span, 0
         return Number, self._number_value(node), span, 0
+
+# --------------------------------------------------------------------------- names
+# Variable names as the user typed them: one normal form everywhere, and no look-alikes.
+# ``normalize`` is the one spelling rule for a name, wherever it comes from (the expression,
+# ``--at``, ``--wrt``, a ``--points`` header): NFKC, as Python itself applies to identifiers,
+# so a fullwidth ``ｘ`` is ``x`` in every place or in none. ``check_look_alikes`` refuses names
+# that would silently become different variables although they look the same: Latin ``x``
+# beside Cyrillic ``х``, Greek ``ο`` beside Latin ``o``, or one name that mixes scripts
+# through such a letter (``cоs`` with a Cyrillic ``о`` is not ``cos``). A name wholly in one
+# script (Greek ``θ``, a Cyrillic word) is fine on its own. The table lists the letters of
+# Greek and Cyrillic that are drawn like a Latin letter in common fonts; letters that are
+# merely similar (Greek ``ν``, ``ρ``, ``χ``), and common in formulas, are left out.
+
+#: a Greek or Cyrillic letter -> the Latin letter it is drawn like
+LOOK_ALIKES = {
+    # Cyrillic lower case
+    "а": "a", "в": "b", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x",
+    "і": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "ԛ": "q", "ԝ": "w", "һ": "h", "ӏ": "l",
+    # Cyrillic upper case
+    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P",
+    "С": "C", "Т": "T", "Х": "X", "У": "Y", "І": "I", "Ј": "J", "Ѕ": "S", "Ԁ": "D",
+    "Ԛ": "Q", "Ԝ": "W", "Ӏ": "I",
+    # Greek
+    "ο": "o", "ϳ": "j",
+    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M",
+    "Ν": "N", "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+}
+
+
+def normalize(name: str) -> str:
+    """The one spelling of a variable name (NFKC, like Python identifiers); surrounding
+    spaces are not part of it."""
+    name = name.strip()
+    if name.isascii():
+        return name
+    import unicodedata   # only for non-ASCII names: not at every start
+
+    return unicodedata.normalize("NFKC", name)
+
+
+def _script(ch: str) -> str:
+    """The script of a letter as its Unicode name begins (LATIN, GREEK, CYRILLIC, ...)."""
+    from unicodedata import name
+
+    return name(ch, "UNKNOWN").split()[0]
+
+
+def _describe(ch: str) -> str:
+    from unicodedata import name
+
+    return f"{ch!r} is {name(ch, 'an unnamed character')}"
+
+
+def _skeleton(name: str) -> str:
+    return "".join(LOOK_ALIKES.get(ch, ch) for ch in name)
+
+
+def check_look_alikes(names: Iterable[str], text: str = "") -> None:
+    """Refuse (ExprError, exit 2) a name, or a run of letters in ``text`` (an expression as
+    typed, before the reader splits ``xy`` into x·y), that mixes scripts through a look-alike
+    letter, and two different names that look the same; say which characters and scripts
+    they are."""
+    names = list(dict.fromkeys(names))
+    if text.isascii() and all(name.isascii() for name in names):
+        return
+    runs = [(m.group(), m.span()) for m in re.finditer(r"[^\W\d_]+", text)]
+    for word, span in [*runs, *((name, None) for name in names)]:
+        scripts = {_script(ch) for ch in word if ch.isalpha()}
+        tricky = [ch for ch in word if ch in LOOK_ALIKES]
+        if len(scripts) > 1 and tricky:
+            ch = tricky[0]
+            raise ExprError(f"{word!r} mixes {' and '.join(sorted(scripts)).lower()} letters: "
+                            f"{_describe(ch)}, which looks like the Latin "
+                            f"{LOOK_ALIKES[ch]!r}; type the name in one script",
+                            *((text, *span) if span else ()))
+    by_skeleton: dict[str, str] = {}
+    for name in names:
+        other = by_skeleton.setdefault(_skeleton(name), name)
+        if other != name:
+            a, b = next((p, q) for p, q in zip(other, name) if p != q)
+            raise ExprError(f"{other!r} and {name!r} look alike but are different names "
+                           f"({_describe(a)}, {_describe(b)}); type them the same way")

@@ -82,41 +82,15 @@ class _NotScalar(Exception):
     """The tree uses vectors; ``compile_tree`` lowers it through SymPy instead."""
 
 
-def _mp_functions(mp) -> dict:
-    """Each scalar function of the language (``functions.FUNCTIONS``) on mpmath numbers, with
-    SymPy's real semantics (``tests/cli/homework/test_highprec.py`` compares the two)."""
-    def cbrt(x):
-        return mp.sign(x) * mp.cbrt(abs(x))
-
-    return {
-        "sin": mp.sin, "cos": mp.cos, "tan": mp.tan, "sec": mp.sec, "csc": mp.csc,
-        "cot": mp.cot, "asin": mp.asin, "acos": mp.acos, "atan": mp.atan, "atan2": mp.atan2,
-        "asec": lambda x: mp.acos(1 / x), "acsc": lambda x: mp.asin(1 / x),
-        "acot": lambda x: mp.atan(1 / x), "sinh": mp.sinh, "cosh": mp.cosh, "tanh": mp.tanh,
-        "asinh": mp.asinh, "acosh": mp.acosh, "atanh": mp.atanh, "sech": mp.sech,
-        "csch": mp.csch, "coth": mp.coth, "asech": lambda x: mp.acosh(1 / x),
-        "acsch": lambda x: mp.asinh(1 / x), "acoth": lambda x: mp.atanh(1 / x),
-        "exp": mp.exp, "log": lambda x, b=None: mp.log(x) if b is None else mp.log(x) / mp.log(b),
-        "ln": mp.log, "log2": lambda x: mp.log(x) / mp.log(2),
-        "log10": lambda x: mp.log(x) / mp.log(10), "sqrt": mp.sqrt, "cbrt": cbrt,
-        "root": lambda x, n: x ** (1 / mp.mpf(n)), "sign": mp.sign, "floor": mp.floor,
-        "ceil": mp.ceil, "max": lambda a, b: mp.mpf(max(a, b)),
-        "min": lambda a, b: mp.mpf(min(a, b)), "abs": mp.fabs,
-        "sigmoid": lambda x: 1 / (1 + mp.exp(-x)), "softplus": lambda x: mp.log(1 + mp.exp(x)),
-        "relu": lambda x: mp.mpf(max(0, x)), "erf": mp.erf,
-    }
-
-
 def _lowered(tree, variables: list) -> Callable:
     """``build(args) -> mpf`` for ``tree``, ``args`` in ``variables`` order (closures over the
     tree; ``_NotScalar`` for vector functions and indexing)."""
     from fractions import Fraction
 
     from . import tree as E
-    from .functions import FUNCTIONS
+    from .functions import FUNCTIONS, mpmath_function
 
     mp = mpmath()
-    table = _mp_functions(mp)
     slots = {name: i for i, name in enumerate(variables)}
 
     def number(value: float) -> Callable:
@@ -160,9 +134,8 @@ def _lowered(tree, variables: list) -> Callable:
             if node.op == "/":
                 return lambda args: left(args) / right(args)
             return power(left, node.right, right)
-        if isinstance(node, E.Call) and FUNCTIONS[node.name].kind == "elementwise" \
-                and node.name in table:
-            fn = table[node.name]
+        if isinstance(node, E.Call) and FUNCTIONS[node.name].mpmath is not None:
+            fn = mpmath_function(mp, node.name)
             if len(kids) == 1:
                 (only,) = kids
                 return lambda args: fn(only(args))

@@ -88,6 +88,20 @@ def check_shapes(tree: E.Expr, sizes: dict[str, Shape], text: str | None = None,
     return results[0]
 
 
+def check_and_lower(tree: E.Expr, sizes: dict[str, Shape], variables: list[str],
+                    text: str | None = None, order: list | None = None
+                    ) -> tuple[Shape, Optional[Callable]]:
+    """``check_shapes``, and in the same step, when ``tree`` is a scalar of scalar variables
+    (``variables``, its free names in the order the function takes them; at least one),
+    ``to_tape``: the shape and the lowered function (None in every other case). With a
+    variable in it, the result has every point's shape already: the function serves any
+    number of points."""
+    shape = check_shapes(tree, sizes, text, order)
+    if shape is not None or not variables or any(sizes[n] is not None for n in variables):
+        return shape, None
+    return shape, to_tape(tree, variables, None, order, reuse_literals=True)
+
+
 def to_tape(tree: E.Expr, variables: list[str], count: int | None = None,
             order: list | None = None, reuse_literals: bool = False) -> Callable:
     """Build ``f(*tensors)`` evaluating ``tree`` on tape tensors given in ``variables`` order.

@@ -79,9 +79,12 @@ def progress(total: int, description: str, enabled: bool) -> Iterator[Callable[[
         yield lambda n: bar.advance(task, n)
 
 
-def progress_wanted(fmt: Format) -> bool:
-    """Progress bars only on an interactive terminal and never with machine formats."""
-    return fmt is Format.table and is_terminal(sys.stderr)
+def plan(fmt: Format) -> tuple[Format, bool]:
+    """Where a command's output goes, looked at once: ``fmt`` resolved (``resolve_format``)
+    and whether to draw progress bars (only in a table, on an interactive terminal: never
+    with machine formats)."""
+    fmt = resolve_format(fmt)
+    return fmt, fmt is Format.table and is_terminal(sys.stderr)
 
 
 # ====================================================================== results and render
@@ -93,6 +96,8 @@ class Result:
     """
 
     target: Any = None
+    #: the attribute holding what the command read (an implicit curve's results read ``curve``)
+    reading = "target"
     #: True when every CSV field is a number's repr (nothing to quote): the CSV body is then
     #: ``csv_text()``, written in bulk
     numeric_rows = False
@@ -101,7 +106,7 @@ class Result:
     def read_as(self):
         """How the target was read (a string, a list for several expressions, a dict of texts
         by role), or None."""
-        return getattr(self.target, "read_as", None)
+        return getattr(getattr(self, self.reading), "read_as", None)
 
     def warnings(self) -> list[str]:
         return []
@@ -437,6 +442,33 @@ class StreamedMatrix:
                 piece = sep.join(map(repr, block.ravel()[start:start + OUTPUT_BLOCK].tolist()))
                 yield piece if first else sep + piece
                 first = False
+
+
+class FieldsResult(Result):
+    """A result that is its named fields: ``_fields`` lists them, and the constructor takes
+    them in that order (or by name) and stores them."""
+
+    _fields: tuple = ()
+
+    def __init__(self, *values, **named) -> None:
+        given = dict(zip(self._fields, values))
+        if len(values) > len(self._fields) or set(given) & set(named) or \
+                set(given) | set(named) != set(self._fields):
+            raise TypeError(f"{type(self).__name__} takes {', '.join(self._fields)}")
+        given.update(named)
+        for field in self._fields:
+            setattr(self, field, given[field])
+
+
+class DictResult(FieldsResult):
+    """A result computed as a dict (``result``) for ``target``: its keys named in
+    ``json_keys`` are the JSON document, in that order."""
+
+    _fields = ("target", "result")
+    json_keys: tuple = ()
+
+    def document(self) -> dict:
+        return {k: self.result[k] for k in self.json_keys if k in self.result}
 
 
 class Report(Result, Record):

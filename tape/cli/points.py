@@ -22,7 +22,7 @@ from typing import Iterator
 import numpy as np
 
 from .errors import CLIError, ExprError
-from .names import check_look_alikes, normalize
+from .expr import check_look_alikes, normalize
 
 #: most points accepted in one run (--at, --at -, --points); memory grows with the count
 MAX_POINTS = 10_000_000
@@ -247,6 +247,15 @@ def stream_at(values: list[str], names: list[str], stdin: io.TextIOBase,
         yield stack(given, names)
     if any(v.strip() == "-" for v in values):
         yield from stream_lines(stdin, names, "standard input", block)
+
+
+def decoded(blocks: Iterator[Points], where: str) -> Iterator[Points]:
+    """``blocks`` (from ``stream_at`` or ``stream_csv``), with input that is not UTF-8 text
+    reported as bad input (exit 2) naming ``where`` and the byte."""
+    try:
+        yield from blocks
+    except UnicodeDecodeError as exc:
+        raise CLIError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
 def stream_lines(handle, names: list[str], where: str,

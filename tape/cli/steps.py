@@ -180,20 +180,6 @@ def _placeholder(tree: E.Expr) -> str:
     return next(n for n in PLACEHOLDERS if n not in taken)
 
 
-#: the rule for each SymPy head of an elementary function of one argument
-_RULE_BY_HEAD = {
-    **{name: "trigonometric" for name in ("sin", "cos", "tan", "sec", "csc", "cot")},
-    **{name: "inverse trigonometric" for name in ("asin", "acos", "atan", "asec", "acsc",
-                                                  "acot")},
-    **{name: "hyperbolic" for name in ("sinh", "cosh", "tanh", "sech", "csch", "coth")},
-    **{name: "inverse hyperbolic" for name in ("asinh", "acosh", "atanh", "asech", "acsch",
-                                               "acoth")},
-    "exp": "exponential",
-    "log": "logarithm",
-    "Abs": "absolute value",
-}
-
-
 def _rewritten(name: str, arg: E.Expr) -> E.Expr | None:
     """Functions a textbook first writes in elementary terms."""
     one, two = E.Number(1.0), E.Number(2.0)
@@ -207,24 +193,13 @@ def _rewritten(name: str, arg: E.Expr) -> E.Expr | None:
 
 
 def _elementary(name: str, u: str) -> tuple[str, Any]:
-    """(rule, f'(u)) for function ``name`` applied to the plain variable ``u``."""
-    sp = S.sympy()
-    us = S.symbol(u)
-    if name == "sqrt":
-        return "root", 1 / (2 * sp.sqrt(us))
-    if name == "cbrt":
-        return "root", 1 / (3 * sp.Abs(us) ** sp.Rational(2, 3))
-    if name == "abs":
-        return "absolute value", us / sp.Abs(us)
-    f = _sympy(E.Call(name, (E.Variable(u),)))
-    head = f.func.__name__
-    if head == "Mul" and f.has(sp.log):     # log2, log10: log(u)/log(b)
-        head = "log"
-    rule = _RULE_BY_HEAD.get(head)
-    if rule is None:
+    """(rule, f'(u)) for function ``name`` applied to the plain variable ``u``: the rule's name
+    and derivative from the function table."""
+    function = FUNCTIONS[name]
+    if function.rule is None:
         raise CLIError(f"no step-by-step rule for {name}(); tape diff without --steps gives "
                        f"its derivative", UNDECIDED)
-    return rule, S.derivative(f, [us])
+    return function.rule, function.derivative(S.SympyBuilder(), S.symbol(u))
 
 
 # --------------------------------------------------------------------------- the rules
@@ -402,13 +377,8 @@ def verify(step: Step, seed: int = 0) -> None:
     if step.result.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
         raise CLIError(f"the step d/d{step.wrt} {_sympy(step.tree)} divides by an exact zero "
                        f"(result {step.result}); there is no derivative to show", UNDECIDED)
-    rng = np.random.default_rng(seed)
-    names = sorted(set(E.free_variables(step.tree)) | {step.wrt})
-    point = _sample(names, rng)
-    value, engine = engine_derivative(step.tree, step.wrt, point)
+    names, symbols, point, value, engine, exact = _at_random_points(step, seed)
     inside = np.isfinite(value) & np.isfinite(engine)
-    symbols = [S.symbol(n) for n in names]
-    exact = S.evaluator([step.result], symbols)
     checked = 0
     for i in np.flatnonzero(inside):
         expected = exact([point[n][i] for n in names])[0]
@@ -429,6 +399,17 @@ def verify(step: Step, seed: int = 0) -> None:
     if checked < NEEDED:
         raise CLIError(f"cannot verify the step d/d{step.wrt} {_sympy(step.tree)}: too few "
                        f"random points where it is defined (real and finite)", UNDECIDED)
+
+
+def _at_random_points(step: Step, seed: int) -> tuple:
+    """Random points for checking ``step`` (``_sample``): its variable names and symbols, the
+    points, the engine's value and derivative of the step's expression there, and the step's
+    result as a function of one point's values."""
+    names = sorted(set(E.free_variables(step.tree)) | {step.wrt})
+    symbols = [S.symbol(n) for n in names]
+    point = _sample(names, np.random.default_rng(seed))
+    value, engine = engine_derivative(step.tree, step.wrt, point)
+    return names, symbols, point, value, engine, S.evaluator([step.result], symbols)
 
 
 def _close(got: float, expected: float) -> bool:
@@ -456,11 +437,7 @@ def verify_all(root: Step) -> None:
 
 def _verify_rewrite(step: Step, seed: int) -> None:
     """A rewrite step claims equal values: check them with the engine."""
-    rng = np.random.default_rng(seed)
-    names = sorted(set(E.free_variables(step.tree)) | {step.wrt})
-    point = _sample(names, rng)
-    value, _ = engine_derivative(step.tree, step.wrt, point)
-    exact = S.evaluator([step.result], [S.symbol(n) for n in names])
+    names, _, point, value, _, exact = _at_random_points(step, seed)
     for i in np.flatnonzero(np.isfinite(value))[:8]:
         expected = exact([point[n][i] for n in names])[0]
         if math.isfinite(expected) and abs(expected - value[i]) > RTOL * max(

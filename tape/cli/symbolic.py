@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from . import tree as E
 from .errors import CLIError
-from .functions import CONSTANTS, FUNCTIONS
+from .functions import CONSTANTS, FUNCTIONS, call_sympy, sympy_function
 from .points import MAX_VECTOR_LENGTH
 
 #: Expressions with more operations than this are shown as differentiated (``simplify`` is
@@ -192,9 +192,7 @@ def to_sympy(tree: E.Expr, sizes: dict[str, int | None]):
 
 
 def _call(sp, function, args):
-    build = function.sympy
-    make = (lambda *a: getattr(sp, build)(*a)) if isinstance(build, str) else \
-        (lambda *a: build(sp, *a))
+    make = sympy_function(sp, function.name)
     if function.kind == "elementwise":
         return _elementwise(make, *args)
     if any(not isinstance(a, list) for a in args):
@@ -221,6 +219,47 @@ def derivative(expr, components: Sequence) -> Any:
     for c in components:
         out = sp.diff(out, c)
     return _drop_deltas(out)
+
+
+class SympyBuilder:
+    """The builder the function table's derivative templates (``functions.Function``) write
+    SymPy expressions with (``steps.py``'s table rule). ``sign(u)`` is written ``u/|u|``, so
+    that a next order has a quotient to differentiate by the rules."""
+
+    def __init__(self) -> None:
+        self.sp = sympy()
+
+    def number(self, k: int):
+        return self.sp.Integer(k)
+
+    @staticmethod
+    def add(a, b):
+        return a + b
+
+    @staticmethod
+    def sub(a, b):
+        return a - b
+
+    @staticmethod
+    def mul(a, b):
+        return a * b
+
+    def div(self, a, b):
+        return self.sp.S(a) / b
+
+    @staticmethod
+    def neg(a):
+        return -a
+
+    @staticmethod
+    def power(base, k: int):
+        return base ** k
+
+    def call(self, name: str, *args):
+        return call_sympy(self.sp, name, list(args))
+
+    def sign(self, u):
+        return u / self.sp.Abs(u)
 
 
 def _drop_deltas(expr):

@@ -14,9 +14,9 @@ import traceback
 from typing import Any, Callable
 
 from . import expr as E
+from .expr import check_look_alikes, normalize
 from .errors import CLIError
-from .lower import check_shapes, to_tape
-from .names import check_look_alikes, normalize
+from .lower import check_and_lower, check_shapes, to_tape
 from .points import split_top_level
 from .process import script_code
 from .record import Record
@@ -92,13 +92,23 @@ class Target(Record):
             raise CLIError("--wrt: a variable is named twice")
         return list(wrt) + [n for n in self.names if n not in wrt]
 
-    def output_shape(self, sizes: dict) -> int | None:
+    def output_shape(self, sizes: dict, variables: list[str] | None = None) -> int | None:
         """For expressions: None for one scalar output, else the number of output components.
 
         Checks every expression's shapes (exit 2 on a mismatch). Scripts: unknown (None).
+        With ``variables`` (the order ``batched`` will be given them in), one expression is
+        lowered in the same step when it can be once for all passes
+        (``lower.check_and_lower``): ``batched`` then returns that function.
         """
         if self.is_script:
             return None
+        if variables is not None and len(self.trees) == 1:
+            key = _sizes_key(sizes)
+            shape, lowered = check_and_lower(self.trees[0], sizes, variables, self.texts[0],
+                                             self.orders[0])
+            self._shapes = {"key": key, "shapes": [shape],
+                            "lowered": (list(variables), lowered)}
+            return shape
         shapes = self.tree_shapes(sizes)
         if len(shapes) == 1:
             return shapes[0]
@@ -120,6 +130,9 @@ class Target(Record):
         if scalars_only:
             # every value is (N,) and the result is one already (or a 0-d constant, which
             # the lowered function broadcasts), so the (N, 1) layout of vectors is skipped
+            done, lowered = self._shapes.get("lowered", (None, None))
+            if lowered is not None and done == list(variables):
+                return lowered
             return to_tape(self.trees[0], variables, count, self.orders[0], reuse_literals=True)
         lowered = [to_tape(t, variables, order=o, reuse_literals=True)
                    for t, o in zip(self.trees, self.orders)]
@@ -141,13 +154,18 @@ class Target(Record):
         return run
 
     def tree_shapes(self, sizes: dict) -> list:
-        """Each expression's shape (None: scalar, k: vector), checked once per ``sizes``."""
-        key = tuple(sorted(sizes.items()))
+        """Each expression's shape (None: scalar, k: vector), checked once per ``sizes`` (the
+        function ``output_shape`` lowered, if any, is kept with them)."""
+        key = _sizes_key(sizes)
         if self._shapes.get("key") != key:
             shapes = [check_shapes(t, sizes, text, order)
                       for t, text, order in zip(self.trees, self.texts, self.orders)]
             self._shapes = {"key": key, "shapes": shapes}
         return self._shapes["shapes"]
+
+
+def _sizes_key(sizes: dict) -> tuple:
+    return tuple(sorted(sizes.items()))
 
 
 def parse_wrt(text: str | None) -> list[str]:
@@ -212,7 +230,8 @@ def declared_names(at: list[str] | None = None, wrt: str | None = None,
                    points_file: str | None = None, dependent: str | None = None
                    ) -> tuple[str, ...]:
     """The names a command was given (``--at x=...``, ``--wrt``, a ``--points`` header,
-    ``--dependent``): the reader keeps them whole (``rate`` is not r*a*t*e)."""
+    ``--dependent``), as typed: the reader spells them (``expr.normalize``) and keeps them
+    whole (``rate`` is not r*a*t*e)."""
     names: list[str] = []
     for value in at or []:
         if "=" not in value:
@@ -228,7 +247,7 @@ def declared_names(at: list[str] | None = None, wrt: str | None = None,
                 names += [n.strip() for n in handle.readline().split(",")]
         except (OSError, UnicodeDecodeError):
             pass   # the points reader reports it
-    return tuple(n for n in map(normalize, names) if n.isidentifier())
+    return tuple(n for n in names if n)
 
 
 def show_notes(notes: list[str], label: str | None = None) -> None:

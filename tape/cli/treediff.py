@@ -5,9 +5,10 @@ only to write that line would take most of the command's time. ``derivative`` di
 tape's own tree by the textbook rules (sum, product, quotient, power, chain, and a table of the
 elementary functions) and builds the result through constructors that fold numbers and drop
 zeros and ones, so the text reads like a hand-written answer (``3*cos(3*x)``); ``expr.read_as``
-prints it in SymPy syntax. Functions without a rule here (the piecewise ones, ``erf``...) give
-``None``: the caller goes to SymPy instead. The caller also checks the result against the
-engine's derivative before showing it.
+prints it in SymPy syntax. Each function's derivative is its template in the function table
+(``functions.Function.derivative``), built here by ``TreeBuilder``; functions without one
+(the piecewise ones, ``erf``...) give ``None``: the caller goes to SymPy instead. The caller
+also checks the result against the engine's derivative before showing it.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from fractions import Fraction
 from typing import Optional
 
 from . import tree as E
+from .functions import FUNCTIONS
 
 ZERO, ONE = E.Number(0.0), E.Number(1.0)
 #: larger trees, given or derived, are left to SymPy (the like-term search here is
@@ -253,63 +255,52 @@ def call(name: str, *args: E.Expr) -> E.Expr:
     return E.Call(name, tuple(args))
 
 
+def _with_numbers(constructor):
+    """``constructor`` of two trees, taking an int for a number too (the templates' ``1``)."""
+    def build(self, a, b):
+        return constructor(*(number(Fraction(t)) if isinstance(t, int) else t for t in (a, b)))
+
+    return build
+
+
+class TreeBuilder:
+    """The builder the function table's derivative templates (``functions.Function``) write
+    tape trees with: the constructors above."""
+
+    add, sub, mul, div = map(_with_numbers, (add, sub, mul, div))
+
+    @staticmethod
+    def number(k: int) -> E.Expr:
+        return number(Fraction(k))
+
+    @staticmethod
+    def neg(a: E.Expr) -> E.Expr:
+        return neg(a)
+
+    @staticmethod
+    def power(base: E.Expr, k: int) -> E.Expr:
+        return power(base, number(Fraction(k)))
+
+    @staticmethod
+    def call(name: str, *args: E.Expr) -> E.Expr:
+        return call(name, *args)
+
+    @staticmethod
+    def sign(u: E.Expr) -> E.Expr:
+        return call("sign", u)
+
+
+_BUILDER = TreeBuilder()
+
+
 # --------------------------------------------------------------------------- rules
 
-def _outer(name: str, u: E.Expr, args: tuple) -> E.Expr:
-    """d/du of the function ``name`` at ``u`` (one argument)."""
-    two = E.Number(2.0)
-    if name == "sin":
-        return call("cos", u)
-    if name == "cos":
-        return neg(call("sin", u))
-    if name == "tan":
-        return power(call("sec", u), two)
-    if name == "sec":
-        return mul(call("sec", u), call("tan", u))
-    if name == "csc":
-        return neg(mul(call("csc", u), call("cot", u)))
-    if name == "cot":
-        return neg(power(call("csc", u), two))
-    if name == "asin":
-        return div(ONE, call("sqrt", sub(ONE, power(u, two))))
-    if name == "acos":
-        return neg(div(ONE, call("sqrt", sub(ONE, power(u, two)))))
-    if name == "atan":
-        return div(ONE, add(power(u, two), ONE))
-    if name == "sinh":
-        return call("cosh", u)
-    if name == "cosh":
-        return call("sinh", u)
-    if name == "tanh":
-        return power(call("sech", u), two)
-    if name == "sech":
-        return neg(mul(call("sech", u), call("tanh", u)))
-    if name == "csch":
-        return neg(mul(call("csch", u), call("coth", u)))
-    if name == "coth":
-        return neg(power(call("csch", u), two))
-    if name == "asinh":
-        return div(ONE, call("sqrt", add(power(u, two), ONE)))
-    if name == "acosh":
-        return div(ONE, call("sqrt", sub(power(u, two), ONE)))
-    if name == "atanh":
-        return div(ONE, sub(ONE, power(u, two)))
-    if name == "exp":
-        return call("exp", u)
-    if name in ("ln", "log") and len(args) == 1:
-        return div(ONE, u)
-    if name in ("log2", "log10"):
-        base = E.Number(2.0 if name == "log2" else 10.0)
-        return div(ONE, mul(u, call("log", base)))
-    if name == "sqrt":
-        return div(ONE, mul(two, call("sqrt", u)))
-    if name == "cbrt":
-        return div(ONE, mul(E.Number(3.0), power(call("cbrt", u), two)))
-    if name == "abs":
-        return call("sign", u)
-    if name in ("sign", "floor", "ceil"):
-        return ZERO                       # away from the jumps, as the engine has it
-    raise NoRule(name)
+def _outer(name: str, u: E.Expr) -> E.Expr:
+    """d/du of the function ``name`` at ``u`` (one argument), from the function table."""
+    template = FUNCTIONS[name].derivative
+    if template is None:
+        raise NoRule(name)
+    return template(_BUILDER, u)
 
 
 def _d(node: E.Expr, x: str) -> E.Expr:
@@ -336,7 +327,7 @@ def _d(node: E.Expr, x: str) -> E.Expr:
         return _d_power(u, v, x)
     if isinstance(node, E.Call) and len(node.args) == 1:
         u = node.args[0]
-        return mul(_outer(node.name, u, node.args), _d(u, x))
+        return mul(_outer(node.name, u), _d(u, x))
     raise NoRule(getattr(node, "name", type(node).__name__))
 
 

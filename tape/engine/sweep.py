@@ -17,6 +17,7 @@ from .tensor import Tensor, _wrap
 
 _ONE_INPUT = (True,)
 _F64 = np.float64
+_ARRAY = np.ndarray
 
 
 def depending_on(sources, nodes) -> dict:
@@ -45,6 +46,7 @@ def sweep_raw(nodes, grads, wanted, relevant, free):
     done (no earlier node can use it), so intermediate arrays die during the sweep.
     """
     pop, get = grads.pop, grads.get
+    owned = {}          # input -> id of the sum of its cotangents this sweep made (see _plus)
     forget = relevant.pop if free else _keep
     for node in _backwards(nodes, free):
         if type(node) is tuple:         # a lane entry (op, a, b, out)
@@ -93,7 +95,8 @@ def sweep_raw(nodes, grads, wanted, relevant, free):
                 if ig is not None:
                     a = inputs[0]
                     prev = get(a)
-                    grads[a] = ig if prev is None else prev + ig
+                    grads[a] = ig if prev is None else \
+                        prev + ig if type(prev) is not _ARRAY else _plus(prev, ig, a, owned)
                 continue
             if len(inputs) != 2:
                 need = node.needs_grad = tuple([i in relevant for i in inputs])
@@ -104,7 +107,8 @@ def sweep_raw(nodes, grads, wanted, relevant, free):
                     if ig is None or not wanted_here:
                         continue
                     prev = get(inp)
-                    grads[inp] = ig if prev is None else prev + ig
+                    grads[inp] = ig if prev is None else \
+                        prev + ig if type(prev) is not _ARRAY else _plus(prev, ig, inp, owned)
                 continue
             a, b = inputs
             need_a = a in relevant
@@ -115,11 +119,29 @@ def sweep_raw(nodes, grads, wanted, relevant, free):
             ga, gb = got
             if ga is not None and need_a:
                 prev = get(a)
-                grads[a] = ga if prev is None else prev + ga
+                grads[a] = ga if prev is None else \
+                    prev + ga if type(prev) is not _ARRAY else _plus(prev, ga, a, owned)
             if gb is not None and need_b:
                 prev = get(b)
-                grads[b] = gb if prev is None else prev + gb
+                grads[b] = gb if prev is None else \
+                    prev + gb if type(prev) is not _ARRAY else _plus(prev, gb, b, owned)
     return grads
+
+
+def _plus(prev, g, key, owned):
+    """``prev + g`` for two cotangents of ``key`` (``prev`` a plain array). The first sum is a
+    new array that only this sweep holds (``owned`` remembers it for ``key``); later terms are
+    added into it in place, saving a full-size allocation per term. Nothing else can hold that
+    sum: ``key``'s own node, the only place its cotangent is handed out, is swept after every
+    node that adds to it."""
+    if owned.get(key) == id(prev) and type(g) is np.ndarray and g.shape == prev.shape \
+            and g.dtype == prev.dtype:
+        np.add(prev, g, out=prev)
+        return prev
+    total = prev + g
+    if type(total) is np.ndarray:
+        owned[key] = id(total)
+    return total
 
 
 def _keep(key, default):

@@ -170,3 +170,94 @@ def test_the_readers_postorder_list_is_the_trees_own(text):
         assert [(id(n), k) for n, k in reading.order] == \
             [(id(n), k) for n, k in postorder(reading.tree)]
         assert reading.variables == sorted(E.free_variables(reading.tree))
+
+
+def test_the_reader_spells_declared_names_as_it_spells_the_text():
+    from tape.cli import expr as E
+
+    # declared as typed (fullwidth), the name stays whole: not r*a*t*e
+    assert E.read("rate*x", declared=["ｒａｔｅ", " x "]).variables == ["rate", "x"]
+    assert E.read("rate*x").variables == ["a", "r", "t", "x"]       # e is the constant
+    assert T.declared_names(["ｒａｔｅ=1"]) == ("ｒａｔｅ",)     # collected as typed
+
+
+def test_declared_look_alike_names_are_refused_by_the_reader():
+    from tape.cli import expr as E
+    from tape.cli.errors import ExprError
+
+    with pytest.raises(ExprError, match="look alike"):
+        E.read("x + 1", declared=["x", "х"])       # Latin x, Cyrillic х
+
+
+class _Stream:
+    def __init__(self, terminal):
+        self.terminal = terminal
+
+    def isatty(self):
+        return self.terminal
+
+
+@pytest.mark.parametrize("fmt, stdout_tty, stderr_tty, planned", [
+    ("auto", False, True, ("plain", False)),
+    ("auto", True, True, ("table", True)),
+    ("auto", True, False, ("table", False)),
+    ("table", False, True, ("table", True)),
+    ("json", True, True, ("json", False)),
+])
+def test_output_plan_resolves_the_format_and_progress_at_once(monkeypatch, fmt, stdout_tty,
+                                                              stderr_tty, planned):
+    from tape.cli import output
+    from tape.cli.options import Format
+
+    monkeypatch.setattr(sys, "stdout", _Stream(stdout_tty))
+    monkeypatch.setattr(sys, "stderr", _Stream(stderr_tty))
+    fmt, progress = output.plan(Format(fmt))
+    assert (fmt.value, progress) == planned
+
+
+def test_points_decoded_reports_text_that_is_not_utf8(tmp_path):
+    import io
+
+    from tape.cli import points as P
+
+    stdin = io.TextIOWrapper(io.BytesIO(b"1\n\xff\n"), encoding="utf-8")
+    with pytest.raises(CLIError, match=r"^standard input: not UTF-8 text \(invalid start "
+                                       r"byte at byte 2\)$") as info:
+        list(P.decoded(P.stream_at(["-"], ["x"], stdin), "standard input"))
+    assert info.value.code == 2
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(b"x\n1\n\xe9\n")
+    with pytest.raises(CLIError, match=rf"^--points {path}: not UTF-8 text") as info:
+        list(P.decoded(P.stream_csv(str(path), ["x"], None), f"--points {path}"))
+    assert info.value.code == 2
+
+
+def test_a_scalar_expression_is_lowered_once_with_its_shape_check():
+    target = T.expression_target("sin(x)*y + 2")
+    sizes = {"x": None, "y": None}
+    assert target.output_shape(sizes, ["y", "x"]) is None
+    three = target.batched(["y", "x"], sizes, 3)
+    assert target.batched(["y", "x"], sizes, 5) is three       # every pass: the same function
+    np.testing.assert_allclose(three(tape.constant(YS), tape.constant(XS)).numpy(),
+                               np.sin(XS) * YS + 2)
+    xs, ys = np.linspace(-1, 1, 5), np.linspace(2, 3, 5)
+    np.testing.assert_allclose(three(tape.constant(ys), tape.constant(xs)).numpy(),
+                               np.sin(xs) * ys + 2)
+    other = target.batched(["x", "y"], sizes, 3)                # another order: lowered anew
+    assert other is not three
+    np.testing.assert_allclose(other(tape.constant(XS), tape.constant(YS)).numpy(),
+                               np.sin(XS) * YS + 2)
+
+
+def test_only_scalars_of_scalar_variables_are_lowered_ahead():
+    from tape.cli import expr as E
+    from tape.cli.lower import check_and_lower
+
+    assert check_and_lower(E.parse("sum(w)*x"), {"w": 2, "x": None}, ["w", "x"]) == (None, None)
+    assert check_and_lower(E.parse("2*w"), {"w": 3}, ["w"]) == (3, None)
+    shape, fn = check_and_lower(E.parse("x^2"), {"x": None}, ["x"])
+    assert shape is None
+    np.testing.assert_allclose(fn(tape.constant(XS)).numpy(), XS ** 2)
+    constant = T.expression_target("2*pi")                   # no variable: broadcast per count
+    assert constant.output_shape({}, []) is None
+    assert tuple(constant.batched([], {}, 4)().shape) == (4,)

@@ -15,7 +15,7 @@ import pytest
 from cli_helpers import tape_cli
 
 from tape.cli.errors import CLIError
-from tape.cli.names import LOOK_ALIKES, check_look_alikes, normalize
+from tape.cli.expr import LOOK_ALIKES, check_look_alikes, normalize
 
 
 # ------------------------------------------------------------------ the functions

@@ -28,7 +28,7 @@ def check(
 ) -> None:
     """Is ANSWER the derivative of EXPR? Exit 0 correct, 1 wrong (with a counterexample)."""
     from ..homework import decide
-    from ..names import normalize
+    from ..expr import normalize
 
     if wrt is not None:   # the one spelling rule for names, as in the expression
         wrt = ",".join(normalize(w) for w in wrt.split(","))
@@ -46,15 +46,10 @@ def check(
         output.abort(code=CHECK_FAILED)
 
 
-class CheckResult(output.Result):
+class CheckResult(output.FieldsResult):
     """The verdict on ANSWER: ``correct``/``wrong`` and, when wrong, why."""
 
-    def __init__(self, decision, expression: str, answer: str, wrt: str, order: int) -> None:
-        self.decision = decision
-        self.expression = expression
-        self.answer = answer
-        self.wrt = wrt
-        self.order = order
+    _fields = ("decision", "expression", "answer", "wrt", "order")
 
     @property
     def read_as(self) -> Optional[dict]:

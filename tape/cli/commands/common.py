@@ -116,8 +116,7 @@ def derive(request: Request) -> None:
     printed a block at a time (an endless ``--at -`` is answered as it comes), except for a
     terminal table and ``--check``, which need every point first.
     """
-    fmt = output.resolve_format(request.fmt)
-    show_progress = output.progress_wanted(fmt)
+    fmt, show_progress = output.plan(request.fmt)
     vector = request.command == "jacobian"
     streamed = not request.check and fmt is not Format.table
     problem, more = prepare_blocks(request.texts, request.at, request.points, request.wrt,
@@ -237,24 +236,15 @@ def prepare_blocks(texts: list[str], at: Optional[list[str]], points_file: Optio
     else:
         blocks = iter([P.Points([], {}, 1)])
         where = ""
-    blocks = _readable(blocks, points_file)
+    blocks = P.decoded(blocks, f"--points {points_file}" if points_file else "standard input")
     if whole:
         pts, blocks = P.gather(blocks, variables, where), iter(())
     else:
         pts = next(blocks)
     sizes = pts.sizes()
-    shape = target.output_shape(sizes)
+    shape = target.output_shape(sizes, variables)
     comps = components(variables, wrt or variables, sizes)
     return Problem(target, variables, wrt or list(variables), pts, comps, shape, sizes), blocks
-
-
-def _readable(blocks: Iterator[P.Points], points_file: Optional[str]) -> Iterator[P.Points]:
-    """``blocks``, with text that is not UTF-8 reported as bad input (exit 2)."""
-    try:
-        yield from blocks
-    except UnicodeDecodeError as exc:
-        where = f"--points {points_file}" if points_file else "standard input"
-        output.abort(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})")
 
 
 def check_partial_count(n_components: int, order: int) -> None:
@@ -439,19 +429,11 @@ def derivative_labels(comps: list[Component], key: tuple, ordinary: bool,
 
 
 # ====================================================================== along a curve
-class SlopeReport(output.Result):
+class SlopeReport(output.FieldsResult):
     """``grad --implicit``: dy/dx (or d²y/dx²) on the curve at each point, by the engine."""
 
-    def __init__(self, expression: str, curve, order: int, points: list, slopes: list) -> None:
-        self.expression = expression
-        self.curve = curve
-        self.order = order
-        self.points = points
-        self.slopes = slopes
-
-    @property
-    def read_as(self) -> str:
-        return self.curve.read_as
+    _fields = ("expression", "curve", "order", "points", "slopes")
+    reading = "curve"
 
     @property
     def label(self) -> str:

@@ -36,7 +36,7 @@ def diff(
 
     With --implicit, EXPR is an equation such as 'x^2 + y^2 = 1' and the result is dy/dx
     along the curve (--order 2: d2y/dx2; --dependent names y)."""
-    from ..names import normalize
+    from ..expr import normalize
 
     dependent = normalize(dependent)
     fmt = output.resolve_format(fmt)
@@ -54,18 +54,10 @@ def diff(
     output.render(differentiate(expression, wrt, order, style, timeout), fmt)
 
 
-class DiffResult(output.Result):
+class DiffResult(output.FieldsResult):
     """The derivatives of ``expression``: ``texts[j]`` is the partial named ``labels[j]``."""
 
-    def __init__(self, expression: str, target, wrt: list[str], order: int, comps: list,
-                 labels: list[str], texts: list[str]) -> None:
-        self.expression = expression
-        self.target = target
-        self.wrt = wrt
-        self.order = order
-        self.comps = comps
-        self.labels = labels
-        self.texts = texts
+    _fields = ("expression", "target", "wrt", "order", "comps", "labels", "texts")
 
     @property
     def single(self) -> bool:
@@ -152,18 +144,11 @@ def _differentiate(tree, sizes, wrt, keys, style, tidy):
     return out
 
 
-class ImplicitResult(output.Result):
+class ImplicitResult(output.FieldsResult):
     """dy/dx (or d²y/dx²) along a curve, as ``tape diff --implicit`` prints it."""
 
-    def __init__(self, expression: str, curve, order: int, text: str) -> None:
-        self.expression = expression
-        self.curve = curve
-        self.order = order
-        self.text = text
-
-    @property
-    def read_as(self) -> str:
-        return self.curve.read_as
+    _fields = ("expression", "curve", "order", "text")
+    reading = "curve"
 
     def document(self) -> dict:
         return {"expression": self.expression, "wrt": [self.curve.x], "order": self.order,

@@ -100,18 +100,19 @@ def tangent_result(expression: str, at: str):
     return target, result
 
 
-class TangentResult(output.Result):
+class TangentResult(output.DictResult):
     """``tangent_result``'s dict in every format."""
 
-    def __init__(self, target, result: dict) -> None:
-        self.target = target
-        self.result = result
-        self.names = list(result["at"])
-        slope = result["slope"]
-        self.slopes = slope if isinstance(slope, dict) else {self.names[0]: slope}
+    json_keys = JSON_KEYS
 
-    def document(self) -> dict:
-        return {k: self.result[k] for k in JSON_KEYS if k in self.result}
+    @property
+    def names(self) -> list[str]:
+        return list(self.result["at"])
+
+    @property
+    def slopes(self) -> dict:
+        slope = self.result["slope"]
+        return slope if isinstance(slope, dict) else {self.names[0]: slope}
 
     def _equations(self) -> list[str]:
         return ["tangent"] + (["normal"] if "normal" in self.result else [])

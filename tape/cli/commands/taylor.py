@@ -144,15 +144,10 @@ def check_with_sympy(tree, result: dict, timeout: float) -> dict:
             "agree": bool(agree)}
 
 
-class TaylorResult(output.Result):
+class TaylorResult(output.DictResult):
     """``taylor_result``'s dict (with its ``check``, if any) in every format."""
 
-    def __init__(self, target, result: dict) -> None:
-        self.target = target
-        self.result = result
-
-    def document(self) -> dict:
-        return {k: self.result[k] for k in JSON_KEYS if k in self.result}
+    json_keys = JSON_KEYS
 
     def header(self) -> list[str]:
         return ["k", "coefficient", "derivative"] + (["sympy"] if "check" in self.result
