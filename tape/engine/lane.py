@@ -7,17 +7,17 @@ it with scalar arithmetic (``sweep.sweep_raw``). Everything else that reads a ta
 rules, persistent and nested tapes, Jacobians, Taylor mode, ``recorded_operations``) sees the
 same applications as Nodes (``GradientTape._nodes``).
 
-Each rule is ``rule(g, a, b, out, need_a, need_b) -> (ga, gb)`` on raw values, with ``g`` a
-float64 scalar, and gives exactly what the op's fast rule in ``ops/math.py`` gives for it (the
-same operations in the same order): scalars carry no structural-zero mask, so ``g * slope`` is
-the plain product there too. A rule returns None for what it leaves to the fast rule.
+Each op states its rule beside its other rules (``scalar=`` in ``ops/math.py``):
+``rule(g, a, b, out, need_a, need_b) -> (ga, gb)`` on raw values, with ``g`` a float64 scalar,
+giving exactly what the op's fast rule gives for it (the same operations in the same order):
+scalars carry no structural-zero mask, so ``g * slope`` is the plain product there too. A rule
+returns None for what it leaves to the fast rule.
 """
 from __future__ import annotations
 
 import contextlib
 
-from .ops.math import add, divide, multiply, pow, subtract
-from .registry import _NO_ATTRS, Node, scalar_rule
+from .registry import _NO_ATTRS, Node, primitives
 
 
 def as_node(entry):
@@ -26,48 +26,17 @@ def as_node(entry):
     return Node(op, (a, b), (out,), _NO_ATTRS)
 
 
-def _add(g, a, b, out, need_a, need_b):
-    return g, g
-
-
-def _subtract(g, a, b, out, need_a, need_b):
-    return g, -g
-
-
-def _multiply(g, a, b, out, need_a, need_b):
-    return (g * b if need_a else None), (g * a if need_b else None)
-
-
-def _divide(g, a, b, out, need_a, need_b):
-    return (g * (1 / b) if need_a else None), (-g * (out / b) if need_b else None)
-
-
-def _pow(g, x, y, out, need_a, need_b):
-    if need_b:          # d/dy takes log(x) where x > 0: the fast rule's way
-        return None
-    if not need_a:
-        return None, None
-    gy = g * y
-    # x**0 is the constant 1: slope 0, even at x = 0 (where x**-1 is inf)
-    return (gy if not y else gy * x ** (y - 1)), None
-
-
-_LANE = ((add, _add), (subtract, _subtract), (multiply, _multiply), (divide, _divide),
-         (pow, _pow))
-for _op, _rule in _LANE:
-    scalar_rule(_op.name, _rule)
-
-
 @contextlib.contextmanager
 def disabled():
     """Run without the lane: every application recorded as a Node and swept by its op's fast
     rule, the way the lane must reproduce bit for bit (tests compare the two). It switches the
     ops' scalar rules off for every thread: not for use while other threads differentiate."""
-    for op, _ in _LANE:
+    saved = [(op, op.scalar) for op in primitives(built_in_only=True) if op.scalar is not None]
+    for op, _ in saved:
         op.scalar = None
     try:
         yield
     finally:
-        for op, rule in _LANE:
+        for op, rule in saved:
             if op.fast is not None:     # (unless its gradient was overridden meanwhile)
                 op.scalar = rule

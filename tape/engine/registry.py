@@ -506,13 +506,14 @@ def convert_inputs(args):
     return tuple(out)
 
 
-def defop(name, fn, grad=None, *, fast=None, jvp=None, taylor=None, linear=False, symmetric=False,
-          numpy=(), differentiable=True, many=False, arity=None, doc=None):
+def defop(name, fn, grad=None, *, fast=None, scalar=None, jvp=None, taylor=None, linear=False,
+          symmetric=False, numpy=(), differentiable=True, many=False, arity=None, doc=None):
     """Define a built-in primitive: its NumPy forward and all of its rules in one place.
 
     ``grad`` uses tape ops (differentiable again); ``fast``, if given, computes the same first-order
     gradient on raw arrays and is used when no tape records the backward sweep (the fast rule of a
     one-input op returns that input's cotangent itself; of other ops, a list like ``grad``).
+    ``scalar``: the same again on float64 scalars, for the scalar lane (see ``scalar_rule``).
     ``jvp``, ``taylor``, ``linear`` and ``symmetric`` are as on ``Primitive``. ``numpy``: the NumPy
     ufuncs that run this op on tensors (``np.sin(t)``), besides ``fn`` itself when it is a ufunc.
     """
@@ -524,6 +525,8 @@ def defop(name, fn, grad=None, *, fast=None, jvp=None, taylor=None, linear=False
         _GRADIENTS[name] = grad
         if fast is not None:
             _FAST_GRADIENTS[name] = fast
+            if scalar is not None:
+                _SCALAR_GRADIENTS[name] = scalar
     op = kind(fn, name, "many" if many else 1, doc, jvp=jvp, taylor=taylor, linear=linear,
               symmetric=symmetric)
     op.numpy_ufuncs = ((fn,) if isinstance(fn, np.ufunc) else ()) + tuple(numpy)

@@ -207,12 +207,15 @@ def _div_series(node, ins, K):
     return S.div(S.align(full(a, node.inputs[0], K), nd), S.align(b, nd))
 
 
+# scalar= rules (the scalar lane): rule(g, a, b, out, need_a, need_b) on float64 scalars, the same
+# operations in the same order as the fast rule (tests/engine/test_scalar_lane.py holds them to it)
 add = _binary("AddV2", operator.add, lambda n, g: g, lambda n, g: g, fast=_add_fast, linear=True,
-              numpy=(np.add,))
+              scalar=lambda g, a, b, out, need_a, need_b: (g, g), numpy=(np.add,))
 subtract = _binary("Sub", operator.sub, lambda n, g: g, lambda n, g: -g, fast=_sub_fast, linear=True,
-                   numpy=(np.subtract,))
+                   scalar=lambda g, a, b, out, need_a, need_b: (g, -g), numpy=(np.subtract,))
 multiply = _binary("Mul", operator.mul, lambda n, g: g * _c(n.inputs[1]), lambda n, g: g * _c(n.inputs[0]),
-                   fast=_mul_fast,
+                   fast=_mul_fast, scalar=lambda g, a, b, out, need_a, need_b: (
+                       g * b if need_a else None, g * a if need_b else None),
                    jvp=lambda n, ta, tb: plus(None if ta is None else ta * n.inputs[1],
                                               None if tb is None else n.inputs[0] * tb),
                    taylor=_mul_series, numpy=(np.multiply,))
@@ -220,6 +223,8 @@ divide = _binary("RealDiv", operator.truediv, lambda n, g: mul_no_nan(g, recipro
                  lambda n, g: mul_no_nan(-g, _c(n.outputs[0] / n.inputs[1])),
                  lambda n, g: _mul_no_nan_np(g, 1 / _cv(n, 1)),
                  lambda n, g: _mul_no_nan_np(-g, _cout(n) / _cv(n, 1)),
+                 scalar=lambda g, a, b, out, need_a, need_b: (
+                     g * (1 / b) if need_a else None, -g * (out / b) if need_b else None),
                  jvp=lambda n, ta, tb: plus(None if ta is None else ta / n.inputs[1],
                                             None if tb is None else -tb * n.outputs[0] / n.inputs[1]),
                  taylor=_div_series, numpy=(np.true_divide,))
@@ -335,7 +340,17 @@ def _atan2_series(node, ins, K):
     return S.integrate(S.div(num, S.mul(a, a) + S.mul(b, b)), node.outputs[0]._value)
 
 
-pow = _binary("Pow", operator.pow, _pow_da, _pow_db, fast=_pow_fast,
+def _pow_scalar(g, x, y, out, need_a, need_b):
+    if need_b:          # d/dy takes log(x) where x > 0: the fast rule's way
+        return None
+    if not need_a:
+        return None, None
+    gy = g * y
+    # x**0 is the constant 1: slope 0, even at x = 0 (where x**-1 is inf)
+    return (gy if not y else gy * x ** (y - 1)), None
+
+
+pow = _binary("Pow", operator.pow, _pow_da, _pow_db, fast=_pow_fast, scalar=_pow_scalar,
               jvp=lambda n, ta, tb: plus(_holomorphic(_pow_da, n, ta), _holomorphic(_pow_db, n, tb)),
               taylor=_pow_series, numpy=(np.power, np.float_power))
 maximum = _binary("Maximum", np.maximum,
