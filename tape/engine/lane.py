@@ -19,11 +19,24 @@ import contextlib
 
 from .registry import _NO_ATTRS, Node, primitives
 
+_new_node = object.__new__
+
+
+def pair_node(op, a, b, out):
+    """The Node of a two-input application without attributes (built without Node.__init__:
+    tapes call this on every such application that is not in the lane)."""
+    node = _new_node(Node)
+    node.op = op
+    node.inputs = (a, b)
+    node.outputs = (out,)
+    node.attrs = _NO_ATTRS
+    node.needs_grad = None
+    return node
+
 
 def as_node(entry):
     """The Node of a lane entry: what the tape would have kept without the lane."""
-    op, a, b, out = entry
-    return Node(op, (a, b), (out,), _NO_ATTRS)
+    return pair_node(*entry)
 
 
 @contextlib.contextmanager

@@ -19,20 +19,19 @@ import weakref
 import numpy as np
 
 from . import nest
-from .lane import as_node
+from .lane import as_node, pair_node
 from .quiet import restore, silence
 from .inspect import recorded_operations
 from .jacobian import BatchIdentityRows, IdentityRows, chunks
 from .ops.array import concat, identity, reshape, transpose, unbroadcast
 from .ops.cast import cast
-from .registry import (_NO_ATTRS, Node, active_accumulators, is_recording, recording_tapes,
-                       start_recording, stop_recording)
+from .registry import Node, is_recording, start_recording, stop_recording
 from .structural import StructuralZeros, unmarked
 from .sweep import depending_on, sweep_raw, sweep_tensors
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
 
 _FLOAT64 = np.float64
-_new_node = _new_tensor = object.__new__
+_new_node = object.__new__
 _ONE_F64 = np.float64(1.0)
 
 #: Number of backward sweeps run so far (tests use it to prove Jacobians are vectorized).
@@ -79,18 +78,6 @@ def _snapshot_before_assign(variable):
 
 
 _assign_hooks.append(_snapshot_before_assign)
-
-
-def _pair_node(op, a, b, result):
-    """The Node of a two-input application without attributes (built here, without a call
-    into registry.py: Node.__init__ would cost the hot path a frame)."""
-    node = _new_node(Node)
-    node.op = op
-    node.inputs = (a, b)
-    node.outputs = (result,)
-    node.attrs = _NO_ATTRS
-    node.needs_grad = None
-    return node
 
 
 class UnconnectedGradients(enum.Enum):
@@ -152,8 +139,7 @@ class GradientTape:
 
     def __exit__(self, *exc):
         if self._recording:
-            stop_recording(self)        # (_pop, inlined)
-            self._recording = False
+            self._pop()
         return False
 
     def _pop(self):
@@ -255,10 +241,10 @@ class GradientTape:
         v = result._value
         if type(v) is _FLOAT64:
             self._log.append((op, a, b, result) if op.scalar is not None else
-                             _pair_node(op, a, b, result))
+                             pair_node(op, a, b, result))
             tracked[result] = None
             return
-        self._log.append(_pair_node(op, a, b, result))
+        self._log.append(pair_node(op, a, b, result))
         if v.dtype.kind in "fc":
             tracked[result] = None
 
@@ -413,8 +399,7 @@ class GradientTape:
             if s in tracked:
                 wanted.add(s)
         free = not (self._persistent or keep)
-        # accumulators need tensor rules too
-        raw = not (recording_tapes or active_accumulators) or not is_recording()
+        raw = not is_recording()    # accumulators need tensor rules too
         # A persistent tape may record this very sweep, so it walks a copy; a non-persistent one
         # stopped recording in _begin_use and lets go of each node once it is processed. Only
         # the first-order sweep reads lane entries; tensor rules get Nodes.
@@ -447,10 +432,8 @@ class GradientTape:
         for k in wanted:
             g = grads.get(k)
             if g is not None:
-                if raw:         # (the wrap inlined: no call into tensor.py on this path)
-                    value = g if type(g) is not StructuralZeros else unmarked(g)
-                    g = _new_tensor(Tensor)
-                    g._value = value
+                if raw:
+                    g = _wrap(g if type(g) is not StructuralZeros else unmarked(g))
                 elif type(g._value) is StructuralZeros:
                     g._value = unmarked(g._value)       # (the same numbers)
                 result[k] = g
