@@ -197,7 +197,7 @@ def read_list(text: str, label: str | None = None, declared=()) -> list[tuple[st
             tree = walker.convert(elt)
             items.append((text[start:end].strip(), Reading(tree, notes, order=walker.order)))
             notes = []
-        check_look_alikes([n for _, r in items for n in free_variables(r.tree)])
+        check_look_alikes([n for _, r in items for n in r.variables])
         return items
     except ExprError as err:
         if label and not err.label:

@@ -33,6 +33,7 @@ from typing import Optional
 import numpy as np
 
 from .errors import CLIError
+from .expr import normalize
 from .verdict import ENOUGH, POLISH, Decision, optional_work, settle
 
 #: float agreements re-checked in high precision
@@ -124,7 +125,7 @@ def _along(names: list[str], wrt: Optional[str], order: int) -> list[str]:
             raise CLIError("the expression has no variables; nothing to differentiate by")
         raise CLIError(f"the expression has several variables ({', '.join(names)}): say which "
                        f"one to differentiate by with --wrt")
-    along = [w.strip() for w in wrt.split(",")]
+    along = [normalize(w) for w in wrt.split(",")]
     for w in along:
         if w not in names:
             raise CLIError(f"--wrt: {w!r} is not a variable of the expression "

@@ -55,10 +55,12 @@ class Curve:
 def curve_from_text(text: str, dependent: str = "y", wrt: Optional[str] = None) -> Curve:
     """Read an equation (the reader's ``Relation``); ``dependent`` is y, ``wrt`` (default: the
     other name) is x. Both names are declared to the reader, so they are never split."""
-    from .expr import read
+    from .expr import normalize, read
     from .targets import show_notes
 
-    declared = [dependent] + ([wrt.strip()] if wrt else [])
+    dependent = normalize(dependent)
+    wrt = normalize(wrt) if wrt is not None else None
+    declared = [dependent] + ([wrt] if wrt else [])
     reading = read(text, declared=declared, relation=True)
     if not isinstance(reading.tree, E.Relation):
         why = ("its left side is a label (a lone name or f(x)), so it reads as the expression "
@@ -74,7 +76,6 @@ def curve_from_text(text: str, dependent: str = "y", wrt: Optional[str] = None) 
                        f"(its names: {', '.join(names) or 'none'})")
     others = [n for n in names if n != dependent]
     if wrt is not None:
-        wrt = wrt.strip()
         if wrt not in others:
             raise CLIError(f"--wrt: {wrt!r} is not an independent variable of the equation "
                            f"(its names: {', '.join(names)})")

@@ -22,7 +22,7 @@ import numpy as np
 from . import expr as E
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS
-from .tree import postorder
+from .tree import postorder, run_postorder
 
 #: a shape in the checker: None for a scalar, an int for a vector of that many components
 Shape = Optional[int]
@@ -79,13 +79,7 @@ def check_shapes(tree: E.Expr, sizes: dict[str, Shape], text: str | None = None,
             return None
         raise TypeError(f"unknown expression node {node!r}")
 
-    results: list = []
-    for node, n in postorder(tree) if order is None else order:    # children first
-        kids = results[len(results) - n:] if n else []
-        if n:
-            del results[len(results) - n:]
-        results.append(visit(node, kids))
-    return results[0]
+    return run_postorder(postorder(tree) if order is None else order, visit)
 
 
 def check_and_lower(tree: E.Expr, sizes: dict[str, Shape], variables: list[str],

@@ -214,7 +214,6 @@ def derivation_steps(expression: str, wrt_text, order: int, latex: bool,
                      fmt: Format, timeout: float) -> StepsResult:
     """``tape diff --steps``: read EXPR and --wrt, then compute the verified derivation (in a
     child process under ``timeout``)."""
-    from .commands.common import parse_wrt
     from .symbolic import infer_sizes
     from .targets import declared_names, expression_target
     from .timelimit import run_limited
@@ -223,7 +222,7 @@ def derivation_steps(expression: str, wrt_text, order: int, latex: bool,
         output.abort(f"--steps shows orders up to {MAX_STEPS_ORDER}; got --order {order} "
                      f"(tape diff without --steps gives any order up to {DIFF_MAX_ORDER})")
     target = expression_target(expression, declared=declared_names(wrt=wrt_text))
-    names = parse_wrt(wrt_text) or ([target.wrt_hint] if target.wrt_hint else [])
+    names = target.wrt_names(wrt_text)
     variables = target.ordered(names)      # checks the names, too
     wrt = names or list(variables)
     if not wrt:

@@ -527,11 +527,6 @@ class Report(Result, Record):
     def header(self) -> Iterable[str]:
         return itertools.chain(self.at_labels, self.value_labels, self.derivative_labels)
 
-    def rows(self) -> Iterator[list]:
-        rows = np.concatenate([self.at, self.value, self.derivatives], axis=1)
-        for start in range(0, rows.shape[0], OUTPUT_BLOCK):
-            yield repr_columns(rows[start:start + OUTPUT_BLOCK])
-
     def csv_text(self) -> Iterator[str]:
         if isinstance(self.derivatives, StreamedMatrix):
             yield ",".join(map(repr, np.concatenate([self.at[0], self.value[0]]).tolist()))

@@ -296,9 +296,9 @@ def stream_lines(handle, names: list[str], where: str,
 
 
 #: the end of a line: after a line feed, or after a carriage return not followed by one
-_LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)(?!$)")
+_LINE_END = r"(?<=\n)|(?<=\r)(?!\n)(?!$)"         # (compiled by re on first use)
 #: the place after a carriage return that is not followed by a line feed
-_AFTER_LONE_CR = re.compile(r"(?<=\r)(?!\n)(?!$)")
+_AFTER_LONE_CR = r"(?<=\r)(?!\n)(?!$)"
 
 
 class Lines:
@@ -321,7 +321,7 @@ class Lines:
 def _split_lines(text: str) -> list[str]:
     """Lines ending in "\n", "\r\n" or "\r", ends kept (the last one may lack one)."""
     if "\r" in text:
-        lines = _LINE_END.split(text)
+        lines = re.split(_LINE_END, text)
     else:                   # the common case, ~10x faster than the regular expression
         lines = [line + "\n" for line in text.split("\n")]
         lines[-1] = lines[-1][:-1]
@@ -346,12 +346,21 @@ def _line_batches(handle, where: str, block: int) -> Iterator[Lines]:
     decoder = codecs.getincrementaldecoder(handle.encoding or "utf-8")(handle.errors or "strict")
     unfinished: list[str] = []     # the pieces of a line still waiting for its end
     unfinished_length = 0
+    read = 0                        # bytes read before this read
     while True:
         try:
             data = os.read(fd, READ_BYTES)
         except OSError as exc:
             raise CLIError(f"{where}: cannot read it ({exc.strerror})") from None
-        new = decoder.decode(data, final=not data)
+        try:
+            new = decoder.decode(data, final=not data)
+        except UnicodeDecodeError as exc:
+            # the decoder counts from the bytes it was given (this read, after any it kept
+            # from the last one): the caller names the byte of the whole input
+            shift = read + len(data) - len(exc.object)
+            raise UnicodeDecodeError(exc.encoding, exc.object, exc.start + shift,
+                                     exc.end + shift, exc.reason) from None
+        read += len(data)
         if data:
             # keep an unfinished last line (and a last "\r", whose "\n" may follow) for later;
             # only the new text is searched, so a long line costs linear time
@@ -386,22 +395,13 @@ def _lines_of(handle, where: str) -> Iterator[str]:
     try:
         for line in handle:     # not ``yield from``: closing this generator must not close it
             if "\r" in line:     # old Mac line ends, from a stream that does not split them
-                yield from _AFTER_LONE_CR.split(line)
+                yield from re.split(_AFTER_LONE_CR, line)
             else:
                 yield line
     except UnicodeDecodeError:
         raise
     except (OSError, ValueError) as exc:
         raise CLIError(f"{where}: cannot read it ({exc})") from None
-
-
-def from_lines(lines: list[str], names: list[str], where: str) -> Points:
-    """Points from text lines, one per line, each parsed on its own (the general path)."""
-    numbered = [(i + 1, line.strip()) for i, line in enumerate(lines)]
-    numbered = [(i, s) for i, s in numbered if s and not s.startswith("#")]
-    if not numbered:
-        raise CLIError(f"{where}: no points given")
-    return _parse_numbered(numbered, names, where)
 
 
 def _parse_numbered(numbered: list[tuple[int, str]], names: list[str], where: str) -> Points:

@@ -31,10 +31,12 @@ class NoRule(Exception):
 def derivative(tree: E.Expr, along: list[str]) -> Optional[E.Expr]:
     """The derivative of ``tree`` along each name of ``along`` in turn, or None when some
     function has no rule here."""
+    if _size(tree) > MAX_NODES:     # before any work (the exp form is no larger)
+        return None
     try:
         tree = E.fold(tree, _exp_form)
-        for name in along:
-            if _size(tree) > MAX_NODES:
+        for k, name in enumerate(along):
+            if k and _size(tree) > MAX_NODES:
                 return None
             tree = _d(tree, name)
     except (NoRule, RecursionError):

@@ -261,3 +261,15 @@ def test_only_scalars_of_scalar_variables_are_lowered_ahead():
     constant = T.expression_target("2*pi")                   # no variable: broadcast per count
     assert constant.output_shape({}, []) is None
     assert tuple(constant.batched([], {}, 4)().shape) == (4,)
+
+
+@pytest.mark.parametrize("before", [b"", "é".encode()])
+def test_the_byte_named_is_counted_from_the_start_of_the_input_past_the_first_read(tmp_path,
+                                                                                  before):
+    from tape.cli import points as P
+
+    head = b"x\n" + b"1\n" * (P.READ_BYTES // 2 + 1000)     # the bad byte comes in a later read
+    path = tmp_path / "late.csv"
+    path.write_bytes(head + before + b"\xff\n")
+    with pytest.raises(CLIError, match=rf"invalid start byte at byte {len(head) + len(before)}\)$"):
+        list(P.decoded(P.stream_csv(str(path), ["x"], None), f"--points {path}"))

@@ -130,6 +130,12 @@ def test_fullwidth_names_are_the_same_names_everywhere(tmp_path):
     assert result.exit_code == 0 and result.stdout.startswith("correct")
     result = tape_cli("diff", "x^2 + y^2 = 1", "--implicit", "--dependent", "ｙ")
     assert result.exit_code == 0 and result.stdout.strip() == "-x/y"
+    # the same spelling rule where the curve is read, for every command that reads one
+    doc = grad("x^2 + y^2 = 1", "--implicit", "--dependent", "ｙ", "--at", "x=0.6,y=0.8")
+    assert doc["dependent"] == "y" and doc["points"][0]["derivative"] == pytest.approx(-0.75)
+    result = tape_cli("check", "x^2 + y^2 = 1", "--answer", "-x/y", "--implicit",
+                      "--dependent", "ｙ", "--wrt", "ｘ")
+    assert result.exit_code == 0 and result.stdout.startswith("correct")
 
 
 def test_names_wholly_in_one_script_still_work():

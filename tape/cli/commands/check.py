@@ -28,11 +28,6 @@ def check(
 ) -> None:
     """Is ANSWER the derivative of EXPR? Exit 0 correct, 1 wrong (with a counterexample)."""
     from ..homework import decide
-    from ..expr import normalize
-
-    if wrt is not None:   # the one spelling rule for names, as in the expression
-        wrt = ",".join(normalize(w) for w in wrt.split(","))
-    dependent = normalize(dependent)
     along = len(wrt.split(",")) if wrt else 1
     if along > O.CHECK_MAX_ORDER:   # --wrt x,x,...,x is an order too, bounded like --order
         output.abort(f"--wrt names {along} differentiations (a mixed partial of order {along}); "

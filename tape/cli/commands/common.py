@@ -28,7 +28,7 @@ class Problem(Record):
 
     def __init__(self, target: Target, variables: list[str], wrt: list[str],
                  points: P.Points, comps: list[Component], output: Optional[int],
-                 sizes: Optional[dict] = None) -> None:
+                 sizes: dict) -> None:
         self.target = target
         self.variables = variables
         self.wrt = wrt
@@ -36,7 +36,7 @@ class Problem(Record):
         self.comps = comps
         self.output = output        # None: one scalar output; m: m output components
         # each variable's vector length (None: scalar), the same at every point
-        self.sizes = points.sizes() if sizes is None else sizes
+        self.sizes = sizes
 
 
 class Request(Record):

@@ -36,9 +36,6 @@ def diff(
 
     With --implicit, EXPR is an equation such as 'x^2 + y^2 = 1' and the result is dy/dx
     along the curve (--order 2: d2y/dx2; --dependent names y)."""
-    from ..expr import normalize
-
-    dependent = normalize(dependent)
     fmt = output.resolve_format(fmt)
     style = "latex" if latex else ("pretty" if fmt is O.Format.table else "plain")
     if implicit:
@@ -102,7 +99,7 @@ def differentiate(expression: str, wrt, order: int, style: str, timeout: float) 
     from ..targets import declared_names, expression_target
 
     target = expression_target(expression, declared=declared_names(wrt=wrt))
-    names = parse_wrt(wrt) or ([target.wrt_hint] if target.wrt_hint else [])
+    names = target.wrt_names(wrt)
     variables = target.ordered(names)
     wrt_names = names or list(variables)
     if not wrt_names:

@@ -86,8 +86,7 @@ class PlotResult(output.Result):
             yield output.repr_columns(block)
 
     def lines(self):
-        for block in self._blocks():
-            yield "".join(" ".join(row) + "\n" for row in output.repr_columns(block))
+        yield from output.numeric_text(np.column_stack([self.series.x] + self.series.curves), " ")
 
     def _blocks(self):
         """The grid as ``x f f' ...`` rows, a block at a time: about ``OUTPUT_BLOCK`` numbers
