@@ -305,20 +305,20 @@ def pointwise_partials(f, args, wrt, order=1):
     if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or order < 0:
         raise ValueError(f"pointwise_partials: order must be a non-negative integer, got "
                          f"{order!r}")
-    xs = [_as_input(a, f"pointwise_partials: argument {i}") for i, a in enumerate(args)]
     positions = list(dict.fromkeys(arg for arg, _ in wrt))     # the arguments watched, in order
-    sources = [xs[i] for i in positions]
+    slot = {arg: k for k, arg in enumerate(positions)}
+    xs = [_as_input(a, f"pointwise_partials: argument {i}") for i, a in enumerate(args)]
     # one argument (the common case) is watched and differentiated as the tensor itself: no
     # list to flatten and pack at every sweep
-    watched = sources[0] if len(sources) == 1 else sources
-    slot = {arg: k for k, arg in enumerate(positions)}
+    one = len(positions) == 1
+    watched = xs[positions[0]] if one else [xs[i] for i in positions]
     with nested_tapes(watched, int(order), persistent=True) as innermost_first:
         levels = [{(): f(*xs)}]
         for t in innermost_first:
             following = {}
             for key, z in levels[-1].items():
                 grads = t.gradient(z, watched, unconnected_gradients="zero")
-                if watched is not sources:
+                if one:
                     grads = [grads]
                 for k in range(key[-1] if key else 0, len(wrt)):
                     arg, column = wrt[k]

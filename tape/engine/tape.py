@@ -19,13 +19,13 @@ import weakref
 import numpy as np
 
 from . import nest
-from .lane import as_node, pair_node
+from .lane import as_node
 from .quiet import restore, silence
 from .inspect import recorded_operations
 from .jacobian import BatchIdentityRows, IdentityRows, chunks
 from .ops.array import concat, identity, reshape, transpose, unbroadcast
 from .ops.cast import cast
-from .registry import Node, is_recording, start_recording, stop_recording
+from .registry import _NO_ATTRS, Node, is_recording, start_recording, stop_recording
 from .structural import StructuralZeros, unmarked
 from .sweep import depending_on, sweep_raw, sweep_tensors
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
@@ -171,11 +171,11 @@ class GradientTape:
     # -- watching -------------------------------------------------------------------------
     def watch(self, tensor):
         """Track a tensor, Variable, or a nest of them so gradients can be taken with respect to it."""
-        for t in nest.flatten(tensor):
+        for t in (tensor,) if isinstance(tensor, Tensor) else nest.flatten(tensor):
             if not isinstance(t, Tensor):
                 raise ValueError(f"GradientTape.watch: expected a Tensor or Variable, got "
                                  f"{type(t).__name__}; convert it first with tape.constant")
-            if not t.dtype.is_differentiable:
+            if t._value.dtype.kind not in "fc":
                 _warn_dtype("watched", t)
                 continue
             self._track(t)
@@ -227,7 +227,10 @@ class GradientTape:
     def _offer_pair(self, op, a, b, result):
         """``_offer`` of a two-input application without attributes (``registry._solo``). One
         with a float64 scalar output and a scalar rule goes to the scalar lane: the tuple
-        ``(op, a, b, result)`` instead of a Node (lane.py)."""
+        ``(op, a, b, result)`` instead of a Node (lane.py); any other is offered as usual."""
+        if type(result._value) is not _FLOAT64 or op.scalar is None:
+            self._offer(op, (a, b), (result,), _NO_ATTRS, None)
+            return
         tracked = self._tracked
         if a in tracked:
             if type(b) is Variable and b not in tracked:
@@ -238,15 +241,8 @@ class GradientTape:
         elif not ((type(a) is Variable and self._read(a)) |     # (both: each variable read
                   (type(b) is Variable and self._read(b))):     # is watched)
             return
-        v = result._value
-        if type(v) is _FLOAT64:
-            self._log.append((op, a, b, result) if op.scalar is not None else
-                             pair_node(op, a, b, result))
-            tracked[result] = None
-            return
-        self._log.append(pair_node(op, a, b, result))
-        if v.dtype.kind in "fc":
-            tracked[result] = None
+        self._log.append((op, a, b, result))
+        tracked[result] = None
 
     def _read(self, t) -> bool:
         """Watch the Variable ``t`` if the tape watches it on this first read (trainable, float)."""
@@ -583,9 +579,9 @@ def nested_tapes(sources, depth, persistent=False):
     try:
         for _ in range(depth):
             t = GradientTape(persistent=persistent)
+            t.watch(sources)
             t.__enter__()
             entered.append(t)
-            t.watch(sources)
         yield innermost_first()
     finally:
         while entered:
