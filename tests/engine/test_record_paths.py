@@ -156,3 +156,27 @@ def test_pointwise_partials_by_a_later_argument_alone():
                                rtol=1e-7)
     np.testing.assert_allclose(levels[2][(0, 0)], 2 * xs, rtol=1e-12)
     assert set(levels[2]) == {(0, 0)}
+
+
+def test_gradient_keeps_the_structure_of_its_sources():
+    import collections
+
+    Pair = collections.namedtuple("Pair", "a b")
+    x, y = tf.constant(0.5), tf.constant([1.0, 2.0])
+    with tf.GradientTape(persistent=True) as t:
+        t.watch([x, y])
+        z = tf.reduce_sum(x * y * y)
+    dx = float(central_difference(lambda v: np.sum(v * y.numpy() ** 2), 0.5))
+    dy = 2 * 0.5 * y.numpy()
+    for sources, kind in (([x, y], list), ((x, y), tuple), (Pair(x, y), Pair),
+                          ([x, [y]], list), ({"x": x, "y": y}, dict)):
+        got = t.gradient(z, sources)
+        assert type(got) is kind
+        gx, gy = (got["x"], got["y"]) if kind is dict else (got[0], got[1])
+        if isinstance(sources, list) and isinstance(sources[1], list):
+            assert type(gy) is list
+            (gy,) = gy
+        assert float(gx) == pytest.approx(dx, rel=1e-8)
+        np.testing.assert_allclose(gy.numpy(), dy, rtol=1e-12)
+    with pytest.raises(ValueError, match="sources must be Tensors"):
+        t.gradient(z, [x, 1.0])
