@@ -393,23 +393,34 @@ def hessian(fn, arrays: list[np.ndarray], comps: list[Component],
             budget: Optional[B.Budget] = None, streamed: bool = False):
     """Value ``(N,)`` and Hessian ``(N, d, d)`` of a scalar function, d = ``len(comps)``.
 
-    The Hessian is the Jacobian of the gradient: the gradient is recorded on a persistent
-    tape (one nested backward sweep) and its rows are swept back in blocks of cotangent rows
-    as large as the budget holds, as ``jacobian`` does. Row i holds d/dc_j (df/dc_i) for
-    j >= i, the numbers nested tapes give; the entries below the diagonal are mirrored from
-    the rows above, so the matrix printed is exactly symmetric. A Hessian of one point that
-    the budget cannot hold whole is, when ``streamed``, an ``output.StreamedMatrix`` written
-    a block of rows at a time; what mirroring keeps of the rows already written (at most a
-    quarter of the matrix, 8 bytes an entry) must fit, or it is refused before the work.
+    The Hessian is the Jacobian of the gradient. Row i holds d/dc_j (df/dc_i) for j >= i,
+    swept back from the gradient recorded on an outer tape; the entries below the diagonal
+    are mirrored from the rows above, so the matrix is exactly symmetric (and -0.0 prints as
+    0.0, as in a Jacobian). Rows go one backward sweep each, by nested tapes, when there are
+    many points a component or the components are mostly separate variables (``_by_rows``);
+    otherwise as blocks of batched cotangent rows as large as the budget holds, as
+    ``jacobian`` does: both give the same numbers. A Hessian of one point that the budget
+    cannot hold whole is, when ``streamed``, an ``output.StreamedMatrix`` written a block of
+    rows at a time; what mirroring keeps of the rows already written (at most a quarter of
+    the matrix, 8 bytes an entry) must fit, or it is refused before the sweeps.
     """
+    n, d = len(arrays[0]) if arrays else 1, len(comps)
     if not comps:
-        return value_only(fn, arrays), np.zeros((len(arrays[0]) if arrays else 1, 0, 0))
+        return value_only(fn, arrays), np.zeros((n, 0, 0))
+    budget = B.from_option(None) if budget is None else budget
+    needed = JACOBIAN_BYTES_PER_ENTRY * n * d * d
+    if not _streams(needed, n, d, budget, streamed):
+        budget.require(needed, f"a Hessian of {d:,} by {d:,} components at {n:,} "
+                       f"point{'s' if n != 1 else ''}", _whole_advice(n))
+        if _by_rows(n, comps):
+            value, parts = partials(fn, arrays, comps, 2)
+            h = np.zeros((n, d, d))
+            for (i, j), column in parts.items():
+                h[:, i, j] = h[:, j, i] = column
+            return value, h + 0.0
     values = []
     t, g, source = _recorded(_gradient_of(fn, arrays, comps, values), arrays, comps)
     value = as_numpy(values[0])
-    n, d = int(g.shape[0]), len(comps)
-    budget = B.from_option(None) if budget is None else budget
-    needed = JACOBIAN_BYTES_PER_ENTRY * n * d * d
     if _streams(needed, n, d, budget, streamed):
         per_row = 3 * recorded_bytes(t) + JACOBIAN_BYTES_PER_ENTRY * d
         kept = MIRROR_BYTES_PER_ENTRY * d * d / 4
@@ -419,11 +430,25 @@ def hessian(fn, arrays: list[np.ndarray], comps: list[Component],
         rows = FORCED_ROW_BLOCK or budget.per_pass(per_row, d, reserved=kept)
         return value, StreamedMatrix(d, d, lambda: _mirrored_rows(
             _jacobian_row_blocks(t, g, source, rows), d, rows))
-    budget.require(needed, f"a Hessian of {d:,} by {d:,} components at {n:,} "
-                   f"point{'s' if n != 1 else ''}", _whole_advice(n))
     rows = budget.per_pass(3 * recorded_bytes(t), d)
     h = _reverse_jacobian(t, g, source, rows)
     return value, np.triu(h) + np.swapaxes(np.triu(h, 1), 1, 2)
+
+
+#: a Hessian's rows are swept one at a time (nested tapes) from this many points per
+#: component on, or when its variables have fewer than ``BATCHED_COMPONENTS_PER_VARIABLE``
+#: components each on average: batched cotangent rows cost more per point and per variable
+#: watched (each variable is a slice of one source), one sweep per row costs Python per row
+ROWS_POINTS_PER_COMPONENT = 100
+BATCHED_COMPONENTS_PER_VARIABLE = 4
+
+
+def _by_rows(n: int, comps: list[Component]) -> bool:
+    """Whether a Hessian at ``n`` points is swept a row at a time rather than in batches of
+    cotangent rows (see the two constants above; measured in benchmarks/README.md)."""
+    variables = len({c.var for c in comps})
+    return (n >= ROWS_POINTS_PER_COMPONENT * len(comps)
+            or len(comps) < BATCHED_COMPONENTS_PER_VARIABLE * variables)
 
 
 def _recorded(fn, arrays: list[np.ndarray], comps: list[Component]):

@@ -43,10 +43,15 @@ def _forced(block, *args):
     (["log(x)*w[0]*w[1] + cos(w[1]*x)*w[0]^3"], ["w=[1,2],x=0.5", "w=[3,-4],x=2"], "x,w"),
     (["sqrt(x)*y + abs(y)"], ["0,0", "1,-1"], None),
     (["atan2(y, x)*x^2 + cbrt(y)"], ["1,0", "2,3"], None),
+    (["x[0]*sum(x^2) + prod(sin(x)) - x[1]^2*y"], ["x=[1,-2,3,0.5],y=0", "x=[0,0,1,2],y=3"],
+     None),
 ])
-def test_the_hessian_is_the_mirrored_upper_triangle_of_nested_tapes(texts, ats, wrt):
+@pytest.mark.parametrize("by_rows", [True, False], ids=["rows", "batched"])
+def test_the_hessian_is_the_mirrored_upper_triangle_of_nested_tapes(texts, ats, wrt, by_rows,
+                                                                      monkeypatch):
     problem = prepare(texts, ats, None, wrt)
     args = (problem.target, problem.points, problem.variables, problem.comps)
+    monkeypatch.setattr(derivatives, "_by_rows", lambda n, comps: by_rows)
     new = derivatives.run(*args, "hessian")
     old = derivatives.run(*args, "partials", 2)
     d = len(problem.comps)
@@ -54,8 +59,9 @@ def test_the_hessian_is_the_mirrored_upper_triangle_of_nested_tapes(texts, ats, 
     for i, j in derivatives.multisets(d, 2):
         want[:, i, j] = want[:, j, i] = old.partials[(i, j)]
     np.testing.assert_array_equal(new.value, old.value)
-    # bit for bit: what nested tapes printed before (nan where they gave nan)
+    # bit for bit what nested tapes printed before (nan where they gave nan; -0.0 now 0.0)
     assert np.array_equal(new.jacobian, want, equal_nan=True)
+    assert not np.signbit(new.jacobian[new.jacobian == 0]).any()
     assert np.array_equal(new.jacobian, np.swapaxes(new.jacobian, 1, 2), equal_nan=True)
 
 
@@ -118,6 +124,14 @@ def test_row_blocks_report_an_infinite_entry():
     assert got.exit_code == 0
     assert json.loads(got.stdout)["points"][0]["hessian"] == [[None, None], [None, 0.0]]
     assert "non-finite" in got.stderr and "x=0.0" in got.stderr
+
+
+def test_the_sweeps_are_batched_for_a_vector_at_few_points_only():
+    vector = [derivatives.Component("x", 0, i) for i in range(20)]
+    scalars = [derivatives.Component(f"v{i}", i, None) for i in range(20)]
+    assert not derivatives._by_rows(1, vector) and not derivatives._by_rows(1999, vector)
+    assert derivatives._by_rows(2000, vector)
+    assert derivatives._by_rows(1, scalars)
 
 
 def test_mirrored_rows_take_every_lower_entry_from_the_row_above():
