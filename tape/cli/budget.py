@@ -54,10 +54,11 @@ class Budget(Frozen):
 
     def per_pass(self, cost_per_item: float, most: int, reserved: float = 0) -> int:
         """How many items of ``cost_per_item`` bytes one pass may take (1 to ``most``), when
-        ``reserved`` bytes of the pass's share are promised to something else."""
+        ``reserved`` bytes of what is free will be taken by something else meanwhile."""
         if cost_per_item <= 0:
             return most
-        return int(max(1, min(most, (self.free() * PASS_SHARE - reserved) // cost_per_item)))
+        share = (self.free() - reserved) * PASS_SHARE
+        return int(max(1, min(most, share // cost_per_item)))
 
     def require(self, needed: float, what: str, advice: str) -> None:
         """Refuse (exit 2) work that needs ``needed`` bytes at once when the budget cannot
