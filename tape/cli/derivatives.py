@@ -417,7 +417,8 @@ def hessian(fn, arrays: list[np.ndarray], comps: list[Component],
             h = np.zeros((n, d, d))
             for (i, j), column in parts.items():
                 h[:, i, j] = h[:, j, i] = column
-            return value, h + 0.0
+            h += 0.0            # -0.0 prints as 0.0, as from the batched rows
+            return value, h
     values = []
     t, g, source = _recorded(_gradient_of(fn, arrays, comps, values), arrays, comps)
     value = as_numpy(values[0])
