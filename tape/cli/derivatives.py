@@ -355,9 +355,10 @@ def jacobian(fn, arrays: list[np.ndarray], comps: list[Component],
     (Jacobian-vector) pass; otherwise each variable's block is a ``batch_jacobian``: backward
     sweeps carrying as many of the m output rows at once as the budget holds (a row of
     cotangents costs about what the forward pass recorded). A Jacobian of one point that the
-    budget cannot hold whole is, when ``streamed``, an ``output.StreamedMatrix`` computed a
-    block of rows at a time as it is written; otherwise it is refused before its derivatives
-    are taken, and so is one whose single row the budget cannot hold.
+    budget cannot hold whole is, when ``streamed``, an ``output.StreamedMatrix`` written a
+    block of rows at a time (forward mode: from its columns taken once when their raw numbers
+    fit, else the passes again for each block); otherwise it is refused before its
+    derivatives are taken, and so is one whose single row the budget cannot hold.
     """
     t, y, source = _recorded(fn, arrays, comps)
     n, m, d = int(y.shape[0]), int(y.shape[1]), len(comps)
@@ -372,8 +373,16 @@ def jacobian(fn, arrays: list[np.ndarray], comps: list[Component],
         per_row = sweep + JACOBIAN_BYTES_PER_ENTRY * d
         budget.require(per_row, f"one row of a Jacobian of {m:,} outputs by {d:,} components",
                        "ask for fewer components (--wrt)")
-        rows = FORCED_ROW_BLOCK or budget.per_pass(per_row, m)
-        if d < m:
+        columns = COLUMN_BYTES_PER_ENTRY * m * d
+        cached = d < m and columns + per_row <= budget.bytes * B.PASS_SHARE
+        rows = FORCED_ROW_BLOCK or budget.per_pass(per_row, m, reserved=columns if cached else 0)
+        if cached:
+            # every column once (d forward passes), written a block of rows at a time
+            del t
+            blocks = (lambda: _split_rows(
+                lambda: _forward_jacobian(fn, arrays, comps, (n, m))[0], rows))
+        elif d < m:
+            # the columns cannot be kept: the d passes again for each block, keeping its rows
             del t
             blocks = (lambda: (_forward_jacobian(fn, arrays, comps, (n, m), slice(s, s + rows))[0]
                                for s in range(0, m, rows)))
@@ -516,6 +525,14 @@ def _whole_advice(n: int) -> str:
             else "ask for fewer components (--wrt) or fewer points at once")
 
 
+def _split_rows(compute: Callable[[], np.ndarray], rows: int) -> Iterator[np.ndarray]:
+    """The matrix ``compute()`` gives, as blocks of ``rows`` consecutive rows (computed when
+    the first block is asked for, as the other blocks of a ``StreamedMatrix`` are)."""
+    matrix = compute()
+    for start in range(0, len(matrix), rows):
+        yield matrix[start:start + rows]
+
+
 def _mirrored_rows(blocks: Iterator[np.ndarray], d: int, rows: int) -> Iterator[np.ndarray]:
     """The (r, d) row blocks of a symmetric matrix of which ``blocks`` are computed in full
     (row blocks starting at 0, rows, 2*rows, ...), with each entry below the diagonal taken
@@ -541,6 +558,9 @@ JACOBIAN_BYTES_PER_ENTRY = 64
 #: rows per block of a streamed Jacobian when set (tests: a tiny block on a small Jacobian);
 #: None sizes blocks from the budget and streams only Jacobians it cannot hold whole
 FORCED_ROW_BLOCK: Optional[int] = None
+#: bytes per entry of a streamed forward-mode Jacobian's columns, taken once and kept while
+#: its rows are written (the array and its copy with -0.0 cleared)
+COLUMN_BYTES_PER_ENTRY = 16
 #: bytes per entry a streamed Hessian keeps of its rows written so far, to mirror them
 MIRROR_BYTES_PER_ENTRY = 8
 
