@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import options as O, output, points as P
 from ..budget import from_option
-from ..derivatives import Component, Outcome, components, multisets, run
+from ..derivatives import Component, Outcome, components, run
 from ..options import Format
 from ..record import Record
 from ..targets import Target, declared_names, make_target, parse_wrt
