@@ -53,6 +53,27 @@ def f(x, y):
 '''
 
 
+HESSIAN_SCRIPT = '''import tape as tf
+
+
+def f(x):
+    return tf.reduce_sum(x**2) * x[0]
+
+
+def two(x, y):
+    return tf.reduce_sum(x**2) * y[0] + tf.reduce_sum(y**2) * x[0]
+'''
+
+
+#: the cases of a minute or more (left out of ``run.py --quick``)
+SLOW_CASES = {"long-1e6", "hessian-8000-256", "hessian-16000"}
+
+
+def two_vectors(k: int) -> str:
+    """--at for ``two``: x and y of k components each."""
+    return vector_point(k) + ",y=" + vector_point(k)[2:]
+
+
 def cases(tmp: Path, million: bool = True) -> dict[str, list[str]]:
     """name -> tape arguments (inputs written to ``tmp`` when first needed; ``million``: also
     the 10^6-row CSV)."""
@@ -61,6 +82,8 @@ def cases(tmp: Path, million: bool = True) -> dict[str, list[str]]:
         write_points(path, 1_000_000)
     script = tmp / "many_values.py"
     script.write_text(MANY_VALUES_SCRIPT)
+    hessian = tmp / "hessian.py"
+    hessian.write_text(HESSIAN_SCRIPT)
     return {
         "long-1e6": ["grad", long_expression(14_000), "--points", str(path)],
         "longer-1": ["grad", long_expression(97_000), "--at", "0.3,0.7"],
@@ -71,6 +94,15 @@ def cases(tmp: Path, million: bool = True) -> dict[str, list[str]]:
         "jacobian-10000-json": ["jacobian", "x*2", "--at", vector_point(10_000),
                                 "--format", "json"],
         "script-100000-values": ["jacobian", str(script), "--at", "1,2"],
+        # a Hessian streamed in row blocks keeps a quarter of itself to mirror: 16,000
+        # components is about the most the default budget holds, 8,000 at --memory 256
+        "hessian-2000": ["hessian", f"{hessian}:f", "--at", vector_point(2_000)],
+        "hessian-2000-256": ["hessian", f"{hessian}:f", "--at", vector_point(2_000),
+                             "--memory", "256"],
+        "hessian-8000-256": ["hessian", f"{hessian}:f", "--at", vector_point(8_000),
+                             "--memory", "256"],
+        "hessian-16000": ["hessian", f"{hessian}:two", "--at", two_vectors(8_000)],
+        "hessian-16400": ["hessian", f"{hessian}:two", "--at", two_vectors(8_200)],
     }
 
 

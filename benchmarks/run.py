@@ -989,13 +989,14 @@ MEMORY_BUDGET_MB = 1024      # tape's default --memory
 def rows_memory(peers, quick):
     """Peak RSS of the memory cases of issue 17 (benchmarks/memory_cases.py) as whole processes,
     against a trivial run (``tape grad x --at 1``); goal: under the default budget, and exit 0
-    or a refusal with exit 2 (never 70). --quick leaves out the 10^6-point case."""
+    or a refusal with exit 2 (never 70). --quick leaves out the cases of a minute or more."""
     import memory_cases
 
     rows = []
     tmp = Path(tempfile.mkdtemp(prefix="tape-memory-"))
     table = memory_cases.cases(tmp) if not quick else {
-        k: v for k, v in memory_cases.cases(tmp, million=False).items() if k != "long-1e6"}
+        k: v for k, v in memory_cases.cases(tmp, million=False).items()
+        if k not in memory_cases.SLOW_CASES}
     for name, args in table.items():
         row = Row("memory", f"  peak RSS: {name}", None, lambda v: None,
                   ref_what="tape grad x --at 1", unit="B",

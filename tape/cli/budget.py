@@ -52,11 +52,13 @@ class Budget(Frozen):
         size includes pages NumPy has freed but the allocator keeps)."""
         return max(self.bytes - resident_bytes(), self.bytes // 10)
 
-    def per_pass(self, cost_per_item: float, most: int) -> int:
-        """How many items of ``cost_per_item`` bytes one pass may take (1 to ``most``)."""
+    def per_pass(self, cost_per_item: float, most: int, reserved: float = 0) -> int:
+        """How many items of ``cost_per_item`` bytes one pass may take (1 to ``most``), when
+        ``reserved`` bytes of what is free will be taken by something else meanwhile."""
         if cost_per_item <= 0:
             return most
-        return int(max(1, min(most, self.free() * PASS_SHARE // cost_per_item)))
+        share = (self.free() - reserved) * PASS_SHARE
+        return int(max(1, min(most, share // cost_per_item)))
 
     def require(self, needed: float, what: str, advice: str) -> None:
         """Refuse (exit 2) work that needs ``needed`` bytes at once when the budget cannot

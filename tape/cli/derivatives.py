@@ -48,7 +48,8 @@ NESTED_MAX_ORDER = 10
 
 class Outcome(Record):
     """Results for all points: ``value`` (N,) or (N, m); ``partials`` maps a multiset of
-    component indices to (N,); ``jacobian`` is (N, m, d). ``warnings`` come from the engine."""
+    component indices to (N,); ``jacobian`` is (N, m, d) (for mode "hessian" the Hessian,
+    the Jacobian of the gradient). ``warnings`` come from the engine."""
 
     _fields = ("value", "partials", "jacobian", "warnings")
 
@@ -64,20 +65,20 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
         order: int = 1, show_progress: bool = False,
         budget: Optional[B.Budget] = None, streamed: bool = False,
         sizes: Optional[dict] = None) -> Outcome:
-    """Evaluate ``mode`` ("partials" of ``order``, or "jacobian") at every point, in passes
-    that fit in ``budget`` (default: ``budget.from_option(None)``). ``streamed``: the result
-    is written as it comes, so a Jacobian of one point too big to hold whole may be an
-    ``output.StreamedMatrix`` (see ``jacobian``). ``sizes``: ``points.sizes()``, when the
-    caller has it."""
+    """Evaluate ``mode`` ("partials" of ``order``, "jacobian" or "hessian") at every point, in
+    passes that fit in ``budget`` (default: ``budget.from_option(None)``). ``streamed``: the
+    result is written as it comes, so a Jacobian or Hessian of one point too big to hold whole
+    may be an ``output.StreamedMatrix`` (see ``jacobian``, ``hessian``). ``sizes``:
+    ``points.sizes()``, when the caller has it."""
     sizes = points.sizes() if sizes is None else sizes
     arrays = [points.arrays[n] for n in variables]
     budget = B.from_option(None) if budget is None else budget
 
     def compute_on(fn, chunk_arrays):
-        if mode == "jacobian":
+        if mode in ("jacobian", "hessian"):
             # one point only: results of several points are compared and joined whole
-            value, jac = jacobian(fn, chunk_arrays, comps, budget,
-                                  streamed and points.count == 1)
+            value, jac = MATRICES[mode](fn, chunk_arrays, comps, budget,
+                                        streamed and points.count == 1)
             return Outcome(value, jacobian=jac)
         if not comps:
             return Outcome(value_only(fn, chunk_arrays))
@@ -354,52 +355,201 @@ def jacobian(fn, arrays: list[np.ndarray], comps: list[Component],
     (Jacobian-vector) pass; otherwise each variable's block is a ``batch_jacobian``: backward
     sweeps carrying as many of the m output rows at once as the budget holds (a row of
     cotangents costs about what the forward pass recorded). A Jacobian of one point that the
-    budget cannot hold whole is, when ``streamed``, an ``output.StreamedMatrix`` computed a
-    block of rows at a time as it is written; otherwise it is refused before its derivatives
-    are taken, and so is one whose single row the budget cannot hold.
+    budget cannot hold whole is, when ``streamed``, an ``output.StreamedMatrix`` written a
+    block of rows at a time (forward mode: from its columns taken once when their raw numbers
+    fit, else the passes again for each block); otherwise it is refused before its
+    derivatives are taken, and so is one whose single row the budget cannot hold.
     """
-    import tape
-
-    wrt_vars = sorted({c.var for c in comps}, key=[c.var for c in comps].index)
-    # batch_jacobian wants sources of rank >= 2: each variable is watched as (N, k), k = 1 for a scalar
-    sources = {v: tape.constant(arrays[v].reshape(len(arrays[v]), -1)) for v in wrt_vars}
-    t = tape.GradientTape(persistent=True)
-    with t:
-        t.watch(list(sources.values()))
-        xs = [tape.reshape(sources[i], a.shape) if i in sources else tape.constant(a)
-              for i, a in enumerate(arrays)]
-        y = fn(*xs)
-        if len(y.shape) == 1:
-            y = tape.reshape(y, (-1, 1))
+    t, y, source = _recorded(fn, arrays, comps)
     n, m, d = int(y.shape[0]), int(y.shape[1]), len(comps)
     budget = B.from_option(None) if budget is None else budget
     # the result, each variable's block of it, and for JSON the numbers as Python floats
     # and text (about 64 bytes an entry in all)
     needed = JACOBIAN_BYTES_PER_ENTRY * n * m * d
-    if streamed and n == 1 and m and (needed > budget.bytes * B.PASS_SHARE or FORCED_ROW_BLOCK):
+    if _streams(needed, n, m, budget, streamed):
         # the same sweeps as the whole Jacobian (forward with fewer components than
         # outputs, so every number is the same), keeping a block of rows at a time
         sweep = 0 if d < m else 3 * recorded_bytes(t)
         per_row = sweep + JACOBIAN_BYTES_PER_ENTRY * d
         budget.require(per_row, f"one row of a Jacobian of {m:,} outputs by {d:,} components",
                        "ask for fewer components (--wrt)")
-        rows = FORCED_ROW_BLOCK or budget.per_pass(per_row, m)
-        if d < m:
+        columns = COLUMN_BYTES_PER_ENTRY * m * d
+        cached = d < m and columns + per_row <= budget.bytes * B.PASS_SHARE
+        rows = FORCED_ROW_BLOCK or budget.per_pass(per_row, m, reserved=columns if cached else 0)
+        if cached:
+            # every column once (d forward passes), written a block of rows at a time
+            del t
+            blocks = (lambda: _split_rows(
+                lambda: _forward_jacobian(fn, arrays, comps, (n, m))[0], rows))
+        elif d < m:
+            # the columns cannot be kept: the d passes again for each block, keeping its rows
             del t
             blocks = (lambda: (_forward_jacobian(fn, arrays, comps, (n, m), slice(s, s + rows))[0]
                                for s in range(0, m, rows)))
         else:
-            blocks = (lambda: _jacobian_row_blocks(t, y, sources, arrays, comps, rows))
+            blocks = (lambda: _jacobian_row_blocks(t, y, source, rows))
         return as_numpy(y), StreamedMatrix(m, d, blocks)
     budget.require(needed, f"a Jacobian of {m:,} outputs by {d:,} components at {n:,} "
-                   f"point{'s' if n != 1 else ''}",
-                   "print it with --format plain, csv or json, one point at a time"
-                   if n == 1 else "ask for fewer components (--wrt) or fewer points at once")
+                   f"point{'s' if n != 1 else ''}", _whole_advice(n))
     if d < m:
         del t
         return as_numpy(y), _forward_jacobian(fn, arrays, comps, (n, m))
     rows = budget.per_pass(3 * recorded_bytes(t), m)
-    return as_numpy(y), _reverse_jacobian(t, y, sources, arrays, comps, rows)
+    return as_numpy(y), _reverse_jacobian(t, y, source, rows)
+
+
+def hessian(fn, arrays: list[np.ndarray], comps: list[Component],
+            budget: Optional[B.Budget] = None, streamed: bool = False):
+    """Value ``(N,)`` and Hessian ``(N, d, d)`` of a scalar function, d = ``len(comps)``.
+
+    The Hessian is the Jacobian of the gradient. Row i holds d/dc_j (df/dc_i) for j >= i,
+    swept back from the gradient recorded on an outer tape; the entries below the diagonal
+    are mirrored from the rows above, so the matrix is exactly symmetric (and -0.0 prints as
+    0.0, as in a Jacobian). Rows go one backward sweep each, by nested tapes, when there are
+    many points a component or the components are mostly separate variables (``_by_rows``);
+    otherwise as blocks of batched cotangent rows as large as the budget holds, as
+    ``jacobian`` does: both give the same numbers. A Hessian of one point that the budget
+    cannot hold whole is, when ``streamed``, an ``output.StreamedMatrix`` written a block of
+    rows at a time; what mirroring keeps of the rows already written (at most a quarter of
+    the matrix, 8 bytes an entry) must fit, or it is refused before the sweeps.
+    """
+    n, d = len(arrays[0]) if arrays else 1, len(comps)
+    if not comps:
+        return value_only(fn, arrays), np.zeros((n, 0, 0))
+    budget = B.from_option(None) if budget is None else budget
+    needed = JACOBIAN_BYTES_PER_ENTRY * n * d * d
+    if not _streams(needed, n, d, budget, streamed):
+        budget.require(needed, f"a Hessian of {d:,} by {d:,} components at {n:,} "
+                       f"point{'s' if n != 1 else ''}", _whole_advice(n))
+        if _by_rows(n, comps):
+            value, parts = partials(fn, arrays, comps, 2)
+            h = np.zeros((n, d, d))
+            for (i, j), column in parts.items():
+                h[:, i, j] = h[:, j, i] = column
+            h += 0.0            # -0.0 prints as 0.0, as from the batched rows
+            return value, h
+    values = []
+    t, g, source = _recorded(_gradient_of(fn, arrays, comps, values), arrays, comps)
+    value = as_numpy(values[0])
+    if _streams(needed, n, d, budget, streamed):
+        per_row = 3 * recorded_bytes(t) + JACOBIAN_BYTES_PER_ENTRY * d
+        kept = MIRROR_BYTES_PER_ENTRY * d * d / 4
+        budget.require(kept + per_row, f"a Hessian of {d:,} by {d:,} components, written a "
+                       f"row block at a time (a quarter of it kept to mirror)",
+                       "ask for fewer components (--wrt)")
+        rows = FORCED_ROW_BLOCK or budget.per_pass(per_row, d, reserved=kept)
+        return value, StreamedMatrix(d, d, lambda: _mirrored_rows(
+            _jacobian_row_blocks(t, g, source, rows), d, rows))
+    rows = budget.per_pass(3 * recorded_bytes(t), d)
+    h = _reverse_jacobian(t, g, source, rows)
+    return value, np.triu(h) + np.swapaxes(np.triu(h, 1), 1, 2)
+
+
+#: a Hessian's rows are swept one at a time (nested tapes) from this many points per
+#: component on, or when its variables have fewer than ``BATCHED_COMPONENTS_PER_VARIABLE``
+#: components each on average: batched cotangent rows cost more per point and per variable
+#: watched (each variable is a slice of one source), one sweep per row costs Python per row
+ROWS_POINTS_PER_COMPONENT = 100
+BATCHED_COMPONENTS_PER_VARIABLE = 4
+
+
+def _by_rows(n: int, comps: list[Component]) -> bool:
+    """Whether a Hessian at ``n`` points is swept a row at a time rather than in batches of
+    cotangent rows (see the two constants above; measured in benchmarks/README.md)."""
+    variables = len({c.var for c in comps})
+    return (n >= ROWS_POINTS_PER_COMPONENT * len(comps)
+            or len(comps) < BATCHED_COMPONENTS_PER_VARIABLE * variables)
+
+
+def _recorded(fn, arrays: list[np.ndarray], comps: list[Component]):
+    """``(tape, y, source)``: ``fn`` run on a persistent tape watching ``source``, the
+    components side by side as one (N, d) tensor (whole variables in order, as
+    ``components`` lists them; each variable is a slice of it), so that one backward sweep
+    reaches them all; ``y`` is the result as (N, m)."""
+    import tape
+
+    order = list(dict.fromkeys(c.var for c in comps))
+    n = len(arrays[0]) if arrays else 1
+    # (N, k) blocks, k = 1 for a scalar: batch_jacobian wants a source of rank >= 2
+    columns = [arrays[v].reshape(n, -1) for v in order]
+    joined = len(columns) != 1
+    if not joined:
+        source = tape.constant(columns[0])
+    else:
+        source = tape.constant(np.concatenate(columns, axis=1) if columns else np.zeros((n, 0)))
+    t = tape.GradientTape(persistent=True)
+    with t:
+        t.watch(source)
+        xs = [tape.constant(a) for a in arrays]
+        start = 0
+        for v, column in zip(order, columns):
+            part = source[:, start:start + column.shape[1]] if joined else source
+            xs[v] = tape.reshape(part, arrays[v].shape)
+            start += column.shape[1]
+        y = fn(*xs)
+        if len(y.shape) == 1:
+            y = tape.reshape(y, (-1, 1))
+    return t, y, source
+
+
+def _gradient_of(fn, arrays: list[np.ndarray], comps: list[Component], values: list):
+    """A function of the inputs giving the (N, d) gradient of ``fn`` along ``comps``
+    (whole variables in order, as ``components`` lists them), taken on an inner tape so an
+    outer one records it; each call appends ``fn``'s value to ``values``."""
+    import tape
+
+    order = list(dict.fromkeys(c.var for c in comps))
+
+    def gradient(*xs):
+        watched = [xs[v] for v in order]
+        with tape.GradientTape() as inner:
+            inner.watch(watched)
+            y = fn(*xs)
+        values.append(y)
+        grads = inner.gradient(y, watched, unconnected_gradients="zero")
+        columns = [tape.reshape(g, (len(arrays[v]), -1)) for v, g in zip(order, grads)]
+        return columns[0] if len(columns) == 1 else tape.concat(columns, axis=1)
+
+    return gradient
+
+
+def _streams(needed: float, n: int, m: int, budget: B.Budget, streamed: bool) -> bool:
+    """Whether a matrix of one point needing ``needed`` bytes whole is written a block of its
+    ``m`` rows at a time (when the budget cannot hold it whole, or ``FORCED_ROW_BLOCK``)."""
+    return bool(streamed and n == 1 and m and
+                (needed > budget.bytes * B.PASS_SHARE or FORCED_ROW_BLOCK))
+
+
+def _whole_advice(n: int) -> str:
+    return ("print it with --format plain, csv or json, one point at a time" if n == 1
+            else "ask for fewer components (--wrt) or fewer points at once")
+
+
+def _split_rows(compute: Callable[[], np.ndarray], rows: int) -> Iterator[np.ndarray]:
+    """The matrix ``compute()`` gives, as blocks of ``rows`` consecutive rows (computed when
+    the first block is asked for, as the other blocks of a ``StreamedMatrix`` are)."""
+    matrix = compute()
+    for start in range(0, len(matrix), rows):
+        yield matrix[start:start + rows]
+
+
+def _mirrored_rows(blocks: Iterator[np.ndarray], d: int, rows: int) -> Iterator[np.ndarray]:
+    """The (r, d) row blocks of a symmetric matrix of which ``blocks`` are computed in full
+    (row blocks starting at 0, rows, 2*rows, ...), with each entry below the diagonal taken
+    from the row above it: the part of a block right of its own rows is kept, cut at the
+    later blocks' starts, until the block it mirrors into comes."""
+    kept: dict[int, list[np.ndarray]] = {}
+    for start, block in zip(range(0, d, rows), blocks):
+        stop = start + len(block)
+        above = kept.pop(start, [])
+        if above:
+            block[:, :start] = np.concatenate(above).T
+        local = block[:, start:stop]
+        upper = np.triu(local)
+        block[:, start:stop] = upper + np.triu(local, 1).T
+        for later in range(stop, d, rows):
+            kept.setdefault(later, []).append(block[:, later:later + rows].copy())
+        yield block
 
 
 #: bytes a Jacobian takes per entry while it is computed and written (its array, each
@@ -408,34 +558,35 @@ JACOBIAN_BYTES_PER_ENTRY = 64
 #: rows per block of a streamed Jacobian when set (tests: a tiny block on a small Jacobian);
 #: None sizes blocks from the budget and streams only Jacobians it cannot hold whole
 FORCED_ROW_BLOCK: Optional[int] = None
+#: bytes per entry of a streamed forward-mode Jacobian's columns, taken once and kept while
+#: its rows are written (the array and its copy with -0.0 cleared)
+COLUMN_BYTES_PER_ENTRY = 16
+#: bytes per entry a streamed Hessian keeps of its rows written so far, to mirror them
+MIRROR_BYTES_PER_ENTRY = 8
 
 
-def _reverse_jacobian(t, y, sources: dict, arrays: list[np.ndarray],
-                      comps: list[Component], rows: int) -> np.ndarray:
-    """The (N, m, d) Jacobian of ``y`` recorded on persistent tape ``t``: a ``batch_jacobian``
-    per variable, backward sweeps of ``rows`` cotangent rows at a time."""
-    n, m = int(y.shape[0]), int(y.shape[1])
-    jac = np.zeros((n, m, len(comps)))
-    blocks = {v: as_numpy(t.batch_jacobian(y, s, unconnected_gradients="zero",
-                                           parallel_iterations=rows))
-              for v, s in sources.items()}           # (N, m, k)
-    blocks = {v: b[:, :, 0] if arrays[v].ndim == 1 else b for v, b in blocks.items()}
-    for j, c in enumerate(comps):
-        block = blocks[c.var]
-        jac[:, :, j] = block if c.index is None else block[:, :, c.index]
-    jac += 0.0        # a zero cotangent row times a negative partial gives -0.0: print it as 0.0
-    return jac
+#: the routine of each matrix mode of ``run``
+MATRICES = {"jacobian": jacobian, "hessian": hessian}
 
 
-def _jacobian_row_blocks(t, y, sources: dict, arrays: list[np.ndarray],
-                         comps: list[Component], rows: int) -> Iterator[np.ndarray]:
+def _reverse_jacobian(t, y, source, rows: int) -> np.ndarray:
+    """The (N, m, d) Jacobian of ``y`` recorded on persistent tape ``t`` with respect to its
+    (N, d) ``source`` (see ``_recorded``): a ``batch_jacobian``, backward sweeps of ``rows``
+    cotangent rows at a time."""
+    jac = as_numpy(t.batch_jacobian(y, source, unconnected_gradients="zero",
+                                    parallel_iterations=rows))
+    # a zero cotangent row times a negative partial gives -0.0: print it as 0.0
+    return jac + 0.0
+
+
+def _jacobian_row_blocks(t, y, source, rows: int) -> Iterator[np.ndarray]:
     """The one point's Jacobian as (rows, d) blocks of consecutive outputs: each block's
     outputs are sliced from ``y`` on the reopened tape and swept back on their own."""
     m = int(y.shape[1])
     for start in range(0, m, rows):
         with t:
             part = y[:, start:start + rows]
-        yield _reverse_jacobian(t, part, sources, arrays, comps, rows)[0]
+        yield _reverse_jacobian(t, part, source, rows)[0]
 
 
 def _forward_jacobian(fn, arrays: list[np.ndarray], comps: list[Component],

@@ -384,12 +384,15 @@ def table_number(value: float, precision: int) -> str:
 # ====================================================================== derivative reports
 class LabelGrid(Sequence):
     """The labels ``pattern.format(row, col)`` for every row and column, row by row, made
-    when asked for (a 10,000 x 10,000 Jacobian has 10^8 of them)."""
+    when asked for (a 10,000 x 10,000 Jacobian has 10^8 of them); ``diagonal.format(row)``
+    where the row and column are the same name, when given (a Hessian's d2f/dx2)."""
 
-    def __init__(self, pattern: str, rows: list[str], cols: list[str]) -> None:
+    def __init__(self, pattern: str, rows: list[str], cols: list[str],
+                 diagonal: Optional[str] = None) -> None:
         self.pattern = pattern
         self.rows = rows
         self.cols = cols
+        self.diagonal = diagonal
 
     def __len__(self) -> int:
         return len(self.rows) * len(self.cols)
@@ -402,14 +405,17 @@ class LabelGrid(Sequence):
         if not 0 <= i < len(self):
             raise IndexError(i)
         r, c = divmod(i, len(self.cols))
-        return self.pattern.format(self.rows[r], self.cols[c])
+        return self._label(self.rows[r], self.cols[c])
 
     def __iter__(self) -> Iterator[str]:
-        pattern = self.pattern
         for r in self.rows:
             for c in self.cols:
-                yield pattern.format(r, c)
+                yield self._label(r, c)
 
+    def _label(self, row: str, col: str) -> str:
+        if self.diagonal is not None and row == col:
+            return self.diagonal.format(row)
+        return self.pattern.format(row, col)
 
 
 class StreamedMatrix:

@@ -14,8 +14,7 @@ import math
 import numpy as np
 
 from tape.cli import derivatives, expr, output
-from tape.cli.commands.common import (gradient_report, hessian_matrix, hessian_report,
-                                      jacobian_report, prepare)
+from tape.cli.commands.common import gradient_report, hessian_report, jacobian_report, prepare
 from tape.cli.derivatives import multisets
 from tape.cli.crosscheck import CheckSettings, Layout, check
 
@@ -56,6 +55,14 @@ def _gradient_dicts(problem, columns: dict, keys: list, n: int) -> list[dict]:
     if not names:
         return [{} for _ in range(n)]
     return [dict(zip(names, row)) for row in zip(*cols)]
+
+
+def hessian_matrix(outcome, d: int, n: int) -> np.ndarray:
+    """The (N, d, d) Hessians, filled symmetrically from the distinct partials."""
+    h = np.zeros((n, d, d))
+    for i, j in multisets(d, 2):
+        h[:, i, j] = h[:, j, i] = outcome.partials[(i, j)]
+    return h
 
 
 def hessian_document(problem, outcome) -> dict:
@@ -148,7 +155,10 @@ def text(command: str, targets: list[str], at=None, points=None, wrt=None, order
         doc = grad_document(problem, outcome, order)
         layout = Layout.for_grad(problem.comps, order)
     elif command == "hessian":
-        report = hessian_report(problem, outcome)
+        # the report from the Hessian as tape takes it now, the document from the distinct
+        # partials of nested tapes as it was built before
+        report = hessian_report(problem, derivatives.run(
+            problem.target, problem.points, problem.variables, problem.comps, "hessian"))
         doc = hessian_document(problem, outcome)
         layout = Layout.for_hessian(problem.comps)
     else:

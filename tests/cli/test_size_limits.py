@@ -77,10 +77,16 @@ def test_diff_partials_just_under_the_limit_are_given():
 
 
 def test_grad_partials_over_the_limit_are_refused():
-    refused("hessian", "sum(x)", "--at", "x=" + vector(200),
-            names=("20100", "the limit is 10000"))
     refused("grad", "a*b*c*d*f*g", "--at", "1,2,3,4,5,6", "--order", "30",
             names=("324632", "the limit is 10000"))
+
+
+def test_a_hessian_beyond_the_memory_budget_is_refused():
+    # streamed a row block at a time, a 10,000 x 10,000 Hessian still keeps a quarter of
+    # itself (8 bytes an entry, about 191 MB) to mirror: over half of a 256 MB budget
+    refused("hessian", "sum(x)", "--at", "x=" + vector(10_000), "--memory", "256",
+            names=("a Hessian of 10,000 by 10,000 components", "191 MB",
+                   "the memory budget is 256 MB", "--memory"))
 
 
 def test_vector_over_the_length_limit_is_refused():

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import options as O, output, points as P
 from ..budget import from_option
-from ..derivatives import Component, Outcome, components, multisets, run
+from ..derivatives import Component, Outcome, components, run
 from ..options import Format
 from ..record import Record
 from ..targets import Target, declared_names, make_target, parse_wrt
@@ -126,6 +126,7 @@ def derive(request: Request) -> None:
                     f"only its value (shown by --format json or table)")
     if not vector:
         _require_scalar(request, problem.output, "target", "components")
+    if request.command == "grad":       # a Hessian's size is checked against the budget
         check_partial_count(len(problem.comps), request.order)
     width = _report_width(request, problem)
     budget = from_option(request.memory)
@@ -134,7 +135,7 @@ def derive(request: Request) -> None:
 
     def report_of(block: Problem) -> output.Report:
         outcome = run(block.target, block.points, block.variables, block.comps,
-                      "jacobian" if vector else "partials", request.order,
+                      MODES.get(request.command, "partials"), request.order,
                       show_progress, budget, streamed, block.sizes)
         if not vector and outcome.value.ndim != 1:
             _require_scalar(request, outcome.value.shape[1], "function", "values per point")
@@ -161,6 +162,10 @@ def derive(request: Request) -> None:
                                               report.value.shape[1]),
            CheckSettings(True, request.rtol, request.atol, request.timeout), fmt,
            request.precision)
+
+
+#: the ``derivatives.run`` mode of the commands that take a matrix at each point
+MODES = {"jacobian": "jacobian", "hessian": "hessian"}
 
 
 def _blocks(first: Problem, more, most: int) -> Iterator[Problem]:
@@ -190,7 +195,7 @@ def _report_width(request: Request, problem: Problem) -> int:
     if request.command == "jacobian":
         derivatives = (problem.output or 1) * d
     elif request.command == "hessian":
-        derivatives = d * d + math.comb(d + 1, 2)
+        derivatives = d * d
     else:
         derivatives = math.comb(d + request.order - 1, request.order) if d else 0
     coordinates = sum(1 if k is None else k for k in problem.sizes.values())
@@ -287,29 +292,27 @@ def gradient_report(problem: Problem, outcome: Outcome, order: int) -> output.Re
 
 
 def hessian_report(problem: Problem, outcome: Outcome, order: int = 2) -> output.Report:
-    """hessian: the value and the (N, d, d) matrices, filled symmetrically."""
+    """hessian: the value and the (N, d, d) symmetric matrices (one point's may be an
+    ``output.StreamedMatrix``, written a block of rows at a time)."""
     comps = problem.comps
     d, n = len(comps), problem.points.count
-    h = hessian_matrix(outcome, d, n)
-    names = [derivative_labels(comps, (i, j), False) for i in range(d) for j in range(d)]
+    h = outcome.jacobian
+    streamed = isinstance(h, output.StreamedMatrix)
     labels = [c.label for c in comps]
 
     def entry(Column):
-        return {"value": Column(outcome.value),
-                "hessian": [[Column(h[:, i, j]) for j in range(d)] for i in range(d)]}
+        from ..jsonstream import Nested, Rows
+
+        return {"value": Column(outcome.value), "hessian": Rows(h.blocks) if streamed
+                else Nested(h)}
 
     return _report("hessian", problem, outcome, entry, {}, value=outcome.value.reshape(n, 1),
-                   value_labels=["value"], derivative_labels=[c for c, _ in names],
-                   table_labels=[t for _, t in names], derivatives=h.reshape(n, d * d),
+                   value_labels=["value"],
+                   derivative_labels=output.LabelGrid("d2f/d{}d{}", labels, labels,
+                                                      "d2f/d{}2"),
+                   table_labels=output.LabelGrid("∂²f/∂{}∂{}", labels, labels, "∂²f/∂{}²"),
+                   derivatives=h if streamed else h.reshape(n, d * d),
                    matrix=(labels, labels))
-
-
-def hessian_matrix(outcome: Outcome, d: int, n: int) -> np.ndarray:
-    """The (N, d, d) Hessians, filled symmetrically from the distinct partials."""
-    h = np.zeros((n, d, d))
-    for i, j in multisets(d, 2):
-        h[:, i, j] = h[:, j, i] = outcome.partials[(i, j)]
-    return h
 
 
 def jacobian_report(problem: Problem, outcome: Outcome, order: int = 1) -> output.Report:

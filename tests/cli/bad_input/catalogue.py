@@ -144,7 +144,12 @@ ROWS: list[tuple[str, str, str]] = [
     ("limits", "vector variable too long (limit 10,000)",
      "tape grad \"sum(x)\" --at \"x=[$(python -c 'print(\",\".join([\"1\"]*10001))')]\""),
     ("limits", "too many partials for --order (limit 10,000)",
-     "tape hessian \"sum(x)\" --at \"x=[$(python -c 'print(\",\".join([\"1\"]*200))')]\""),
+     "tape grad \"sum(x)\" --at \"x=[$(python -c 'print(\",\".join([\"1\"]*200))')]\" "
+     "--order 2"),
+    ("limits", "a Hessian beyond the memory budget (--memory; plain, csv and json stream it, "
+               "keeping a quarter of it to mirror)",
+     "tape hessian \"sum(x)\" --at \"x=[$(python -c 'print(\",\".join([\"1\"]*10000))')]\" "
+     "--memory 256"),
     ("limits", "diff: an index past the vector limit (limit 10,000)", 'tape diff "x[999999999]"'),
     ("limits", "diff: too many partials (limit 200)", 'tape diff "x[199]" --order 20'),
     ("limits", "a Jacobian table beyond the memory budget (--memory, default 1024 MB; "
