@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .inplace import MIN_SIZE as _BIG, in_place, is_new, tracked
 from .lane import as_node
 from .registry import gradient_rule
 from .structural import mark
@@ -46,7 +47,7 @@ def sweep_raw(nodes, grads, wanted, relevant, free):
     done (no earlier node can use it), so intermediate arrays die during the sweep.
     """
     pop, get = grads.pop, grads.get
-    owned = {}          # input -> id of the sum of its cotangents this sweep made (see _plus)
+    owned = {}          # tensor -> id of its cotangent array when only this sweep holds it
     forget = relevant.pop if free else _keep
     for node in _backwards(nodes, free):
         if type(node) is tuple:         # a lane entry (op, a, b, out)
@@ -85,6 +86,11 @@ def sweep_raw(nodes, grads, wanted, relevant, free):
         else:
             inputs = node.inputs
             rule = node.op.fast if out is not None else None
+            if type(g) is _ARRAY and g.size >= _BIG and tracked(rule):
+                _tracked_step(node, inputs, rule, g, out, wanted, grads, relevant, owned)
+                # (what earlier steps left in these would keep their arrays alive meanwhile)
+                a = b = ig = got = ga = gb = prev = None
+                continue
             if len(inputs) == 1:
                 node.needs_grad = _ONE_INPUT
                 if rule is not None:
@@ -126,6 +132,54 @@ def sweep_raw(nodes, grads, wanted, relevant, free):
                 grads[b] = gb if prev is None else \
                     prev + gb if type(prev) is not _ARRAY else _plus(prev, gb, b, owned)
     return grads
+
+
+def _tracked_step(node, inputs, rule, g, out, wanted, grads, relevant, owned):
+    """``sweep_raw``'s step for a node whose rule is declared in inplace.py, given a large array
+    cotangent: the same rule and sums, keeping track of the arrays only this sweep holds
+    (``owned``) so that they can be written over instead of allocating new ones."""
+    spare = owned.pop(out, None) == id(g) and out not in wanted     # only this sweep holds g
+    if len(inputs) == 1:
+        node.needs_grad = _ONE_INPUT
+        rewrite = in_place(rule) if spare else None
+        if rewrite is not None:
+            ig = rewrite(node, g)
+            _add_term(grads, owned, inputs[0], ig, True)
+            return
+        ig = rule(node, g)
+        if ig is not None:
+            _add_term(grads, owned, inputs[0], ig, is_new(ig, g, node))
+        return
+    a, b = inputs
+    need_a = a in relevant
+    need_b = b in relevant
+    node.needs_grad = (need_a, need_b)
+    got = rule(node, g)
+    if got:
+        ga, gb = got
+        if ga is not None and need_a:
+            _add_term(grads, owned, a, ga, ga is not gb and is_new(ga, g, node))
+        if gb is not None and need_b:
+            _add_term(grads, owned, b, gb, ga is not gb and is_new(gb, g, node))
+
+
+def _add_term(grads, owned, key, term, new):
+    """Add the cotangent ``term`` to ``key``'s (``new``: ``term`` is an array only this sweep
+    holds); the sum is ``prev + term`` as everywhere else, written into an array the sweep owns
+    when there is one."""
+    prev = grads.get(key)
+    if prev is None:
+        grads[key] = term
+        if new:
+            owned[key] = id(term)
+    elif type(prev) is not _ARRAY:
+        grads[key] = prev + term
+    elif new and owned.get(key) != id(prev) and term.shape == prev.shape \
+            and term.dtype == prev.dtype:
+        grads[key] = np.add(prev, term, out=term)
+        owned[key] = id(term)
+    else:
+        grads[key] = _plus(prev, term, key, owned)
 
 
 def _plus(prev, g, key, owned):

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import series as S
 from ..broadcast import batch_ndim, unbroadcast_array
+from ..inplace import in_place_rule, returns_new_arrays
 from ..registry import defop
 from ..structural import StructuralZeros, times_singular
 from ..tensor import _wrap
@@ -707,3 +708,10 @@ def scalar_mul(scalar, x):
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """``t`` limited to ``[clip_value_min, clip_value_max]`` (gradient 1 inside, 0 outside)."""
     return minimum(maximum(t, clip_value_min), clip_value_max)
+
+
+# The fast rules above return new arrays, the cotangent itself or the node's own values, so the
+# sweep can tell which results are its own (inplace.py); -g may then be written over g.
+returns_new_arrays(add, subtract, multiply, divide, pow, negative, square, sqrt, cbrt, exp, log,
+                   sin, cos, tanh, sigmoid)
+in_place_rule(negative, lambda n, g: np.negative(g, out=g))
