@@ -1,7 +1,7 @@
 """The steps of one ``grad``/``jacobian``/``hessian`` request, each entered once: the points a
 command was given (``points.from_options``), the blocks they are cut into
 (``points.blocks_of``), the plan decided after the reading (``common.plan``), and the rest of
-the points gathered for a whole report (a terminal table, ``--check``)."""
+the points read with the first block for a whole report (a terminal table, ``--check``)."""
 from __future__ import annotations
 
 import io
@@ -83,7 +83,7 @@ def _request(command="grad", texts=("x^2",), fmt=Format.plain, memory=None, orde
 def test_plan_decides_format_budget_and_blocks_in_one_step(monkeypatch):
     monkeypatch.delenv("TAPE_MEMORY", raising=False)
     request = _request(texts=["x*y"], memory=256)
-    problem, more, _ = C.prepare_blocks(request.texts, ["1,2", "3,4", "5,6"], None, None)
+    problem, more = C.prepare_blocks(request.texts, ["1,2", "3,4", "5,6"], None, None)
     fmt, progress, budget, blocks = C.plan(request, problem, more)
     assert (fmt, progress, budget.mb) == (Format.plain, False, 256)
     assert [b.arrays["x"].tolist() for b in blocks] == [[1.0, 3.0, 5.0]]
@@ -93,17 +93,17 @@ def test_plan_refuses_a_vector_target_before_reading_the_memory_budget(monkeypat
     """The request's own faults come before the environment's (a bad TAPE_MEMORY)."""
     monkeypatch.setenv("TAPE_MEMORY", "lots")
     request = _request(texts=["[x, x^2]"])
-    problem, more, _ = C.prepare_blocks(["x*w"], ["x=1,w=[1,2]"], None, None)
+    problem, more = C.prepare_blocks(["x*w"], ["x=1,w=[1,2]"], None, None)
     with pytest.raises(CLIError, match="grad needs a scalar target"):
         C.plan(request, problem, more)
-    problem, more, _ = C.prepare_blocks(["x"], ["1"], None, None)
+    problem, more = C.prepare_blocks(["x"], ["1"], None, None)
     with pytest.raises(CLIError, match="TAPE_MEMORY='lots' is not a whole number"):
         C.plan(request, problem, more)
 
 
-def test_a_whole_report_gathers_the_blocks_after_the_first(monkeypatch):
-    """A terminal table (or --check) needs every point: the blocks read after the plan join
-    the first before the work, and each point gets its own derivative."""
+def test_a_whole_report_reads_every_block_before_the_work(monkeypatch):
+    """A terminal table (or --check) needs every point: the blocks after the first join it
+    while the points are read, and each point gets its own derivative."""
     monkeypatch.setattr(P, "STREAM_BLOCK", 2)
     xs = [0.5, -1.0, 2.0, 3.5, -0.25]
     result = tape_cli("grad", "sin(x)*x", "--at", "-", "--format", "table",
@@ -114,6 +114,21 @@ def test_a_whole_report_gathers_the_blocks_after_the_first(monkeypatch):
     for (x, value, slope) in ([float(c) for c in r] for r in rows):
         assert value == pytest.approx(math.sin(x) * x, rel=1e-5, abs=1e-6)   # 6 digits shown
         assert slope == pytest.approx(math.sin(x) + x * math.cos(x), rel=1e-5, abs=1e-6)
+
+
+@pytest.mark.parametrize("fmt, first_fault", [
+    ("table", "standard input line 4 x: 'foo' is not a number"),
+    ("plain", "grad needs a scalar target; 'x*w' has 2 components"),
+])
+def test_a_fault_in_a_later_block_comes_first_only_for_a_whole_report(monkeypatch, fmt,
+                                                                      first_fault):
+    """Every point is read before the target's shapes are checked when the report is made
+    whole; a streamed report checks the target on the first block and stops there."""
+    monkeypatch.setattr(P, "STREAM_BLOCK", 2)
+    lines = "x=1,w=[1,2]\n" * 3 + "x=foo,w=[1,2]\n"
+    result = tape_cli("grad", "x*w", "--at", "-", "--format", fmt, input=lines)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: {first_fault}")
 
 
 def test_streamed_blocks_are_answered_in_order(monkeypatch):

@@ -6,7 +6,7 @@ import inspect
 import itertools
 import math
 import sys
-from typing import Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional, Union
 
 import numpy as np
 
@@ -120,8 +120,12 @@ def derive(request: Request) -> None:
     need every point first.
     """
     vector = request.command == "jacobian"
-    problem, more, where = prepare_blocks(request.texts, request.at, request.points,
-                                          request.wrt, vector=vector)
+
+    def whole() -> bool:    # asked only when points remain to be read after the first block
+        return request.check or output.resolve_format(request.fmt) is Format.table
+
+    problem, more = prepare_blocks(request.texts, request.at, request.points, request.wrt,
+                                   vector=vector, whole=whole)
     fmt, show_progress, budget, blocks = plan(request, problem, more)
     streamed = not request.check and fmt is not Format.table
 
@@ -139,9 +143,6 @@ def derive(request: Request) -> None:
     if streamed:
         output.render_stream(map(report_of, blocks), fmt)
         return
-    if more is not None:
-        problem.points = P.gather(itertools.chain([problem.points], more), problem.variables,
-                                  where)
     count, width = problem.points.count, _report_width(request, problem)
     budget.require(REPORT_BYTES_PER_NUMBER * width * count,
                    f"a report of {width:,} numbers at each of {count:,} "
@@ -217,23 +218,24 @@ def prepare(texts: list[str], at: Optional[list[str]], points_file: Optional[str
 
 
 def prepare_blocks(texts: list[str], at: Optional[list[str]], points_file: Optional[str],
-                   wrt_text: Optional[str], vector: bool = False, whole: bool = False
-                   ) -> tuple[Problem, Optional[Iterator[P.Points]], str]:
-    """Parse TARGET(s), --wrt and the first block of points (``whole``: all of them); check
-    names and shapes (exit 2 on problems). Returns the problem of the first block, the blocks
-    still to read (None: none) and where the points come from (``points.from_options``)."""
+                   wrt_text: Optional[str], vector: bool = False,
+                   whole: Union[bool, Callable[[], bool]] = False
+                   ) -> tuple[Problem, Optional[Iterator[P.Points]]]:
+    """Parse TARGET(s), --wrt and the first block of points (``whole``: all of them; a
+    callable is asked only when points remain to be read); check names and shapes (exit 2 on
+    problems). Returns the problem of the first block and the blocks still to read (None:
+    none)."""
     target = make_target(texts, vector=vector,
                          declared=declared_names(at, wrt_text, points_file))
     wrt = target.wrt_names(wrt_text)
     variables = target.ordered(wrt)
     pts, more, where = P.from_options(at, points_file, variables, sys.stdin)
-    if whole and more is not None:
+    if more is not None and (whole() if callable(whole) else whole):
         pts, more = P.gather(itertools.chain([pts], more), variables, where), None
     sizes = pts.sizes()
     shape = target.output_shape(sizes, variables)
     comps = components(variables, wrt or variables, sizes)
-    return Problem(target, variables, wrt or list(variables), pts, comps, shape, sizes), \
-        more, where
+    return Problem(target, variables, wrt or list(variables), pts, comps, shape, sizes), more
 
 
 def check_partial_count(n_components: int, order: int) -> None:
