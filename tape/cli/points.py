@@ -261,7 +261,7 @@ def decoded(blocks: Iterator[Points], where: str) -> Iterator[Points]:
 
 
 def from_options(at: list[str] | None, points_file: str | None, names: list[str],
-          stdin: io.TextIOBase) -> tuple[Points, Iterator[Points] | None, str]:
+                 stdin: io.TextIOBase) -> tuple[Points, Iterator[Points] | None, str]:
     """The points a command was given by ``--at`` or ``--points``: the first block, read now
     (its faults are reported before anything else is done), the blocks still to read (None
     when every point was on the command line), and where they come from, as messages name
@@ -293,6 +293,7 @@ def blocks_of(first: Points, more: Iterator[Points] | None, most: int) -> Iterab
 
 
 def _cut(points: Points, most: int) -> list[Points]:
+    """``points`` in blocks of at most ``most`` (views of its arrays, not copies)."""
     if points.count <= most:
         return [points]
     return [points.slice(start, start + most) for start in range(0, points.count, most)]
