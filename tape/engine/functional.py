@@ -13,32 +13,10 @@ import numpy as np
 
 from .ops.array import concat, identity, reshape, transpose
 from .tape import GradientTape, nested_tapes
-from .tensor import Tensor, _wrap, convert_to_tensor
+from .tensor import Tensor, _wrap, convert_to_tensor, differentiable_input
 
 # forward.py and taylor.py are imported by the two transforms that use them (hvp, derivative):
 # the command line's gradients come through pointwise_partials and start faster without them
-
-
-def _as_input(value, what):
-    """A floating tensor for an argument we differentiate with respect to."""
-    if isinstance(value, Tensor):
-        if value._value.dtype.kind not in "fc":
-            raise TypeError(f"{what} has dtype {value.dtype.name}; differentiation needs a floating "
-                            "dtype: pass floats or tape.cast(x, tape.float64)")
-        return value
-    if isinstance(value, (np.ndarray, np.generic)):
-        if value.dtype.kind not in "fc":
-            raise TypeError(f"{what} has dtype {value.dtype}; differentiation needs a floating "
-                            "dtype: pass floats or x.astype(float)")
-        return _wrap(value)
-    if isinstance(value, bool):
-        raise TypeError(f"{what} is a bool; differentiation needs a floating value")
-    try:
-        arr = np.asarray(value, dtype=np.float64)    # Python numbers and nested lists
-    except (TypeError, ValueError):
-        raise TypeError(f"{what} must be a number, array or Tensor, got {type(value).__name__}") \
-            from None
-    return _wrap(arr[()] if arr.ndim == 0 else arr)
 
 
 def _argnums(argnums, nargs, what):
@@ -58,7 +36,7 @@ def _prepare(args, argnums, what):
     args = list(args)
     seen = set()
     for i in nums:
-        args[i] = _as_input(args[i], f"{what}: argument {i}")
+        args[i] = differentiable_input(args[i], f"{what}: argument {i}")
         if id(args[i]) in seen:              # the same tensor twice: give each its own identity
             args[i] = identity(args[i])
         seen.add(id(args[i]))
@@ -225,7 +203,7 @@ def hvp(f, x, v):
     """
     from .forward import ForwardAccumulator
 
-    x = _as_input(x, "hvp: x")
+    x = differentiable_input(x, "hvp: x")
     v = v if isinstance(v, Tensor) else _wrap(np.asarray(v, dtype=x._value.dtype)[()])
     if tuple(v.shape) != tuple(x.shape):
         raise ValueError(f"hvp: v has shape {tuple(v.shape)} but x has shape {tuple(x.shape)}; "
@@ -258,7 +236,7 @@ def derivative(f, x, order=1):
         raise TypeError(f"derivative: order must be a non-negative integer, got {order!r}")
     if order < 0:
         raise ValueError(f"derivative: order must be a non-negative integer, got {order}")
-    xt = _as_input(x, "derivative: x")
+    xt = differentiable_input(x, "derivative: x")
     points = xt._value
 
     def checked(t):
@@ -305,20 +283,20 @@ def pointwise_partials(f, args, wrt, order=1):
     if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or order < 0:
         raise ValueError(f"pointwise_partials: order must be a non-negative integer, got "
                          f"{order!r}")
-    xs = [_as_input(a, f"pointwise_partials: argument {i}") for i, a in enumerate(args)]
     positions = list(dict.fromkeys(arg for arg, _ in wrt))     # the arguments watched, in order
-    sources = [xs[i] for i in positions]
+    slot = {arg: k for k, arg in enumerate(positions)}
+    xs = [differentiable_input(a, f"pointwise_partials: argument {i}") for i, a in enumerate(args)]
     # one argument (the common case) is watched and differentiated as the tensor itself: no
     # list to flatten and pack at every sweep
-    watched = sources[0] if len(sources) == 1 else sources
-    slot = {arg: k for k, arg in enumerate(positions)}
+    one = len(positions) == 1
+    watched = xs[positions[0]] if one else [xs[i] for i in positions]
     with nested_tapes(watched, int(order), persistent=True) as innermost_first:
         levels = [{(): f(*xs)}]
         for t in innermost_first:
             following = {}
             for key, z in levels[-1].items():
                 grads = t.gradient(z, watched, unconnected_gradients="zero")
-                if watched is not sources:
+                if one:
                     grads = [grads]
                 for k in range(key[-1] if key else 0, len(wrt)):
                     arg, column = wrt[k]

@@ -22,9 +22,10 @@ from .registry import _NO_ATTRS, Node, primitives
 _new_node = object.__new__
 
 
-def pair_node(op, a, b, out):
-    """The Node of a two-input application without attributes (built without Node.__init__:
-    tapes call this on every such application that is not in the lane)."""
+def as_node(entry):
+    """The Node of a lane entry: what the tape would have kept without the lane (built without
+    Node.__init__, as ``GradientTape._offer`` builds its Nodes)."""
+    op, a, b, out = entry
     node = _new_node(Node)
     node.op = op
     node.inputs = (a, b)
@@ -32,11 +33,6 @@ def pair_node(op, a, b, out):
     node.attrs = _NO_ATTRS
     node.needs_grad = None
     return node
-
-
-def as_node(entry):
-    """The Node of a lane entry: what the tape would have kept without the lane."""
-    return pair_node(*entry)
 
 
 @contextlib.contextmanager

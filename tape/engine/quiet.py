@@ -23,8 +23,9 @@ try:  # NumPy >= 2
                 _quiet_for[current] = quiet
         return _extobj_contextvar.set(quiet)
 
-    def restore(token):
-        _extobj_contextvar.reset(token)
+    #: ``restore(token)``: back to the error state ``silence`` replaced (the context variable's
+    #: own reset: no Python frame of ours)
+    restore = _extobj_contextvar.reset
 except ImportError:  # pragma: no cover - older NumPy
     def silence():
         state = np.errstate(divide="ignore", invalid="ignore", over="ignore")

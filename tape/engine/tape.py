@@ -19,13 +19,13 @@ import weakref
 import numpy as np
 
 from . import nest
-from .lane import as_node, pair_node
+from .lane import as_node
 from .quiet import restore, silence
 from .inspect import recorded_operations
 from .jacobian import BatchIdentityRows, IdentityRows, chunks
 from .ops.array import concat, identity, reshape, transpose, unbroadcast
 from .ops.cast import cast
-from .registry import Node, is_recording, start_recording, stop_recording
+from .registry import _NO_ATTRS, Node, is_recording, start_recording, stop_recording
 from .structural import StructuralZeros, unmarked
 from .sweep import depending_on, sweep_raw, sweep_tensors
 from .tensor import Tensor, Variable, _assign_hooks, _wrap
@@ -171,11 +171,11 @@ class GradientTape:
     # -- watching -------------------------------------------------------------------------
     def watch(self, tensor):
         """Track a tensor, Variable, or a nest of them so gradients can be taken with respect to it."""
-        for t in nest.flatten(tensor):
+        for t in _leaves(tensor):
             if not isinstance(t, Tensor):
                 raise ValueError(f"GradientTape.watch: expected a Tensor or Variable, got "
                                  f"{type(t).__name__}; convert it first with tape.constant")
-            if not t.dtype.is_differentiable:
+            if t._value.dtype.kind not in "fc":
                 _warn_dtype("watched", t)
                 continue
             self._track(t)
@@ -227,7 +227,10 @@ class GradientTape:
     def _offer_pair(self, op, a, b, result):
         """``_offer`` of a two-input application without attributes (``registry._solo``). One
         with a float64 scalar output and a scalar rule goes to the scalar lane: the tuple
-        ``(op, a, b, result)`` instead of a Node (lane.py)."""
+        ``(op, a, b, result)`` instead of a Node (lane.py); any other is offered as usual."""
+        if type(result._value) is not _FLOAT64 or op.scalar is None:
+            self._offer(op, (a, b), (result,), _NO_ATTRS, None)
+            return
         tracked = self._tracked
         if a in tracked:
             if type(b) is Variable and b not in tracked:
@@ -238,15 +241,8 @@ class GradientTape:
         elif not ((type(a) is Variable and self._read(a)) |     # (both: each variable read
                   (type(b) is Variable and self._read(b))):     # is watched)
             return
-        v = result._value
-        if type(v) is _FLOAT64:
-            self._log.append((op, a, b, result) if op.scalar is not None else
-                             pair_node(op, a, b, result))
-            tracked[result] = None
-            return
-        self._log.append(pair_node(op, a, b, result))
-        if v.dtype.kind in "fc":
-            tracked[result] = None
+        self._log.append((op, a, b, result))
+        tracked[result] = None
 
     def _read(self, t) -> bool:
         """Watch the Variable ``t`` if the tape watches it on this first read (trainable, float)."""
@@ -294,7 +290,7 @@ class GradientTape:
             else unconnected_mode(unconnected_gradients)
         self._used = True
         single = isinstance(sources, Tensor)
-        flat_sources = (sources,) if single else nest.flatten(sources)
+        flat_sources = (sources,) if single else _leaves(sources)
         if single and type(sources._value) is _FLOAT64:
             valid_sources = flat_sources
         else:
@@ -332,6 +328,8 @@ class GradientTape:
                 return g                # the scalar case: nothing to reshape or cast
             return self._finish(sources, g, mode, ())
         result = [self._finish(s, grads.get(s), mode, ()) for s in flat_sources]
+        if flat_sources is sources:             # a flat list or tuple: its own structure
+            return result if type(sources) is list else tuple(result)
         return nest.pack_sequence_as(sources, result)
 
     def _seeds(self, targets, weights) -> dict:
@@ -537,6 +535,18 @@ class GradientTape:
         return out
 
 
+def _leaves(structure):
+    """``nest.flatten(structure)``, with the usual cases answered here: a Tensor gives
+    ``(structure,)`` and a plain list or tuple of Tensors is its own list of leaves (returned
+    as it is)."""
+    if isinstance(structure, Tensor):
+        return (structure,)
+    if (type(structure) is list or type(structure) is tuple) and \
+            all(isinstance(t, Tensor) for t in structure):
+        return structure
+    return nest.flatten(structure)
+
+
 def _check_target(target, what):
     if not isinstance(target, Tensor):
         raise ValueError(f"{what}: target must be a single Tensor, got {type(target).__name__}")
@@ -583,9 +593,9 @@ def nested_tapes(sources, depth, persistent=False):
     try:
         for _ in range(depth):
             t = GradientTape(persistent=persistent)
+            t.watch(sources)
             t.__enter__()
             entered.append(t)
-            t.watch(sources)
         yield innermost_first()
     finally:
         while entered:

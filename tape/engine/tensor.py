@@ -339,6 +339,30 @@ def _wrap(value) -> Tensor:
     return t
 
 
+def differentiable_input(value, what):
+    """A floating (or complex) tensor for an argument a function transform differentiates with
+    respect to: tensors pass through unchanged, NumPy values are wrapped, Python numbers and
+    nested lists become float64; ``what`` names the argument in the TypeError otherwise."""
+    if isinstance(value, Tensor):
+        if value._value.dtype.kind not in "fc":
+            raise TypeError(f"{what} has dtype {value.dtype.name}; differentiation needs a floating "
+                            "dtype: pass floats or tape.cast(x, tape.float64)")
+        return value
+    if isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype.kind not in "fc":
+            raise TypeError(f"{what} has dtype {value.dtype}; differentiation needs a floating "
+                            "dtype: pass floats or x.astype(float)")
+        return _wrap(value)
+    if isinstance(value, bool):
+        raise TypeError(f"{what} is a bool; differentiation needs a floating value")
+    try:
+        arr = np.asarray(value, dtype=np.float64)    # Python numbers and nested lists
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be a number, array or Tensor, got {type(value).__name__}") \
+            from None
+    return _wrap(arr[()] if arr.ndim == 0 else arr)
+
+
 def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     """A constant tensor from a number, nested list, NumPy array or Tensor.
 
