@@ -4,6 +4,7 @@
     python benchmarks/cli_path.py grad "x*y" --at 1,2  # any other command line
     python benchmarks/cli_path.py --by-file            # also the calls per file
     python benchmarks/cli_path.py --path               # also the path: one line per stay in a file
+    python benchmarks/cli_path.py --path --cli         # the path of the tape/cli calls alone
 
 Counts Python function calls (``sys.setprofile`` "call" events) whose code lives under the
 ``tape`` package, while ``tape.cli.app.main`` runs the command (modules already imported, so
@@ -77,7 +78,9 @@ def main() -> None:
     args = sys.argv[1:]
     by_file = "--by-file" in args
     path = "--path" in args
-    argv = [a for a in args if a not in ("--by-file", "--path")] or ["grad", "x^2", "--at", "3"]
+    cli_only = "--cli" in args
+    argv = [a for a in args if a not in ("--by-file", "--path", "--cli")] or \
+        ["grad", "x^2", "--at", "3"]
     calls = trace(argv, names=True)
     files = [where for where, _ in calls]
     whole = summary(files)
@@ -91,7 +94,8 @@ def main() -> None:
         for name, count in Counter(files).most_common():
             print(f"  {count:5d}  {name}")
     if path:
-        for where, functions in stays(calls):
+        shown_calls = [c for c in calls if c[0].startswith("cli" + os.sep)] if cli_only else calls
+        for where, functions in stays(shown_calls):
             shown = " ".join(functions)
             print(f"  {where:28s} {len(functions):4d}  "
                   f"{shown if len(shown) <= 70 else shown[:67] + '...'}")

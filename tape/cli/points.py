@@ -17,7 +17,7 @@ import itertools
 import os
 import re
 import warnings
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -239,14 +239,16 @@ def gather(blocks: Iterator[Points], names: list[str], where: str) -> Points:
 
 def stream_at(values: list[str], names: list[str], stdin: io.TextIOBase,
               block: int | None = None) -> Iterator[Points]:
-    """The ``--at`` points in blocks of at most ``block``: the ones on the command line first,
-    then standard input's (``-``) as its lines arrive, one point per line."""
-    block = block or STREAM_BLOCK
+    """The ``--at`` points in blocks of at most ``block``: the ones on the command line first
+    (read now), then standard input's (``-``) as its lines arrive, one point per line. When
+    every point is on the command line, the blocks are a plain iterator over what is in hand."""
     given = [parse_point(v, names) for v in values if v.strip() != "-"]
-    if given:
-        yield stack(given, names)
-    if any(v.strip() == "-" for v in values):
-        yield from stream_lines(stdin, names, "standard input", block)
+    first = [stack(given, names)] if given else []
+    if all(v.strip() != "-" for v in values):
+        return iter(first)
+    return itertools.chain(first, decoded(stream_lines(stdin, names, "standard input",
+                                                       block or STREAM_BLOCK),
+                                          "standard input"))
 
 
 def decoded(blocks: Iterator[Points], where: str) -> Iterator[Points]:
@@ -256,6 +258,53 @@ def decoded(blocks: Iterator[Points], where: str) -> Iterator[Points]:
         yield from blocks
     except UnicodeDecodeError as exc:
         raise CLIError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def from_options(at: list[str] | None, points_file: str | None, names: list[str],
+                 stdin: io.TextIOBase) -> tuple[Points, Iterator[Points] | None, str]:
+    """The points a command was given by ``--at`` or ``--points``: the first block, read now
+    (its faults are reported before anything else is done), the blocks still to read (None
+    when every point was on the command line), and where they come from, as messages name
+    it."""
+    if at and points_file:
+        raise CLIError("give the points with --at or with --points, not both")
+    if at:
+        blocks, where = stream_at(at, names, stdin), "--at"
+        in_hand = all(v.strip() != "-" for v in at)
+    elif points_file:
+        where = f"--points {'standard input' if points_file == '-' else points_file}"
+        blocks = decoded(stream_csv(points_file, names, stdin), f"--points {points_file}")
+        in_hand = False
+    elif names:
+        raise CLIError(f"the target has variables ({', '.join(names)}): say where to "
+                       f"evaluate with --at or --points")
+    else:
+        return Points([], {}, 1), None, ""
+    return next(blocks), None if in_hand else blocks, where
+
+
+def blocks_of(first: Points, more: Iterator[Points] | None, most: int) -> Iterable[Points]:
+    """``first``, then the points ``more`` brings, in blocks of at most ``most`` points; the
+    vector variables keep the lengths they have in ``first`` (exit 2 otherwise). ``first``'s
+    blocks are in hand (a list); the others are read as they are asked for."""
+    cut = _cut(first, most)
+    return cut if more is None else itertools.chain(cut, _cut_stream(first.sizes(), more,
+                                                                       most))
+
+
+def _cut(points: Points, most: int) -> list[Points]:
+    """``points`` in blocks of at most ``most`` (views of its arrays, not copies)."""
+    if points.count <= most:
+        return [points]
+    return [points.slice(start, start + most) for start in range(0, points.count, most)]
+
+
+def _cut_stream(sizes: dict, more: Iterator[Points], most: int) -> Iterator[Points]:
+    for points in more:
+        changed = [n for n, k in points.sizes().items() if k != sizes[n]]
+        if changed:
+            raise CLIError(f"{changed[0]!r} has different shapes at different points")
+        yield from _cut(points, most)
 
 
 def stream_lines(handle, names: list[str], where: str,

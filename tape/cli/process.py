@@ -74,24 +74,14 @@ class StandardInputClosed(CLIError):
                          BAD_INPUT)
 
 
-class _Forgiving(io.RawIOBase):
-    """Descriptor ``fd`` for messages: what cannot be written is dropped, never an error."""
+class _Forgiving(io.FileIO):
+    """Descriptor ``fd`` for messages: what cannot be written is dropped, never an error.
+    The file object's own ``fileno``, ``writable`` and ``isatty`` answer for the descriptor
+    (``closefd=False``: tape keeps the descriptor)."""
 
     def __init__(self, fd: int) -> None:
-        super().__init__()
+        super().__init__(fd, "w", closefd=False)
         self._fd = fd
-
-    def writable(self) -> bool:
-        return True
-
-    def fileno(self) -> int:
-        return self._fd
-
-    def isatty(self) -> bool:
-        try:
-            return os.isatty(self._fd)
-        except OSError:
-            return False
 
     def write(self, data) -> int:
         try:

@@ -6,12 +6,12 @@ import inspect
 import itertools
 import math
 import sys
-from typing import Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional, Union
 
 import numpy as np
 
 from .. import options as O, output, points as P
-from ..budget import from_option
+from ..budget import Budget, from_option
 from ..derivatives import Component, Outcome, components, run
 from ..options import Format
 from ..record import Record
@@ -109,31 +109,30 @@ def derivative_command(name: str, target, help: str, order: Optional[int] = None
 
 
 def derive(request: Request) -> None:
-    """Parse, differentiate at every point, build the report, check it if asked, render it.
+    """Read, plan, differentiate at every point, build the report, check it if asked, render.
 
     ``grad`` and ``hessian`` take partials of one order (``hessian``: 2) of a scalar target;
-    ``jacobian`` takes first derivatives of a vector target. Points are read, evaluated and
-    printed a block at a time (an endless ``--at -`` is answered as it comes), except for a
-    terminal table and ``--check``, which need every point first.
+    ``jacobian`` takes first derivatives of a vector target. Each step is entered once, in
+    this order: ``prepare_blocks`` reads the target, the first block of points and the
+    shapes; ``plan`` checks the request and decides the format and the blocks; then each
+    block is differentiated, reported and written as the output asks for it (an endless
+    ``--at -`` is answered as it comes), except for a terminal table and ``--check``, which
+    need every point first.
     """
-    fmt, show_progress = output.plan(request.fmt)
     vector = request.command == "jacobian"
-    streamed = not request.check and fmt is not Format.table
-    problem, more = prepare_blocks(request.texts, request.at, request.points, request.wrt,
-                                   vector=vector, whole=not streamed)
-    if not problem.comps:
-        output.warn(f"{', '.join(request.texts)} has no variables: there are no derivatives, "
-                    f"only its value (shown by --format json or table)")
-    if not vector:
-        _require_scalar(request, problem.output, "target", "components")
-    if request.command == "grad":       # a Hessian's size is checked against the budget
-        check_partial_count(len(problem.comps), request.order)
-    width = _report_width(request, problem)
-    budget = from_option(request.memory)
-    # the points of one block: as many as the budget holds the report of
-    most = budget.per_pass(REPORT_BYTES_PER_NUMBER * width, P.STREAM_BLOCK) if streamed else 0
 
-    def report_of(block: Problem) -> output.Report:
+    def whole() -> bool:    # asked only when points remain to be read after the first block
+        return request.check or output.resolve_format(request.fmt) is Format.table
+
+    problem, more = prepare_blocks(request.texts, request.at, request.points, request.wrt,
+                                   vector=vector, whole=whole)
+    fmt, show_progress, budget, blocks = plan(request, problem, more)
+    streamed = not request.check and fmt is not Format.table
+
+    def report_of(points: P.Points) -> output.Report:
+        block = problem if points is problem.points else \
+            Problem(problem.target, problem.variables, problem.wrt, points, problem.comps,
+                    problem.output, problem.sizes)
         outcome = run(block.target, block.points, block.variables, block.comps,
                       MODES.get(request.command, "partials"), request.order,
                       show_progress, budget, streamed, block.sizes)
@@ -142,9 +141,9 @@ def derive(request: Request) -> None:
         return REPORTS[request.command](block, outcome, request.order)
 
     if streamed:
-        output.render_stream((report_of(b) for b in _blocks(problem, more, most)), fmt)
+        output.render_stream(map(report_of, blocks), fmt)
         return
-    count = problem.points.count
+    count, width = problem.points.count, _report_width(request, problem)
     budget.require(REPORT_BYTES_PER_NUMBER * width * count,
                    f"a report of {width:,} numbers at each of {count:,} "
                    f"point{'s' if count != 1 else ''}",
@@ -152,7 +151,7 @@ def derive(request: Request) -> None:
                    if not request.check else
                    "--check holds the whole report: check fewer points or components (--wrt) "
                    "at once")
-    report = report_of(problem)
+    report = report_of(problem.points)
     if not request.check:   # what crosscheck.finish does without --check, without importing it
         output.render(report, fmt, request.precision)
         return
@@ -168,19 +167,25 @@ def derive(request: Request) -> None:
 MODES = {"jacobian": "jacobian", "hessian": "hessian"}
 
 
-def _blocks(first: Problem, more, most: int) -> Iterator[Problem]:
-    """The problem for each block of at most ``most`` points: ``first``'s points, then those
-    of ``more`` (whose vector variables must keep their lengths)."""
-    sizes = first.sizes
-    for points in itertools.chain([first.points], more):
-        changed = [] if points is first.points else \
-            [n for n, k in points.sizes().items() if k != sizes[n]]
-        if changed:
-            output.abort(f"{changed[0]!r} has different shapes at different points")
-        for start in range(0, max(points.count, 1), most):
-            yield Problem(first.target, first.variables, first.wrt,
-                          points.slice(start, start + most) if points.count > most else points,
-                          first.comps, first.output, sizes)
+def plan(request: Request, problem: Problem, more) -> tuple[Format, bool, Budget,
+                                                             Iterable[P.Points]]:
+    """Everything decided before the work, in one step and in this order: the warning for a
+    target without variables; the refusals of a vector target (``grad``, ``hessian``) and of
+    too many partials (exit 2); the memory budget; the points of one block (as many as the
+    budget holds the report of) and the blocks; the output format and whether to draw
+    progress bars. Returns (format, progress, budget, blocks)."""
+    if not problem.comps:
+        output.warn(f"{', '.join(request.texts)} has no variables: there are no derivatives, "
+                    f"only its value (shown by --format json or table)")
+    if request.command != "jacobian":
+        _require_scalar(request, problem.output, "target", "components")
+    if request.command == "grad":       # a Hessian's size is checked against the budget
+        check_partial_count(len(problem.comps), request.order)
+    width = _report_width(request, problem)
+    budget = from_option(request.memory)
+    most = budget.per_pass(REPORT_BYTES_PER_NUMBER * width, P.STREAM_BLOCK)
+    blocks = P.blocks_of(problem.points, more, most)
+    return (*output.plan(request.fmt), budget, blocks)
 
 
 #: bytes a report takes per number it shows (the partials, their stacked copy, the report's
@@ -218,38 +223,24 @@ def prepare(texts: list[str], at: Optional[list[str]], points_file: Optional[str
 
 
 def prepare_blocks(texts: list[str], at: Optional[list[str]], points_file: Optional[str],
-                   wrt_text: Optional[str], vector: bool = False, whole: bool = False
-                   ) -> tuple[Problem, Iterator[P.Points]]:
-    """Parse TARGET(s), --wrt and the first block of points (``whole``: all of them); check
-    names and shapes (exit 2 on problems). Returns the problem of the first block and the
-    blocks still to read."""
+                   wrt_text: Optional[str], vector: bool = False,
+                   whole: Union[bool, Callable[[], bool]] = False
+                   ) -> tuple[Problem, Optional[Iterator[P.Points]]]:
+    """Parse TARGET(s), --wrt and the first block of points (``whole``: all of them; a
+    callable is asked only when points remain to be read); check names and shapes (exit 2 on
+    problems). Returns the problem of the first block and the blocks still to read (None:
+    none)."""
     target = make_target(texts, vector=vector,
                          declared=declared_names(at, wrt_text, points_file))
     wrt = target.wrt_names(wrt_text)
     variables = target.ordered(wrt)
-    if at and points_file:
-        output.abort("give the points with --at or with --points, not both")
-    if at:
-        blocks = P.stream_at(at, variables, sys.stdin)
-        where = "--at"
-    elif points_file:
-        blocks = P.stream_csv(points_file, variables, sys.stdin)
-        where = f"--points {'standard input' if points_file == '-' else points_file}"
-    elif variables:
-        output.abort(f"the target has variables ({', '.join(variables)}): say where to "
-                     f"evaluate with --at or --points")
-    else:
-        blocks = iter([P.Points([], {}, 1)])
-        where = ""
-    blocks = P.decoded(blocks, f"--points {points_file}" if points_file else "standard input")
-    if whole:
-        pts, blocks = P.gather(blocks, variables, where), iter(())
-    else:
-        pts = next(blocks)
+    pts, more, where = P.from_options(at, points_file, variables, sys.stdin)
+    if more is not None and (whole() if callable(whole) else whole):
+        pts, more = P.gather(itertools.chain([pts], more), variables, where), None
     sizes = pts.sizes()
     shape = target.output_shape(sizes, variables)
     comps = components(variables, wrt or variables, sizes)
-    return Problem(target, variables, wrt or list(variables), pts, comps, shape, sizes), blocks
+    return Problem(target, variables, wrt or list(variables), pts, comps, shape, sizes), more
 
 
 def check_partial_count(n_components: int, order: int) -> None:
