@@ -103,12 +103,12 @@ class Verdict(Record):
     """The outcome of a check: expected values (N, D), per-point errors and agreement."""
 
     _fields = ("method", "expected", "max_abs_error", "agree", "entries", "symbolic",
-               "estimate", "kinks", "kink_names")
+               "estimate", "kink_at")
 
     def __init__(self, method: str, expected: np.ndarray, max_abs_error: np.ndarray,
                  agree: np.ndarray, entries: np.ndarray, symbolic: Optional[list] = None,
-                 estimate: Optional[np.ndarray] = None, kinks: Optional[np.ndarray] = None,
-                 kink_names: Optional[list] = None) -> None:
+                 estimate: Optional[np.ndarray] = None,
+                 kink_at: Optional[dict] = None) -> None:
         self.method = method                # "sympy" or "finite-difference"
         self.expected = expected
         self.max_abs_error = max_abs_error  # (N,)
@@ -116,10 +116,17 @@ class Verdict(Record):
         self.entries = entries              # (N, D) bool: each number's agreement
         self.symbolic = symbolic            # D strings (sympy)
         self.estimate = estimate            # (N, D) error estimates (finite differences)
-        #: (N,) bool: the point disagrees and lies on a kink (``kinks.kink_mask``), where tape's
-        #: one-sided value and SymPy's convention may differ: not a failure
-        self.kinks = np.zeros(len(agree), dtype=bool) if kinks is None else kinks
-        self.kink_names = kink_names or [None] * len(agree)   # the call with the kink
+        #: point index -> the call with the kink, for the points that disagree and lie on a
+        #: kink (``kinks.kink_mask``), where tape's one-sided value and SymPy's convention may
+        #: differ: not a failure
+        self.kink_at = kink_at or {}
+
+    @property
+    def kinks(self) -> np.ndarray:
+        """(N,) bool: the points on a kink (``kink_at``)."""
+        mask = np.zeros(len(self.agree), dtype=bool)
+        mask[list(self.kink_at)] = True
+        return mask
 
     @property
     def failed(self) -> np.ndarray:
@@ -145,7 +152,7 @@ def finish(report, problem, layout: Layout, settings: CheckSettings, fmt,
     _attach(report, layout, verdict)
     report.appendix = lambda console, digits: _draw_check(console, report, verdict, digits)
     output.render(report, fmt, precision)
-    if verdict.kinks.any():
+    if verdict.kink_at:
         from .targets import show_notes
 
         show_notes([_kink_note(report, verdict)])
@@ -167,28 +174,26 @@ def check(report, problem, layout: Layout, settings: CheckSettings) -> Verdict:
     strings = run_optional(deadline, _tidy_job, trees, sizes, problem.wrt, layout) or strings
     expected = np.asarray(expected, dtype=np.float64).reshape(tape_values.shape)
     errors, agree, entries = compare(tape_values, expected, settings.rtol, settings.atol)
-    kinks, names = _kinks(trees, problem.variables, arrays, ~agree)
-    return Verdict("sympy", expected, errors, agree, entries, symbolic=strings, kinks=kinks,
-                   kink_names=names)
+    return Verdict("sympy", expected, errors, agree, entries, symbolic=strings,
+                   kink_at=_kinks(trees, problem.variables, arrays, ~agree))
 
 
 def _kinks(trees, variables: list[str], arrays: list[np.ndarray], disagree: np.ndarray
-           ) -> tuple[np.ndarray, list]:
-    """Which disagreeing points lie on a kink of one of ``trees`` (and the call that has it);
-    only those points are looked at."""
+           ) -> dict:
+    """The disagreeing points that lie on a kink of one of ``trees``, each with the call that
+    has it (the first tree's, where several do); only those points are looked at."""
     from .kinks import kink_mask
 
-    mask = np.zeros(len(disagree), dtype=bool)
-    names: list = [None] * len(disagree)
+    found_at: dict = {}
     rows = np.flatnonzero(disagree)
     if not len(rows):
-        return mask, names
+        return found_at
     for tree in trees:
         hit, which = kink_mask(tree, variables, [np.asarray(a)[rows] for a in arrays])
         for row, found, name in zip(rows.tolist(), hit.tolist(), which):
-            if found and not mask[row]:
-                mask[row], names[row] = True, name
-    return mask, names
+            if found:
+                found_at.setdefault(row, name)
+    return found_at
 
 
 def compare(tape_values: np.ndarray, expected: np.ndarray, rtol: float, atol: float,
@@ -312,9 +317,9 @@ def _attach(report, layout: Layout, verdict: Verdict) -> None:
                               "agree": Column(verdict.agree)}
         if verdict.symbolic is not None:
             doc.tail["symbolic"] = layout.shape(list(verdict.symbolic))
-        if verdict.kinks.any():
-            doc.tail["kinks"] = [{"point": i, "kink": verdict.kink_names[i]}
-                                 for i in np.flatnonzero(verdict.kinks).tolist()]
+        if verdict.kink_at:
+            doc.tail["kinks"] = [{"point": i, "kink": name}
+                                 for i, name in sorted(verdict.kink_at.items())]
         return doc
 
     report.document = document
@@ -349,7 +354,7 @@ def _kink_note(report, verdict: Verdict) -> str:
     more = f" (and {len(rows) - 1} more point{'s' if len(rows) > 2 else ''} on a kink)" \
         if len(rows) > 1 else ""
     return (f"f may not be differentiable at {_where(report, first)}{more}, where "
-            f"{verdict.kink_names[first]} is not smooth: {_difference(report, verdict, first)} "
+            f"{verdict.kink_at[first]} is not smooth: {_difference(report, verdict, first)} "
             f"(a one-sided value or a convention), not counted as a disagreement")
 
 

@@ -151,9 +151,14 @@ class _Rules:
         return self.S.render(expr)
 
     def outer(self, name: str, u):
-        """f'(u) for a one-argument function of the language."""
-        from .functions import call_sympy
+        """f'(u) for a one-argument function of the language: the function table's textbook
+        form, as the ``d/dx`` line and ``tape diff --steps`` write it; SymPy's where the table
+        has none."""
+        from .functions import FUNCTIONS, call_sympy
 
+        template = FUNCTIONS[name].derivative
+        if template is not None:
+            return template(self.S.SympyBuilder(), u)
         return self.S._drop_deltas(self.sp.diff(call_sympy(self.sp, name, [self.t]), self.t)
                                    ).subs(self.t, u)
 

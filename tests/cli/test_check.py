@@ -298,3 +298,19 @@ def test_a_failing_diagnosis_does_not_change_the_verdict(monkeypatch):
     doc = json.loads(tape_cli("check", "sin(3x)", "--answer", "cos(3x)", "--format",
                               "json").stdout)
     assert doc["correct"] is False and doc["diagnosis"] is None
+
+
+@pytest.mark.parametrize("name", ["tan", "cot", "sec", "tanh", "coth", "asinh", "acosh"])
+def test_the_diagnosis_writes_the_derivative_as_the_expected_line_does(name):
+    # the chain rule left out of f(3x): the sentence quotes f's derivative in the same form
+    # as the "expected" derivative of f(3x), both taken from the function table
+    import re
+
+    outer = json.loads(tape_cli("check", f"{name}(x)", "--answer", "1",
+                                "--format", "json").stdout)["expected"]
+    answer = re.sub(r"\bx\b", "(3*x)", outer)
+    doc = json.loads(tape_cli("check", f"{name}(3x)", "--answer", answer,
+                              "--format", "json").stdout)
+    assert doc["correct"] is False and doc["diagnosis"]["kind"] == "chain rule"
+    said = doc["diagnosis"]["detail"].split(": its derivative is ")[1].split(", not ")[0]
+    assert sorted(said.split("*")) == sorted(doc["expected"].split("*"))   # factor order aside
