@@ -914,7 +914,10 @@ def canonical(tree) -> str:
             right = right if rl > level else bracket(right)
             return join(left, f" {node.op} " if level == 1 else node.op, right), level
         if isinstance(node, Relation):
-            return join(kids[0][0], " = ", kids[1][0]), 0
+            # a lone name before = would read back as a label (y = ...): bracketed, it stays
+            # the equation's left side
+            left = bracket(kids[0][0]) if isinstance(node.left, Variable) else kids[0][0]
+            return join(left, " = ", kids[1][0]), 0
         raise TypeError(f"unknown expression node {node!r}")
 
     return "".join(fold(tree, visit)[0])

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from tape.cli import expr as E
 from tape.cli import lower
@@ -349,6 +349,8 @@ def read_or_error(text, **options):
 
 @FUZZ
 @given(people_text, st.sampled_from([(), ("xy",), ("x", "y", "rate")]), st.booleans())
+@example("{x}=x", (), True)     # an equation with a lone name on the left: not a label again
+@example("(y) = x^2 + y", ("x", "y", "rate"), True)
 def test_people_notation_reads_or_raises_expr_error(text, declared, relation):
     reading = read_or_error(text, declared=declared, relation=relation)
     if reading is None:
