@@ -243,14 +243,16 @@ def prepare_blocks(texts: list[str], at: Optional[list[str]], points_file: Optio
     return Problem(target, variables, wrt or list(variables), pts, comps, shape, sizes), more
 
 
-def check_partial_count(n_components: int, order: int) -> None:
-    """Refuse requests whose number of distinct partials would be unreasonable."""
-    from math import comb
-
-    count = comb(n_components + order - 1, order)
-    if count > MAX_PARTIALS:
-        output.abort(f"--order {order} with {n_components} components asks for {count} "
-                     f"distinct partial derivatives; the limit is {MAX_PARTIALS}")
+def check_partial_count(n_components: int, order: int, limit: int = MAX_PARTIALS,
+                        unit: str = "components", command: str = "") -> None:
+    """Refuse, before any of them is listed, more distinct partials of ``order`` in
+    ``n_components`` than ``limit`` (exit 2, naming the count and the limit; ``command``:
+    the command the limit is for, when it is its own)."""
+    count = math.comb(n_components + order - 1, order)
+    if count > limit:
+        whose = f" for tape {command}" if command else ""
+        output.abort(f"--order {order} with {n_components} {unit} asks for {count} "
+                     f"distinct partial derivatives; the limit{whose} is {limit}")
 
 
 # ====================================================================== the three reports

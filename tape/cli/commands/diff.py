@@ -7,14 +7,13 @@ variables: one ``x: 2*x*y`` line each); ``--latex`` gives LaTeX in every format;
 from __future__ import annotations
 
 import time
-from math import comb
 from typing import Annotated
 
 import typer
 
 from .. import options as O, output
 from ..timelimit import run_limited, run_optional
-from .common import by_variable, derivative_labels, parse_wrt
+from .common import by_variable, check_partial_count, derivative_labels, parse_wrt
 
 #: the most distinct partial derivatives one ``tape diff`` prints
 MAX_PARTIALS = 200
@@ -107,10 +106,7 @@ def differentiate(expression: str, wrt, order: int, style: str, timeout: float) 
     sizes = infer_sizes(target.trees[0])
     # counted before the components and their multisets are listed: both can be huge
     n_components = sum(1 if sizes[name] is None else sizes[name] for name in wrt_names)
-    count = comb(n_components + order - 1, order)
-    if count > MAX_PARTIALS:
-        output.abort(f"--order {order} with {n_components} variables asks for {count} "
-                     f"partial derivatives; the limit for tape diff is {MAX_PARTIALS}")
+    check_partial_count(n_components, order, MAX_PARTIALS, "variables", "diff")
     comps = components(variables, wrt_names, sizes)
     keys = multisets(len(comps), order)
     deadline = time.monotonic() + timeout
