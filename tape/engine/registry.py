@@ -568,6 +568,10 @@ def primitive(fn=None, name=None, *, grad=None, jvp=None, taylor=None, multiple_
         if rule is not None and not callable(rule):
             raise TypeError(f"primitive: {what} must be callable, got {type(rule).__name__}")
     name = name or getattr(fn, "__name__", "Primitive")
+    if name in _BUILT_IN:
+        # rules are found by name: the op would take the built-in's gradient (or replace it)
+        raise ValueError(f"primitive: {name!r} is the name of a built-in op; give this op a "
+                         f"name of its own")
     if grad is not None:
         RegisterGradient(name)(grad)
     return Primitive(fn, name, "many" if multiple_outputs else 1, jvp=jvp, taylor=taylor)

@@ -77,3 +77,17 @@ def test_check_grads_catches_a_wrong_rule_in_each_mode():
     for mode in ("fwd", "taylor"):
         with pytest.raises(AssertionError, match="mismatch"):
             check_grads(wrong, x, modes=(mode,))
+
+
+@pytest.mark.parametrize("name", ["Neg", "Sin", "Mul", "Sum"])
+def test_a_primitive_may_not_take_a_built_in_ops_name(name):
+    # gradient rules are found by name: an op named Neg would silently get negation's rule
+    x = tf.constant([1.0, 2.0])
+    with pytest.raises(ValueError, match=f"'{name}' is the name of a built-in op"):
+        tf.primitive(lambda a: a * 3.0, name=name)
+    with pytest.raises(ValueError, match="built-in"):
+        tf.primitive(lambda a: a * 3.0, name=name, grad=lambda op, g: [g * 3.0])
+    with tf.GradientTape() as t:        # the built-in's own rule is untouched
+        t.watch(x)
+        y = tf.reduce_sum(tf.negative(x) * x)
+    np.testing.assert_array_equal(t.gradient(y, x).numpy(), [-2.0, -4.0])
