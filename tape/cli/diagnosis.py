@@ -158,7 +158,7 @@ class _Rules:
 
         template = FUNCTIONS[name].derivative
         if template is not None:
-            return template(self.S.SympyBuilder(), u)
+            return template(self.S.SympyBuilder(quotient_sign=False), u)
         return self.S._drop_deltas(self.sp.diff(call_sympy(self.sp, name, [self.t]), self.t)
                                    ).subs(self.t, u)
 

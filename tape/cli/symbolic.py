@@ -223,11 +223,14 @@ def derivative(expr, components: Sequence) -> Any:
 
 class SympyBuilder:
     """The builder the function table's derivative templates (``functions.Function``) write
-    SymPy expressions with (``steps.py``'s table rule). ``sign(u)`` is written ``u/|u|``, so
-    that a next order has a quotient to differentiate by the rules."""
+    SymPy expressions with (``steps.py``'s table rule, ``diagnosis.py``). ``sign(u)`` is
+    written ``u/|u|``, so that a next order of steps has a quotient to differentiate by the
+    rules; with ``quotient_sign=False`` it is SymPy's ``sign(u)``, defined at u = 0 (a
+    diagnosis evaluates the derivative there) and written as the ``d/dx`` line writes it."""
 
-    def __init__(self) -> None:
+    def __init__(self, quotient_sign: bool = True) -> None:
         self.sp = sympy()
+        self.quotient_sign = quotient_sign
 
     def number(self, k: int):
         return self.sp.Integer(k)
@@ -259,7 +262,7 @@ class SympyBuilder:
         return call_sympy(self.sp, name, list(args))
 
     def sign(self, u):
-        return u / self.sp.Abs(u)
+        return u / self.sp.Abs(u) if self.quotient_sign else self.sp.sign(u)
 
 
 def _drop_deltas(expr):

@@ -314,3 +314,13 @@ def test_the_diagnosis_writes_the_derivative_as_the_expected_line_does(name):
     assert doc["correct"] is False and doc["diagnosis"]["kind"] == "chain rule"
     said = doc["diagnosis"]["detail"].split(": its derivative is ")[1].split(", not ")[0]
     assert sorted(said.split("*")) == sorted(doc["expected"].split("*"))   # factor order aside
+
+
+@pytest.mark.parametrize("expression, answer", [("abs(2x-1)", "sign(2x-1)"),
+                                                ("abs(x^2-0.25)", "sign(x^2-0.25)")])
+def test_the_chain_rule_left_out_of_abs_is_named_also_where_u_is_0(expression, answer):
+    # the points where the answer is right include the kink u = 0: the mistaken derivative
+    # must be defined there (sign(u), not u/|u|)
+    doc = json.loads(tape_cli("check", expression, "--answer", answer,
+                              "--format", "json").stdout)
+    assert doc["correct"] is False and doc["diagnosis"]["kind"] == "chain rule"
