@@ -74,14 +74,26 @@ class StandardInputClosed(CLIError):
                          BAD_INPUT)
 
 
-class _Forgiving(io.FileIO):
-    """Descriptor ``fd`` for messages: what cannot be written is dropped, never an error.
-    The file object's own ``fileno``, ``writable`` and ``isatty`` answer for the descriptor
-    (``closefd=False``: tape keeps the descriptor)."""
+class _Forgiving(io.RawIOBase):
+    """Descriptor ``fd`` for messages: what cannot be written is dropped, never an error, and
+    making one never fails either (a script may have closed descriptor 2, or put a directory
+    there, before tape makes the script's stream on it)."""
 
     def __init__(self, fd: int) -> None:
-        super().__init__(fd, "w", closefd=False)
+        super().__init__()
         self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        try:
+            return os.isatty(self._fd)
+        except OSError:
+            return False
 
     def write(self, data) -> int:
         try:
@@ -90,12 +102,15 @@ class _Forgiving(io.FileIO):
             return len(data)
 
 
-class _ResultOutput(_Forgiving):
-    """Descriptor ``fd`` (tape's copy of standard output), its failures turned into tape's.
-    Only the first failure is raised: what follows is dropped, so it is reported once."""
+class _ResultOutput(io.FileIO):
+    """Descriptor ``fd`` (tape's own copy of standard output), its failures turned into
+    tape's. Only the first failure is raised: what follows is dropped, so it is reported once.
+    The file object's own ``fileno``, ``writable`` and ``isatty`` answer for the descriptor
+    (``closefd=False``: tape keeps it)."""
 
     def __init__(self, fd: int) -> None:
-        super().__init__(fd)
+        super().__init__(fd, "w", closefd=False)
+        self._fd = fd
         self._failed = False
 
     def write(self, data) -> int:

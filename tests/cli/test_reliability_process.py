@@ -249,6 +249,20 @@ def test_a_script_writing_to_descriptor_1_leaves_the_json_intact(tmp_path, chann
         assert "JUNK" in err            # moved to standard error, not lost
 
 
+@pytest.mark.parametrize("taken", ["sys.stdout.close()\nos.close(2)\n",
+                                   "os.dup2(os.open('/', os.O_RDONLY), 2)\n"],
+                         ids=["closed", "a directory"])
+def test_a_script_that_takes_descriptor_2_at_import_still_gives_every_point(tmp_path, taken):
+    # the script's stream on descriptor 2 is made again after it closed its own: making it
+    # must not fail, whatever is (or is not) on descriptor 2
+    script = tmp_path / "taker.py"
+    script.write_text("import os, sys\n" + taken +
+                      "def f(x):\n    print('to the closed stream')\n    return x * x\n")
+    result = _run(["grad", f"{script}:f", "--at", "1", "--at", "2", "--format", "plain"])
+    assert result.returncode == 0, _clean(result.stderr)
+    assert result.stdout.split() == [b"2.0", b"4.0"]
+
+
 def test_a_script_that_forks_does_not_run_tape_twice(tmp_path):
     script = tmp_path / "forks.py"
     script.write_text("import os\ndef f(x):\n    os.fork()\n    return x * x\n")
