@@ -207,7 +207,7 @@ class TapeGroup(TyperGroup):
                 print_error(exc.lines())
             code = exc.code
         except UsageError as exc:
-            print_error(_usage_lines(exc))
+            print_error(_usage_lines(exc, args))
             code = BAD_INPUT
         except typer.TyperException as exc:
             print_error([exc.format_message()])
@@ -245,12 +245,35 @@ def _take_debug_flag(args: list[str]) -> bool:
     return found
 
 
-def _usage_lines(exc) -> list[str]:
+#: characters of a formula that no option has
+_FORMULA_MARKS = frozenset("^*/+()[]|!²³√ ")
+
+
+def _usage_lines(exc, args: list[str]) -> list[str]:
     lines = [exc.format_message()]
+    formula = _formula_taken_for_an_option(exc, args)
     ctx = exc.ctx
+    if formula is not None:
+        command = ctx.command_path if ctx is not None else "tape"
+        lines.append(f"a formula that starts with - reads as an option: write it in brackets, "
+                     f"'({formula})', or last, after the options and --: "
+                     f"{command} OPTIONS -- '{formula}'")
     if ctx is not None:
         lines.append(f"see: {ctx.command_path} --help")
     return lines
+
+
+def _formula_taken_for_an_option(exc, args: list[str]) -> str | None:
+    """The argument behind an unknown short option when it looks like a formula (``-x^2``,
+    ``-sin(x)``, or a lone ``-x``), else None."""
+    name = getattr(exc, "option_name", None)
+    if not name or name.startswith("--") or not hasattr(exc, "possibilities"):
+        return None
+    for arg in args:
+        if arg.startswith(name) and not arg.startswith("--") and (
+                arg == name or _FORMULA_MARKS.intersection(arg)):
+            return arg
+    return None
 
 
 def _pipe_was_closed() -> bool:

@@ -61,6 +61,23 @@ def test_bad_input_exits_2(args, fragment):
     assert_clean_error(tape_cli(*args), 2, fragment)
 
 
+@pytest.mark.parametrize("formula", ["-x^2", "-sin(x)", "-x"])
+def test_a_formula_read_as_an_option_is_told_how_to_write_it(formula):
+    result = tape_cli("grad", formula, "--at", "3")
+    assert_clean_error(result, 2, "No such option: -")
+    hint = result.stderr.splitlines()[1]
+    assert f"'({formula})'" in hint and f"-- '{formula}'" in hint
+    # both ways it names work
+    for args in (["grad", f"({formula})", "--at", "3"], ["grad", "--at", "3", "--", formula]):
+        assert tape_cli(*args).exit_code == 0
+
+
+def test_an_unknown_long_option_gets_no_formula_hint():
+    result = tape_cli("grad", "x", "--at", "1", "--bogus")
+    assert_clean_error(result, 2, "No such option: --bogus")
+    assert "formula" not in result.stderr
+
+
 def test_expression_starting_with_minus_after_double_dash():
     result = tape_cli("grad", "--at", "3", "--", "-x^2")
     assert result.exit_code == 0 and result.stdout == "-6.0\n"
