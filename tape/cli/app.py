@@ -266,7 +266,7 @@ def _usage_lines(exc, args: list[str]) -> list[str]:
 def _formula_taken_for_an_option(exc, args: list[str]) -> str | None:
     """The argument behind an unknown short option when it looks like a formula (``-x^2``,
     ``-sin(x)``, or a lone ``-x``), else None."""
-    name = getattr(exc, "option_name", None)
+    name = getattr(exc, "option_name", None)     # (click's NoSuchOption has both attributes)
     if not name or name.startswith("--") or not hasattr(exc, "possibilities"):
         return None
     for arg in args:

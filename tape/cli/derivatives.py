@@ -292,7 +292,7 @@ def taylor_partials(batched: Callable, arrays: list[np.ndarray], comps: list[Com
     variables held constant are repeated to match."""
     import tape
 
-    count = len(arrays[0]) if arrays else 1
+    count = _point_count(arrays)
     x = np.stack([np.asarray(arrays[c.var], dtype=np.float64) for c in comps], axis=1)
     per_point = math.comb(len(comps) + order - 1, order)
     step = max(1, TAYLOR_ROWS // per_point)
@@ -413,7 +413,7 @@ def hessian(fn, arrays: list[np.ndarray], comps: list[Component],
     rows at a time; what mirroring keeps of the rows already written (at most a quarter of
     the matrix, 8 bytes an entry) must fit, or it is refused before the sweeps.
     """
-    n, d = len(arrays[0]) if arrays else 1, len(comps)
+    n, d = _point_count(arrays), len(comps)
     if not comps:
         return value_only(fn, arrays), np.zeros((n, 0, 0))
     budget = B.from_option(None) if budget is None else budget
@@ -468,8 +468,8 @@ def _recorded(fn, arrays: list[np.ndarray], comps: list[Component]):
     reaches them all; ``y`` is the result as (N, m)."""
     import tape
 
-    order = list(dict.fromkeys(c.var for c in comps))
-    n = len(arrays[0]) if arrays else 1
+    order = _variables_of(comps)
+    n = _point_count(arrays)
     # (N, k) blocks, k = 1 for a scalar: batch_jacobian wants a source of rank >= 2
     columns = [arrays[v].reshape(n, -1) for v in order]
     joined = len(columns) != 1
@@ -498,7 +498,7 @@ def _gradient_of(fn, arrays: list[np.ndarray], comps: list[Component], values: l
     outer one records it; each call appends ``fn``'s value to ``values``."""
     import tape
 
-    order = list(dict.fromkeys(c.var for c in comps))
+    order = _variables_of(comps)
 
     def gradient(*xs):
         watched = [xs[v] for v in order]
@@ -511,6 +511,16 @@ def _gradient_of(fn, arrays: list[np.ndarray], comps: list[Component], values: l
         return columns[0] if len(columns) == 1 else tape.concat(columns, axis=1)
 
     return gradient
+
+
+def _variables_of(comps: list[Component]) -> list[int]:
+    """The variables ``comps`` belong to, each once, in the order ``components`` lists them."""
+    return list(dict.fromkeys(c.var for c in comps))
+
+
+def _point_count(arrays: list[np.ndarray]) -> int:
+    """Points in a pass (one when the target has no variables)."""
+    return len(arrays[0]) if arrays else 1
 
 
 def _streams(needed: float, n: int, m: int, budget: B.Budget, streamed: bool) -> bool:

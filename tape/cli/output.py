@@ -87,6 +87,13 @@ def plan(fmt: Format) -> tuple[Format, bool]:
     return fmt, fmt is Format.table and is_terminal(sys.stderr)
 
 
+def needs_whole(fmt: Format, check: bool) -> bool:
+    """Whether a report of many points is made whole rather than a block of points at a time:
+    a terminal table (its columns are as wide as their widest number) and one checked with
+    ``--check`` (one verdict over every point)."""
+    return check or fmt is Format.table
+
+
 # ====================================================================== results and render
 class Result:
     """What a command hands to ``render``. Subclasses provide the views their formats use.

@@ -244,11 +244,16 @@ def stream_at(values: list[str], names: list[str], stdin: io.TextIOBase,
     every point is on the command line, the blocks are a plain iterator over what is in hand."""
     given = [parse_point(v, names) for v in values if v.strip() != "-"]
     first = [stack(given, names)] if given else []
-    if all(v.strip() != "-" for v in values):
+    if not _reads_stdin(values):
         return iter(first)
     return itertools.chain(first, decoded(stream_lines(stdin, names, "standard input",
                                                        block or STREAM_BLOCK),
                                           "standard input"))
+
+
+def _reads_stdin(values: list[str]) -> bool:
+    """Whether ``--at`` values include ``-``: the points that follow come from standard input."""
+    return any(v.strip() == "-" for v in values)
 
 
 def decoded(blocks: Iterator[Points], where: str) -> Iterator[Points]:
@@ -270,7 +275,7 @@ def from_options(at: list[str] | None, points_file: str | None, names: list[str]
         raise CLIError("give the points with --at or with --points, not both")
     if at:
         blocks, where = stream_at(at, names, stdin), "--at"
-        in_hand = all(v.strip() != "-" for v in at)
+        in_hand = not _reads_stdin(at)
     elif points_file:
         where = f"--points {'standard input' if points_file == '-' else points_file}"
         blocks = decoded(stream_csv(points_file, names, stdin), f"--points {points_file}")

@@ -171,7 +171,7 @@ class GradientTape:
     # -- watching -------------------------------------------------------------------------
     def watch(self, tensor):
         """Track a tensor, Variable, or a nest of them so gradients can be taken with respect to it."""
-        for t in _leaves(tensor):
+        for t in (tensor,) if isinstance(tensor, Tensor) else nest.flatten(tensor):
             if not isinstance(t, Tensor):
                 raise ValueError(f"GradientTape.watch: expected a Tensor or Variable, got "
                                  f"{type(t).__name__}; convert it first with tape.constant")
@@ -290,7 +290,7 @@ class GradientTape:
             else unconnected_mode(unconnected_gradients)
         self._used = True
         single = isinstance(sources, Tensor)
-        flat_sources = (sources,) if single else _leaves(sources)
+        flat_sources = (sources,) if single else nest.flatten(sources)
         if single and type(sources._value) is _FLOAT64:
             valid_sources = flat_sources
         else:
@@ -328,8 +328,6 @@ class GradientTape:
                 return g                # the scalar case: nothing to reshape or cast
             return self._finish(sources, g, mode, ())
         result = [self._finish(s, grads.get(s), mode, ()) for s in flat_sources]
-        if flat_sources is sources:             # a flat list or tuple: its own structure
-            return result if type(sources) is list else tuple(result)
         return nest.pack_sequence_as(sources, result)
 
     def _seeds(self, targets, weights) -> dict:
@@ -533,18 +531,6 @@ class GradientTape:
             else:
                 out.append(concat([p if p is not None else _wrap(r) for p, r in zip(parts[k], rows)], 0))
         return out
-
-
-def _leaves(structure):
-    """``nest.flatten(structure)``, with the usual cases answered here: a Tensor gives
-    ``(structure,)`` and a plain list or tuple of Tensors is its own list of leaves (returned
-    as it is)."""
-    if isinstance(structure, Tensor):
-        return (structure,)
-    if (type(structure) is list or type(structure) is tuple) and \
-            all(isinstance(t, Tensor) for t in structure):
-        return structure
-    return nest.flatten(structure)
 
 
 def _check_target(target, what):

@@ -120,22 +120,20 @@ def derive(request: Request) -> None:
     need every point first.
     """
     vector = request.command == "jacobian"
-
-    def whole() -> bool:    # asked only when points remain to be read after the first block
-        return request.check or output.resolve_format(request.fmt) is Format.table
-
-    problem, more = prepare_blocks(request.texts, request.at, request.points, request.wrt,
-                                   vector=vector, whole=whole)
+    mode = "partials" if request.command == "grad" else request.command     # derivatives.run's
+    # asked only when points remain to be read after the first block
+    problem, more = prepare_blocks(
+        request.texts, request.at, request.points, request.wrt, vector=vector,
+        whole=lambda: output.needs_whole(output.resolve_format(request.fmt), request.check))
     fmt, show_progress, budget, blocks = plan(request, problem, more)
-    streamed = not request.check and fmt is not Format.table
+    streamed = not output.needs_whole(fmt, request.check)
 
     def report_of(points: P.Points) -> output.Report:
         block = problem if points is problem.points else \
             Problem(problem.target, problem.variables, problem.wrt, points, problem.comps,
                     problem.output, problem.sizes)
-        outcome = run(block.target, block.points, block.variables, block.comps,
-                      MODES.get(request.command, "partials"), request.order,
-                      show_progress, budget, streamed, block.sizes)
+        outcome = run(block.target, block.points, block.variables, block.comps, mode,
+                      request.order, show_progress, budget, streamed, block.sizes)
         if not vector and outcome.value.ndim != 1:
             _require_scalar(request, outcome.value.shape[1], "function", "values per point")
         return REPORTS[request.command](block, outcome, request.order)
@@ -161,10 +159,6 @@ def derive(request: Request) -> None:
                                               report.value.shape[1]),
            CheckSettings(True, request.rtol, request.atol, request.timeout), fmt,
            request.precision)
-
-
-#: the ``derivatives.run`` mode of the commands that take a matrix at each point
-MODES = {"jacobian": "jacobian", "hessian": "hessian"}
 
 
 def plan(request: Request, problem: Problem, more) -> tuple[Format, bool, Budget,
