@@ -70,10 +70,39 @@ def _exponents(s: int, d: int) -> np.ndarray:
     return out
 
 
-def _codes(exponents: np.ndarray, d: int) -> np.ndarray:
-    """A distinct integer per exponent vector (mixed radix d+1), for lookups by searchsorted."""
-    radix = (d + 1) ** np.arange(exponents.shape[-1], dtype=np.int64)
-    return exponents @ radix
+def _codes(exponents: np.ndarray, d: int, columns: np.ndarray | None = None) -> np.ndarray:
+    """A distinct integer per exponent vector of sum ``d``, for lookups: the rank of its multiset
+    of variable indices in colexicographic order (combinatorial number system), so every code is
+    below C(n+d-1, d), the number of such vectors, and fits in int64 whenever they can be
+    listed at all (a mixed-radix code (d+1)^n overflows from n = 32 at d = 3).
+
+    ``exponents`` is (count, s); with ``columns`` (S, s), increasing variable indices, the codes
+    are those of each row placed on each of the S supports instead, shape (S, count)."""
+    count, s = exponents.shape
+    # each row as its sorted variable indices (count, d); rows sum to d
+    local = np.repeat(np.tile(np.arange(s), count), exponents.ravel()).reshape(count, d)
+    indices = local if columns is None else columns[:, local]
+    n = s if columns is None else int(columns.max(initial=0)) + 1
+    return _colex_binomials(n, d)[indices + np.arange(d), np.arange(1, d + 1)].sum(axis=-1)
+
+
+@functools.lru_cache(maxsize=32)
+def _colex_binomials(n: int, d: int) -> np.ndarray:
+    """C(c, k) for c < n + d, k <= d, as int64 (every one used is below C(n+d-1, d))."""
+    if math.comb(n + d - 1, d) >= 2 ** 63:
+        raise ValueError(f"{math.comb(n + d - 1, d)} partials of order {d} in {n} variables "
+                         f"are more than can be listed")
+    table = np.array([[math.comb(c, k) if math.comb(c, k) < 2 ** 63 else -1
+                       for k in range(d + 1)] for c in range(n + d)], dtype=np.int64)
+    table.setflags(write=False)
+    return table
+
+
+def _positions(codes: np.ndarray) -> np.ndarray:
+    """The inverse of the permutation ``codes`` of 0..len-1: row of each code."""
+    where = np.empty(len(codes), np.int64)
+    where[codes] = np.arange(len(codes))
+    return where
 
 
 def _exact_row(i: tuple[int, ...], J: np.ndarray, denominator: np.ndarray, d: int) -> np.ndarray:
@@ -100,8 +129,7 @@ def _exact_row(i: tuple[int, ...], J: np.ndarray, denominator: np.ndarray, d: in
 def _block(s: int, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(compositions (m, s), exponents J (c, s), gamma (m, c)) for support size s, order d."""
     J = _exponents(s, d)
-    codes = _codes(J, d)
-    order = np.argsort(codes)
+    row_of = _positions(_codes(J, d))
     compositions = J[(J > 0).all(axis=1)]
     factorials = [math.factorial(k) for k in range(d + 1)]
     denominator = np.array([d ** d * math.prod(factorials[e] for e in row) for row in J.tolist()],
@@ -114,7 +142,7 @@ def _block(s: int, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if partition not in rows:
             rows[partition] = _exact_row(partition, J, denominator, d)
         # gamma_{c, j} = gamma_{partition, j[perm]}
-        where = order[np.searchsorted(codes, _codes(J[:, perm], d), sorter=order)]
+        where = row_of[_codes(J[:, perm], d)]
         gamma[r] = rows[partition][where]
     for a in (J, compositions, gamma):
         a.setflags(write=False)
@@ -125,19 +153,13 @@ def _block(s: int, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _plan(n: int, d: int):
     """Directions (D, n) and, per support size, (direction columns, partial rows, gamma)."""
     directions = _exponents(n, d)
-    codes = _codes(directions, d)
-    order = np.argsort(codes)
-    radix = (d + 1) ** np.arange(n, dtype=np.int64)
+    row_of = _positions(_codes(directions, d))
     steps = []
     for s in range(1, min(n, d) + 1):
         compositions, J, gamma = _block(s, d)
         supports = np.array(list(itertools.combinations(range(n), s)), np.int64)   # (S, s)
-        weights = radix[supports]                                                   # (S, s)
-
-        def index(local):
-            global_codes = np.einsum("cl,Sl->Sc", local, weights)
-            return order[np.searchsorted(codes, global_codes, sorter=order)]
-        steps.append((index(J), index(compositions), gamma.T.copy()))
+        steps.append((row_of[_codes(J, d, supports)], row_of[_codes(compositions, d, supports)],
+                      gamma.T.copy()))
     directions = directions.astype(np.float64)
     directions.setflags(write=False)
     return directions, steps

@@ -274,3 +274,15 @@ def test_a_constant_is_a_constant_at_every_order():
     value, gradient, *higher = tape.partials_up_to(lambda x, y: 3.0, [1.0, 2.0], 3)
     assert value.tolist() == [3.0] and gradient.tolist() == [0.0, 0.0]
     assert all(np.all(h == 0) for h in higher)
+
+
+@pytest.mark.parametrize("n,order", [(34, 3), (36, 3), (38, 3), (41, 2), (29, 4)])
+def test_many_variables_where_a_mixed_radix_code_overflows(n, order):
+    """(order+1)^n passes 2^63 here; every partial of exp(w.x) is exp(w.x) times the product of
+    the w's its multiset picks, so each is checked against its own closed form."""
+    rng = np.random.default_rng(n)
+    w, x = rng.uniform(0.5, 1.5, n), rng.uniform(-0.5, 0.5, n)
+    got = tape.partials(lambda *xs: tape.exp(sum(wl * xl for wl, xl in zip(w, xs))), x, order)
+    value = math.exp(float(w @ x))
+    want = np.array([value * np.prod(w[list(m)]) for m in multi_indices(n, order)])
+    np.testing.assert_allclose(got, want, rtol=1e-12)
