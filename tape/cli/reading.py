@@ -61,6 +61,8 @@ _NAME = re.compile(r"[^\W\d]\w*")
 _NOT_IN_NAME = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺πℯ")
 #: ``log_2``, ``log_b`` (a plain string: compiled on first use, by ``re``'s cache)
 _LOG_BASE = r"log_(?:(\d+(?:\.\d+)?)|([^\W\d_][^\W_]*)$)"
+#: the base of ``log_`` in a bracket group, ``log_{10} x`` and ``log_(b)(x)``
+_LOG_GROUP = re.compile(r"\s*[({]\s*(\d+(?:\.\d+)?|[^\W\d_][^\W_]*)\s*[)}]")
 
 NUM, NAME, FUNC, CONST, SUP, ROOT, BAR, OP, KEYWORD, OTHER = (
     "num", "name", "func", "const", "sup", "root", "bar", "op", "keyword", "other")
@@ -158,6 +160,12 @@ def tokenize(text: str, declared=()) -> list[Token]:
             i += 1
         elif (ch.isalpha() or ch == "_") and ch not in _NOT_IN_NAME:
             end = _name_end(text, _NAME.match(text, i))
+            group = _LOG_GROUP.match(text, end) if text[i:end] == "log_" else None
+            if group and "log_" not in declared:
+                tokens.append(Token(FUNC, "log", i, group.end(), space,
+                                    (text[i:group.end()], group.group(1))))
+                i, space = group.end(), False
+                continue
             after_dot = bool(tokens) and tokens[-1].text == "." and not space
             before_paren = end < n and text[end] == "("
             tokens.extend(_name_tokens(text[i:end], i, space, known, declared, after_dot,
@@ -411,19 +419,21 @@ class Translation:
     def exponent_notes(self, i: int, hi: int) -> None:
         """``e^2x`` (e^2 * x) and ``x^1/2`` ((x^1)/2)."""
         toks = self.tokens
-        if i + 1 >= hi or toks[i + 1].kind != NUM:
+        k = i + 1                  # the number, after a sign if there is one (e^-2x)
+        if k + 1 < hi and toks[k].text in ("-", "+") and not toks[k + 1].space:
+            k += 1
+        if k >= hi or toks[k].kind != NUM:
             return
-        number = toks[i + 1]
-        if i + 2 < hi and _starts_operand(toks[i + 2]) and not toks[i + 2].space:
-            self.note(i - 1, i + 3, f"({toks[i - 1].text}**{number.text})*"
-                      f"{toks[i + 2].text}", f"write {toks[i - 1].text}^({number.text}"
-                      f"{toks[i + 2].text}) for the other reading")
-        elif (i + 3 < hi and toks[i + 2].text == "/" and toks[i + 3].kind == NUM
-              and not toks[i + 2].space and _reads_as_exponent(number.text, toks[i + 3].text)):
-            base = toks[i - 1].text
-            self.note(i - 1, i + 4, f"({base}**{number.text})/{toks[i + 3].text}",
-                      f"write {base}^({number.text}/{toks[i + 3].text}) for the power "
-                      f"{number.text}/{toks[i + 3].text}")
+        power = "".join(t.text for t in toks[i + 1:k + 1])
+        base = toks[i - 1].text
+        if k + 1 < hi and _starts_operand(toks[k + 1]) and not toks[k + 1].space:
+            self.note(i - 1, k + 2, f"({base}**{power})*{toks[k + 1].text}",
+                      f"write {base}^({power}{toks[k + 1].text}) for the other reading")
+        elif (k + 2 < hi and toks[k + 1].text == "/" and toks[k + 2].kind == NUM
+              and not toks[k + 1].space and _reads_as_exponent(toks[k].text, toks[k + 2].text)):
+            self.note(i - 1, k + 3, f"({base}**{power})/{toks[k + 2].text}",
+                      f"write {base}^({power}/{toks[k + 2].text}) for the power "
+                      f"{power}/{toks[k + 2].text}")
 
     def division_notes(self, i: int, hi: int) -> None:
         """``1/2x``: (1/2)*x, as in Python; 1/(2x) is the other reading."""

@@ -97,7 +97,8 @@ NAMES = [
     ("ceil(x)", "ceil(x)"), ("ceiling(x)", "ceil(x)"), ("max(x, y)", "max(x, y)"),
     ("min(x, 1)", "min(x, 1)"), ("log(x, 2)", "log(x, 2)"), ("log_2(x)", "log(x, 2)"),
     ("log_2 x", "log(x, 2)"), ("log_b(x)", "log(x, b)"), ("log_10 x", "log(x, 10)"),
-    ("log_3(x^2)", "log(x**2, 3)"), ("root(x, 3)", "root(x, 3)"), ("root(x, n)", "root(x, n)"),
+    ("log_3(x^2)", "log(x**2, 3)"), ("log_{10} x", "log(x, 10)"), ("log_(2)(x^2)", "log(x**2, 2)"),
+    ("log_{b}(x)", "log(x, b)"), ("root(x, 3)", "root(x, 3)"), ("root(x, n)", "root(x, n)"),
     ("log(x)", "log(x)"), ("ln(x)", "log(x)"), ("log2(x)", "log2(x)"), ("log10(x)", "log10(x)"),
     ("arctan x", "atan(x)"), ("arcsin 2x", "asin(2*x)"), ("sgn x", "sign(x)"),
     ("Abs(x)", "abs(x)"), ("abs(x)", "abs(x)"), ("Max(x, y)", "max(x, y)"),
@@ -174,6 +175,8 @@ NOTED = [
     ("e^3t", "e**3*t", "read e^3t as (e**3)*t"),
     ("xsinx", "x*sin(x)", "read xsinx as x sin x"),
     ("x^3/2", "(x**3)/2", "read x^3/2 as (x**3)/2"),
+    ("e^-2x", "(e**-2)*x", "read e^-2x as (e**-2)*x"),
+    ("x^-1/2", "(x**-1)/2", "read x^-1/2 as (x**-1)/2"),
 ]
 
 # Readings that are not notes: no note line may be printed for these
