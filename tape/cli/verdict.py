@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from .errors import UNDECIDED, CLIError
-from .highprec import DIGITS
+from .highprec import AGREED_DIGITS
 from .timelimit import SymbolicFailure, SymbolicTimeout, run_limited, run_optional
 
 #: high-precision agreements needed to accept without a symbolic proof
@@ -41,6 +41,9 @@ class Decision:
     #: how both texts were read (SPEC section 4): {"expression": ..., "answer": ...}; the
     #: renderer puts it after "expression" in JSON (``output.render``)
     read_as: Optional[dict] = None
+    #: with a counterexample: derivative - answer there in high precision (for the plain
+    #: text, where the two floats alone may print alike)
+    gap: Optional[str] = None
 
     def document(self, expression: str, answer: str) -> dict:
         """The JSON document (SPEC sections 3 and 5)."""
@@ -85,7 +88,7 @@ def settle(agree: int, where: str, prove: Callable, args: tuple, renderers: tupl
     reason = reason or "SymPy could not simplify the difference to 0"
     if agree >= ENOUGH:
         return Decision(True, "numeric", expected, valid_points=agree,
-                        note=f"{reason}; both sides agree to {DIGITS} digits at {agree} "
+                        note=f"{reason}; both sides agree to {AGREED_DIGITS} digits at {agree} "
                              f"points {where}", **details)
     raise CLIError(f"undecided: {reason}, and only {agree} points {where} could be checked "
                    f"(at least {ENOUGH} are needed)", UNDECIDED)
