@@ -103,6 +103,7 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
 
     target = expression_target(expression, declared=declared_names(wrt=wrt))
     given = expression_target(answer, label="--answer", declared=target.names)
+    refuse_a_question(answer, target.names)
     names = target.names
     along = _along(names, wrt or target.wrt_hint, order)
     variables = list(dict.fromkeys(along)) + [n for n in names if n not in along]
@@ -113,6 +114,17 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
                        f"(its variables: {', '.join(variables)})")
     return Exercise(target.trees[0], given.trees[0], variables, along,
                     {"expression": target.read_as, "answer": given.read_as})
+
+
+def refuse_a_question(answer: str, names) -> None:
+    """An answer that starts with ``d/dx`` asks for the derivative instead of giving it (read
+    as the expression after it, it would be compared as if it were the derivative)."""
+    from .reading import asks_for_derivative
+
+    if asks_for_derivative(answer, names):
+        raise CLIError(f"--answer: '{answer.strip()}' asks for a derivative instead of "
+                       f"giving one; write the derivative itself (a label such as "
+                       f"dy/dx = ... in front of it is fine)")
 
 
 def _along(names: list[str], wrt: Optional[str], order: int) -> list[str]:

@@ -752,8 +752,8 @@ def read_text(text: str, declared=()) -> Text:
     label on the left of ``=`` dropped, each side to parse written in Python syntax."""
     tokens, fold, typed = scan(text, declared)
     wrt = None
-    start = re.match(_DERIVATIVE, typed.folded) if "/" in typed.folded else None
-    if start and (len(start.group(1)) == 1 or start.group(1) in declared):
+    start = _derivative_prefix(typed.folded, declared)
+    if start:
         wrt = start.group(1)
         tokens = [t for t in tokens if t.start >= start.end()]
         if tokens and tokens[0].text == "[" and tokens[-1].text == "]" and \
@@ -783,6 +783,20 @@ def read_text(text: str, declared=()) -> Text:
     return Text([translate(typed, left, fold), translate(typed, right, fold)], wrt,
                 ((fold[tokens[k].start], fold[tokens[k].end]),
                  (fold[left[0].start], fold[right[-1].end])))
+
+
+def _derivative_prefix(folded: str, declared):
+    """The match of a leading ``d/dx`` (``d/dt`` for a declared ``t``...) in folded text."""
+    start = re.match(_DERIVATIVE, folded) if "/" in folded else None
+    if start and (len(start.group(1)) == 1 or start.group(1) in declared):
+        return start
+    return None
+
+
+def asks_for_derivative(text: str, declared=()) -> bool:
+    """Does ``text`` start with ``d/dx`` (or LaTeX's ``\\frac{d}{dx}``), asking for a
+    derivative rather than being one?"""
+    return _derivative_prefix(scan(text, declared)[2].folded, declared) is not None
 
 
 def _names_a_function(left_text: str, declared) -> bool:

@@ -79,6 +79,8 @@ def _word(correct: Optional[bool]) -> str:
 
 
 def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
+    from ..reading import asks_for_derivative
+
     lines = [_word(decision.correct)]
     lines += [decision.diagnosis["detail"]] if decision.diagnosis else []
     d = decision.label
@@ -90,7 +92,8 @@ def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
             line += f" (apart by {decision.gap}, beyond the digits shown)"
         lines.append(line)
     if decision.expected is not None:
-        lines.append(f"{d} {expression} = {decision.expected}")
+        asked = expression if asks_for_derivative(expression) else f"{d} {expression}"
+        lines.append(f"{asked} = {decision.expected}")
     return lines
 
 

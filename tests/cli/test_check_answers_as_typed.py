@@ -1,0 +1,35 @@
+"""tape check: how an answer is read. An answer that asks for the derivative (``d/dx x^2``)
+is refused: read as the expression after ``d/dx`` it was compared as if it were the
+derivative (x^2 against 2x: 'wrong' for the question itself). Labels stay welcome."""
+from __future__ import annotations
+
+import pytest
+
+from cli_helpers import tape_cli
+
+
+@pytest.mark.parametrize("answer", ["d/dx x^2", "d/dx(x^2)", r"\frac{d}{dx} x^2"])
+def test_an_answer_that_asks_for_the_derivative_is_refused(answer):
+    result = tape_cli("check", "x^2", "--answer", answer)
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    assert result.stderr.startswith("error: --answer: ")
+    assert "asks for a derivative instead of giving one" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_on_a_curve_too():
+    result = tape_cli("check", "x^2+y^2=1", "--implicit", "--answer", "d/dx y")
+    assert result.exit_code == 2
+    assert "asks for a derivative" in result.stderr
+
+
+@pytest.mark.parametrize("answer", ["dy/dx = 2x", "y' = 2x", "f'(x) = 2x", "2x"])
+def test_labelled_answers_are_still_answers(answer):
+    result = tape_cli("check", "x^2", "--answer", answer)
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    assert result.stdout.splitlines()[0] == "correct"
+
+
+def test_an_expression_with_d_dx_is_not_labelled_twice():
+    lines = tape_cli("check", "d/dx x^2", "--answer", "2x").stdout.splitlines()
+    assert lines == ["correct", "d/dx x^2 = 2*x"]
