@@ -131,6 +131,8 @@ ROWS: list[tuple[str, str, str]] = [
     ("symbolic", "check: --answer missing", 'tape check "x^2"'),
     ("symbolic", "check: several variables without --wrt", 'tape check "x*y" --answer "y"'),
     ("symbolic", "check: answer does not parse", 'tape check "x^2" --answer "2*"'),
+    ("symbolic", "check: answer that asks for the derivative",
+     'tape check "x^2" --answer "d/dx x^2"'),
     ("symbolic", "check: wrong answer (not bad input: exit 1)",
      'tape check "x^2" --answer "3x"'),
     ("symbolic", "--check timeout (numbers printed, exit 3)",
