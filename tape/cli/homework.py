@@ -172,6 +172,23 @@ def candidate_points(width: int, seed: int = SEED) -> np.ndarray:
     return np.concatenate([first, mixed])
 
 
+#: fewer points than this where every side is defined: search the line more densely
+SPARSE = 64
+#: points of that denser search (with one variable; pairs, triples... drawn from them)
+DENSE = 4000
+
+
+def dense_points(width: int, seed: int = SEED) -> np.ndarray:
+    """(n, width) points close together over every magnitude from 1e-6 to 1e7 (a domain as
+    narrow as [4000, 6000] or [-1e-4, 1e-4] holds some of them)."""
+    rng = np.random.default_rng(seed + 1)
+    side = np.concatenate([np.logspace(-6, 7, DENSE // 4), np.linspace(0, 20, DENSE // 4)])
+    line = np.concatenate([side, -side])
+    if width == 1:
+        return line.reshape(-1, 1)
+    return rng.choice(line, size=(DENSE, width))
+
+
 def _engine(tree, variables: list[str], points: np.ndarray, along: list[str]):
     """``tree`` and its derivative along ``along`` (tape engine) at every point: two (n,)
     arrays (the derivative is None when ``along`` is empty)."""
@@ -359,6 +376,8 @@ class Evidence:
         self.defined: list[tuple] = []     # float points where every side is defined
         self.counterexample: Optional[dict] = None
         self.gap: Optional[str] = None     # derivative - answer there, in a few digits
+        #: a point where the derivative is defined and the answer is not (None: no such)
+        self.answer_missing: Optional[dict] = None
         #: (points, float derivative there) where every side is defined
         self.derivative_values = (np.empty((0, len(exercise.variables))), np.empty(0))
 
@@ -409,6 +428,10 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
     points = candidate_points(len(exercise.variables))
     with np.errstate(all="ignore"):
         values = _engine_values(exercise, points)
+        if np.count_nonzero(np.all(np.isfinite(values), axis=0)) < SPARSE:
+            dense = dense_points(len(exercise.variables))
+            points = np.concatenate([points, dense])
+            values = np.concatenate([values, _engine_values(exercise, dense)], axis=1)
         extra = [_edge_points(exercise, points, values), breakpoints(exercise, points)]
         first_extra = len(points)
         for more in extra:
@@ -420,6 +443,10 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
         apart = np.abs(d - a) > 1e-7 * np.maximum(np.abs(d), np.abs(a)) + 1e-12
     evidence = Evidence(exercise)
     evidence.defined = [tuple(p) for p in points[np.nonzero(valid)[0][:12]]]
+    answer_missing = np.nonzero(np.isfinite(f) & np.isfinite(d) & ~np.isfinite(a))[0]
+    if len(answer_missing):
+        evidence.answer_missing = dict(zip(exercise.variables,
+                                           map(float, points[answer_missing[0]])))
     evidence.derivative_values = (points[valid], d[valid])
     suspects = np.nonzero(valid & apart)[0][:CANDIDATES]
     agreeing = np.nonzero(valid & ~apart)[0]
@@ -463,8 +490,12 @@ def _verdict(exercise: Exercise, timeout: float) -> Decision:
         found = optional_work(polish, _shown_and_expanded, *args)
         expected, proved = found or (_raw_in_time(args), False)
         return Decision(True, "symbolic" if proved else "numeric", expected, valid_points=agree)
+    hint = None
+    if evidence.answer_missing:
+        at = ", ".join(f"{k} = {v!r}" for k, v in evidence.answer_missing.items())
+        hint = f"the answer is not a real number where the derivative is, e.g. at {at}"
     return settle(agree, WHERE, _difference_is_zero, args,
-                  (_tidy_derivative, _raw_derivative), timeout)
+                  (_tidy_derivative, _raw_derivative), timeout, hint=hint)
 
 
 #: where the agreeing points lie, for the notes

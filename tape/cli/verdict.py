@@ -71,10 +71,11 @@ def shown(deadline: float, renderers: tuple, args: tuple) -> Optional[str]:
 
 
 def settle(agree: int, where: str, prove: Callable, args: tuple, renderers: tuple,
-           timeout: float, **details) -> Decision:
+           timeout: float, hint: Optional[str] = None, **details) -> Decision:
     """The verdict without a counterexample: ``prove(*args)`` in a child (True when SymPy
     proves the answer right), else ``agree`` high-precision agreements ``where`` (e.g. "spread
-    over the domain"). ``renderers`` show the right derivative (see ``shown``)."""
+    over the domain"). ``renderers`` show the right derivative (see ``shown``); ``hint`` ends
+    the message of an undecided verdict (why so few points could be checked)."""
     start = time.monotonic()
     reason = None
     try:
@@ -91,4 +92,5 @@ def settle(agree: int, where: str, prove: Callable, args: tuple, renderers: tupl
                         note=f"{reason}; both sides agree to {AGREED_DIGITS} digits at {agree} "
                              f"points {where}", **details)
     raise CLIError(f"undecided: {reason}, and only {agree} points {where} could be checked "
-                   f"(at least {ENOUGH} are needed)", UNDECIDED)
+                   f"(at least {ENOUGH} are needed)" + (f"; {hint}" if hint else ""),
+                   UNDECIDED)
