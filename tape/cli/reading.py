@@ -417,33 +417,69 @@ class Translation:
                 self.notes.append(line)
 
     def exponent_notes(self, i: int, hi: int) -> None:
-        """``e^2x`` (e^2 * x) and ``x^1/2`` ((x^1)/2)."""
+        """``e^2x`` (e^2 * x) and ``x^1/2`` ((x^1)/2); the base may be a bracket or bars
+        (``(x+1)^2x``), and ``/2`` is looked for past the end of a function's argument too
+        (``sin x^1/2`` is sin(x^1)/2)."""
         toks = self.tokens
         k = i + 1                  # the number, after a sign if there is one (e^-2x)
         if k + 1 < hi and toks[k].text in ("-", "+") and not toks[k + 1].space:
             k += 1
-        if k >= hi or toks[k].kind != NUM:
+        lo = self.operand_start(i - 1)
+        if k >= hi or toks[k].kind != NUM or lo is None:
             return
         power = "".join(t.text for t in toks[i + 1:k + 1])
-        base = toks[i - 1].text
-        if k + 1 < hi and _starts_operand(toks[k + 1]) and not toks[k + 1].space:
-            self.note(i - 1, k + 2, f"({base}**{power})*{toks[k + 1].text}",
-                      f"write {base}^({power}{toks[k + 1].text}) for the other reading")
-        elif (k + 2 < hi and toks[k + 1].text == "/" and toks[k + 2].kind == NUM
+        base = self.typed(lo, i)
+        after = self.operand_end(k + 1, hi)
+        n = len(toks)
+        if after is not None and not toks[k + 1].space:
+            factor = self.typed(k + 1, after)
+            self.note(lo, after, f"({base}**{power})*{factor}",
+                      f"write {base}^({power}{factor}) for the other reading")
+        elif (k + 2 < n and toks[k + 1].text == "/" and toks[k + 2].kind == NUM
               and not toks[k + 1].space and _reads_as_exponent(toks[k].text, toks[k + 2].text)):
-            self.note(i - 1, k + 3, f"({base}**{power})/{toks[k + 2].text}",
+            self.note(lo, k + 3, f"({base}**{power})/{toks[k + 2].text}",
                       f"write {base}^({power}/{toks[k + 2].text}) for the power "
                       f"{power}/{toks[k + 2].text}")
 
     def division_notes(self, i: int, hi: int) -> None:
-        """``1/2x``: (1/2)*x, as in Python; 1/(2x) is the other reading."""
+        """``1/2x``: (1/2)*x, as in Python; 1/(2x) is the other reading. Also after a
+        bracket (``ln(x)/2x``) and before one (``1/2(x+1)``)."""
         toks = self.tokens
-        if (i >= 1 and i + 2 < hi and toks[i + 1].kind == NUM
-                and toks[i + 2].kind in (NAME, CONST, FUNC) and not toks[i + 2].space
-                and toks[i - 1].kind in (NUM, NAME, CONST)):
-            a, b, c = toks[i - 1].text, toks[i + 1].text, toks[i + 2].text
-            self.note(i - 1, i + 3, f"({a}/{b})*{c}",
-                      f"write {a}/({b}{c}) to divide by {b}{c}")
+        lo = self.operand_start(i - 1) if i >= 1 else None
+        if lo is None or i + 2 >= hi or toks[i + 1].kind != NUM or toks[i + 2].space:
+            return
+        after = self.operand_end(i + 2, hi)
+        if after is None:
+            return
+        a, b, c = self.typed(lo, i), toks[i + 1].text, self.typed(i + 2, after)
+        self.note(lo, after, f"({a}/{b})*{c}", f"write {a}/({b}{c}) to divide by {b}{c}")
+
+    def operand_start(self, last: int) -> int | None:
+        """The first token of the operand that ends at token ``last`` (a number, a name, a
+        bracket group with the function it belongs to, an absolute value), or None."""
+        toks = self.tokens
+        tok = toks[last]
+        if tok.kind in (NUM, NAME, CONST):
+            return last
+        if tok.text == ")" or (tok.kind == BAR and tok.value == "close"):
+            first = self.match.get(last)
+            if first is None:
+                return None
+            return first - 1 if first >= 1 and toks[first - 1].kind == FUNC else first
+        return None
+
+    def operand_end(self, first: int, hi: int) -> int | None:
+        """Just past the factor that starts at token ``first`` (a name, a constant, a
+        function name, a bracket group), or None when no such factor starts there."""
+        toks = self.tokens
+        if first >= hi:
+            return None
+        tok = toks[first]
+        if tok.kind in (NAME, CONST, FUNC):
+            return first + 1
+        if tok.text == "(" and self.match.get(first) is not None and self.match[first] < hi:
+            return self.match[first] + 1
+        return None
 
     # -- functions
     def function(self, i: int, hi: int) -> tuple[int, Token]:

@@ -177,6 +177,14 @@ NOTED = [
     ("x^3/2", "(x**3)/2", "read x^3/2 as (x**3)/2"),
     ("e^-2x", "(e**-2)*x", "read e^-2x as (e**-2)*x"),
     ("x^-1/2", "(x**-1)/2", "read x^-1/2 as (x**-1)/2"),
+    ("(x+1)^2x", "((x+1)**2)*x", "read (x+1)^2x as ((x+1)**2)*x (write (x+1)^(2x)"),
+    ("sin(x)^2x", "(sin(x)**2)*x", "read sin(x)^2x as (sin(x)**2)*x"),
+    ("|x|^1/2", "abs(x)**1/2", "read |x|^1/2 as (|x|**1)/2 (write |x|^(1/2)"),
+    ("x^2(x+1)", "x**2*(x+1)", "(write x^(2(x+1)) for the other reading)"),
+    ("sin x^1/2", "sin(x**1)/2", "read x^1/2 as (x**1)/2"),
+    ("√x^1/2", "sqrt(x**1)/2", "read x^1/2 as (x**1)/2"),
+    ("ln(x)/2x", "(log(x)/2)*x", "read ln(x)/2x as (ln(x)/2)*x (write ln(x)/(2x)"),
+    ("1/2(x+1)", "(1/2)*(x+1)", "read 1/2(x+1) as (1/2)*(x+1)"),
 ]
 
 # Readings that are not notes: no note line may be printed for these
