@@ -216,6 +216,8 @@ ERRORS = [
     ("x $ y", "invalid syntax"),
     ("xy(x+1)", "unknown function 'xy'"),
     ("2.5.3", "two numbers side by side"),
+    ("2,5x", "write decimals with a point (2.5, not 2,5)"),
+    ("x^2 + 1,5", "write decimals with a point"),
 ]
 
 # Names the command declared are never split: (typed, declared, meaning)
