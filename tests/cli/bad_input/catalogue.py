@@ -29,6 +29,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("expression", "unmatched closing bracket", 'tape grad "x+)" --at 1'),
     ("expression", "empty expression", 'tape grad "" --at 1'),
     ("expression", "character outside the language", 'tape grad "x $ y" --at 1'),
+    ("expression", "decimal comma", 'tape grad "2,5x" --at 1'),
     ("expression", "control character", "tape grad $'x\\x07' --at 1"),
     ("expression", "comment character (would hide the rest)", 'tape grad "x#+y" --at 1'),
     ("expression", "integer literal over 4300 digits",
