@@ -363,6 +363,14 @@ class Translation:
             if name == "root":
                 self.emit(", 4", tok.start)
             self.emit(")", toks[end - 1].end - 1)
+            after = self.operand_end(end, hi)
+            if (toks[i + 1].kind == NUM and end == i + 2 and after and not toks[end].space
+                    and toks[end].kind != FUNC):
+                # √2x: the root of 2 times x, or of 2x?
+                shown = "".join(self.parts[-4 if name == "root" else -3:])
+                factor = self.typed(end, after)
+                self.note(i, after, f"{shown}*{factor}",
+                          f"write {tok.text}({toks[i + 1].text}{factor}) for the other reading")
             return end, toks[end - 1]
         if tok.kind == BAR:
             close = self.match.get(i)

@@ -185,10 +185,13 @@ NOTED = [
     ("√x^1/2", "sqrt(x**1)/2", "read x^1/2 as (x**1)/2"),
     ("ln(x)/2x", "(log(x)/2)*x", "read ln(x)/2x as (ln(x)/2)*x (write ln(x)/(2x)"),
     ("1/2(x+1)", "(1/2)*(x+1)", "read 1/2(x+1) as (1/2)*(x+1)"),
+    ("√2x", "sqrt(2)*x", "read √2x as sqrt(2)*x (write √(2x) for the other reading)"),
+    ("∛8x", "cbrt(8)*x", "read ∛8x as cbrt(8)*x"),
+    ("√2(x+1)", "sqrt(2)*(x+1)", "read √2(x+1) as sqrt(2)*(x+1)"),
 ]
 
 # Readings that are not notes: no note line may be printed for these
-UNNOTED = ["x^2/4", "x^2", "sin(x)", "2x", "x^2 + 1", "sin x", "e^(2x)", "x^(1/2)", "1/(2x)", "(1/2)x",
+UNNOTED = ["√2 x", "√2sin x", "2√x", "x^2/4", "x^2", "sin(x)", "2x", "x^2 + 1", "sin x", "e^(2x)", "x^(1/2)", "1/(2x)", "(1/2)x",
            "log_2(x)", "sin(x)/2", "2*x*y", "x y"]
 
 # Errors: (typed, fragment of the message or of a hint)
