@@ -32,6 +32,7 @@ from typing import Optional
 
 import numpy as np
 
+from . import tree as E
 from .errors import CLIError
 from .expr import normalize
 from .verdict import ENOUGH, POLISH, Decision, optional_work, settle
@@ -107,13 +108,23 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
     names = target.names
     along = _along(names, wrt or target.wrt_hint, order)
     variables = list(dict.fromkeys(along)) + [n for n in names if n not in along]
-    extra = [n for n in given.names if n not in variables]
+    answer = in_the_names_of(given.trees[0], given.names, variables)
+    extra = [n for n in E.free_variables(answer) if n not in variables]
     if extra:
         raise CLIError(f"the answer uses {', '.join(map(repr, extra))}, which "
                        f"{'is' if len(extra) == 1 else 'are'} not in the expression "
                        f"(its variables: {', '.join(variables)})")
-    return Exercise(target.trees[0], given.trees[0], variables, along,
+    return Exercise(target.trees[0], answer, variables, along,
                     {"expression": target.read_as, "answer": given.read_as})
+
+
+def in_the_names_of(answer, used, names):
+    """The answer's tree with a Greek letter spelled the other way than in the expression
+    renamed to the expression's spelling (``cos(theta)`` for ``sin θ``)."""
+    from .reading import greek_twin
+
+    twins = {n: greek_twin(n) for n in used if n not in names and greek_twin(n) in names}
+    return E.renamed(answer, twins) if twins else answer
 
 
 def refuse_a_question(answer: str, names) -> None:
@@ -262,8 +273,6 @@ def breaking_arguments(*trees) -> list[tuple[object, bool]]:
     argument of abs, relu and sign and the difference of max/min's arguments break at their
     zeros, floor's and ceil's argument (``stepwise``) wherever it crosses an integer; a
     denominator's zeros are singularities. Each argument once."""
-    from . import tree as E
-
     found: dict = {}
 
     def visit(node, kids):

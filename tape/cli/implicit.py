@@ -263,7 +263,7 @@ def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, d
                    timeout: float):
     """``tape check EQUATION --implicit --answer A``: ``(Decision, wrt, variables)``."""
     from . import highprec as H
-    from .homework import refuse_a_question
+    from .homework import in_the_names_of, refuse_a_question
     from .targets import expression_target
     from .verdict import POLISH, Decision, settle, shown
 
@@ -272,7 +272,7 @@ def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, d
         raise CLIError("--implicit checks dy/dx (--order 1) or d²y/dx² (--order 2)")
     answer_target = expression_target(answer, label="--answer", declared=curve.variables)
     refuse_a_question(answer, curve.variables)
-    given = answer_target.trees[0]
+    given = in_the_names_of(answer_target.trees[0], answer_target.names, curve.variables)
     extra = [n for n in E.free_variables(given) if n not in curve.variables]
     if extra:
         raise CLIError(f"the answer uses {', '.join(map(repr, extra))}, which the equation "

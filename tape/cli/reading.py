@@ -85,6 +85,20 @@ class Token:
         return f"Token({self.kind}, {self.text!r}, {self.start})"
 
 
+def greek_twin(name: str) -> str | None:
+    """The other spelling of a Greek letter: ``θ`` for ``theta`` and ``theta`` for ``θ``."""
+    import unicodedata
+
+    if name in GREEK:
+        spelled = "lamda" if name == "lambda" else name     # Unicode's spelling
+        return unicodedata.lookup(f"GREEK SMALL LETTER {spelled.upper()}")
+    if len(name) == 1 and unicodedata.name(name, "").startswith("GREEK SMALL LETTER "):
+        word = unicodedata.name(name)[len("GREEK SMALL LETTER "):].lower()
+        word = "lambda" if word == "lamda" else word
+        return word if word in GREEK else None
+    return None
+
+
 def known_names(declared=()) -> frozenset:
     return frozenset(FUNCTIONS) | frozenset(ALIASES) | frozenset(CONSTANTS) | \
         frozenset(GREEK) | frozenset(declared)

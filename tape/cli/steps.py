@@ -101,26 +101,13 @@ def _shown(tree: E.Expr):
             key = E.Variable(f"_named{len(named)}")
             named[key.name] = (node.name, node.args)
             return key
-        return _rebuild(node, kids)
+        return E.rebuild(node, kids)
 
     plain = E.fold(tree, visit)
     out = _sympy(plain)
     for key, (name, args) in named.items():
         out = out.subs(S.symbol(key), sp.Function(name)(*[_shown(a) for a in args]))
     return out
-
-
-def _rebuild(node: E.Expr, kids: list) -> E.Expr:
-    """``node`` with its children replaced by ``kids``."""
-    if isinstance(node, E.Unary):
-        return E.Unary(node.op, kids[0])
-    if isinstance(node, E.Binary):
-        return E.Binary(node.op, kids[0], kids[1])
-    if isinstance(node, E.Call):
-        return E.Call(node.name, tuple(kids))
-    if isinstance(node, E.Index):
-        return E.Index(kids[0], node.index)
-    return node
 
 
 def _depends(tree: E.Expr, x: str) -> bool:

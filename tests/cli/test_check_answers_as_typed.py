@@ -33,3 +33,29 @@ def test_labelled_answers_are_still_answers(answer):
 def test_an_expression_with_d_dx_is_not_labelled_twice():
     lines = tape_cli("check", "d/dx x^2", "--answer", "2x").stdout.splitlines()
     assert lines == ["correct", "d/dx x^2 = 2*x"]
+
+
+@pytest.mark.parametrize("expression, answer", [("sin(θ)", "cos(theta)"),
+                                                ("sin(theta)", "cos θ"),
+                                                ("φ^2", "2phi")])
+def test_a_greek_letter_spelled_either_way_is_one_variable(expression, answer):
+    result = tape_cli("check", expression, "--answer", answer)
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    assert result.stdout.splitlines()[0] == "correct"
+    wrong = tape_cli("check", expression, "--answer", answer.replace("cos", "sin")
+                     .replace("2", "3"))
+    assert wrong.exit_code == 1
+
+
+def test_other_names_stay_apart():
+    result = tape_cli("check", "x^2", "--answer", "2X")
+    assert result.exit_code == 2
+    assert "the answer uses 'X', which is not in the expression" in result.stderr
+
+
+def test_greek_twins():
+    from tape.cli.reading import greek_twin
+
+    assert greek_twin("theta") == "θ" and greek_twin("θ") == "theta"
+    assert greek_twin("lambda") == "λ" and greek_twin("λ") == "lambda"
+    assert greek_twin("x") is None and greek_twin("ab") is None
