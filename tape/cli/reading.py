@@ -366,6 +366,10 @@ class Translation:
         tok = toks[i]
         if tok.kind == FUNC:
             return self.function(i, hi)
+        if tok.kind == KEYWORD and tok.text == "lambda" and ":" not in self.text:
+            # a Greek letter meant, not a Python lambda (those the walker refuses by name)
+            raise self.error("the Greek letter lambda cannot be spelled out (lambda is a "
+                             "Python keyword); write λ, or another name such as lam", tok)
         if tok.kind == ROOT:
             end = self.factor_end(i + 1, hi)
             if end == i + 1:

@@ -220,6 +220,8 @@ ERRORS = [
     ("xy(x+1)", "unknown function 'xy'"),
     ("2.5.3", "two numbers side by side"),
     ("2,5x", "write decimals with a point (2.5, not 2,5)"),
+    ("lambda x", "write λ, or another name such as lam"),
+    ("2 lambda^2", "the Greek letter lambda cannot be spelled out"),
     ("x^2 + 1,5", "write decimals with a point"),
 ]
 
