@@ -42,6 +42,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("expression", "attribute access", 'tape grad "x.real" --at 1'),
     ("expression", "attribute chain", 'tape grad "().__class__.__bases__" --at 1'),
     ("expression", "lambda", 'tape grad "lambda: 1" --at 1'),
+    ("expression", "the Greek letter lambda spelled out", 'tape grad "lambda x" --at 1,2'),
     ("expression", "f-string", "tape grad \"f'{x}'\" --at 1"),
     ("expression", "string literal", "tape grad \"'abc'\" --at 1"),
     ("expression", "walrus assignment", 'tape grad "(y := 2)" --at 1'),
