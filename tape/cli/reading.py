@@ -51,6 +51,8 @@ return try while with yield""".split())
 
 _SYMBOLS = {"π": "pi", "ℯ": "e", "−": "-", "–": "-", "×": "*", "·": "*", "⋅": "*", "∙": "*",
             "÷": "/", "√": "√", "∛": "∛", "∜": "∜"}
+#: primes as typeset or typed on a phone: ``y′``, ``f″(x)``, ``y’``
+_PRIMES = {"′": "'", "″": "''", "‴": "'''", "’": "'"}
 #: braces group like brackets (``e^{-x}``, as in LaTeX)
 _BRACES = {"{": "(", "}": ")"}
 _SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+"))
@@ -124,6 +126,10 @@ def fold_characters(text: str) -> tuple[str, list[int]]:
         if ch.isascii() or ch in _SUPERSCRIPT or ch in _SYMBOLS:
             out.append(ch)
             origin.append(col)
+            continue
+        if ch in _PRIMES:
+            out.extend(_PRIMES[ch])
+            origin.extend([col] * len(_PRIMES[ch]))
             continue
         folded = normalize("NFKC", ch)
         if folded != ch and folded.isascii() and folded.strip():
@@ -761,8 +767,10 @@ def _pair_brackets(tokens: list[Token], tr: Translation) -> dict[int, int]:
 #: ``d/dx`` before an expression (one letter, or a declared name)
 _DERIVATIVE = r"\s*d\s*/\s*d([^\W\d_]\w*?)(?=[\s(\[|]|$)"
 #: a label on the left of ``=``: ``y``, ``f(x)``, ``f'(x)``, ``y'``, ``dy/dx``
+#: (and the higher orders ``y''``, ``d^2y/dx^2``, ``d²y/dx²``, ``d2y/dx2``)
 _LABEL = (r"\s*(?:[^\W\d]\w*\s*'*\s*(?:\(\s*[^\W\d]\w*(?:\s*,\s*[^\W\d]\w*)*\s*\))?"
-          r"|d\s*(?:[^\W\d]\w*)?\s*/\s*d\s*(?P<wrt>[^\W\d]\w*))\s*")
+          r"|d\s*(?:\^\s*\d+|[²³⁴⁵⁶⁷⁸⁹]|\d+)?\s*(?:[^\W\d]\w*?)?\s*/\s*"
+          r"d\s*(?P<wrt>[^\W\d]\w*?)\s*(?:\^\s*\d+|[²³⁴⁵⁶⁷⁸⁹]|\d+)?)\s*")
 
 
 class Source(Record):
