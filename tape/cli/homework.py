@@ -33,7 +33,7 @@ from typing import Optional
 import numpy as np
 
 from . import tree as E
-from .errors import CLIError
+from .errors import CLIError, ExprError
 from .expr import normalize
 from .verdict import ENOUGH, POLISH, Decision, optional_work, settle
 
@@ -60,6 +60,9 @@ class Exercise:
     variables: list[str]
     along: list[str]
     read_as: Optional[dict] = None
+    #: the answer as typed and its reading notes (for ``other_reading``)
+    answer_text: str = ""
+    answer_notes: tuple = ()
 
     @property
     def orders(self) -> list[int]:
@@ -94,6 +97,8 @@ def decide(expression: str, answer: str, wrt: Optional[str], order: int, timeout
                        "add --implicit")
     exercise = _exercise(expression, answer, wrt, order)
     decision = _verdict(exercise, timeout)
+    if decision.correct is False:
+        decision.note = other_reading(exercise)
     decision.label = exercise.label
     decision.read_as = exercise.read_as
     return decision, ",".join(dict.fromkeys(exercise.along)), exercise.variables
@@ -108,14 +113,58 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
     names = target.names
     along = _along(names, wrt or target.wrt_hint, order)
     variables = list(dict.fromkeys(along)) + [n for n in names if n not in along]
-    answer = in_the_names_of(given.trees[0], given.names, variables)
-    extra = [n for n in E.free_variables(answer) if n not in variables]
+    answer_tree = in_the_names_of(given.trees[0], given.names, variables)
+    extra = [n for n in E.free_variables(answer_tree) if n not in variables]
     if extra:
         raise CLIError(f"the answer uses {', '.join(map(repr, extra))}, which "
                        f"{'is' if len(extra) == 1 else 'are'} not in the expression "
                        f"(its variables: {', '.join(variables)})")
-    return Exercise(target.trees[0], answer, variables, along,
-                    {"expression": target.read_as, "answer": given.read_as})
+    return Exercise(target.trees[0], answer_tree, variables, along,
+                    {"expression": target.read_as, "answer": given.read_as},
+                    answer_text=answer, answer_notes=tuple(given.notes))
+
+
+#: a reading note that names the other reading as text to type: ``read 1/2x as (1/2)*x
+#: (write 1/(2x) to divide by 2x)``
+_OTHER = (r"read (?P<typed>\S+) as .+ \(write (?P<other>\S+) "
+          r"(?:to divide by|for the other|for the power)")
+
+
+def other_reading(exercise: Exercise) -> Optional[str]:
+    """For a wrong answer whose reading had a plausible other meaning (``1/2x``, ``e^2x``):
+    a sentence saying the answer is right when read the other way (each such reading on its
+    own, then all of them together), or None."""
+    import re
+
+    others = []
+    for note in exercise.answer_notes:
+        found = re.match(_OTHER, note)
+        if found and found.group("typed") in exercise.answer_text:
+            others.append(found.group("typed", "other"))
+    tries = [[o] for o in others] + ([others] if len(others) > 1 else [])
+    for chosen in tries:
+        text = exercise.answer_text
+        for typed, other in chosen:
+            text = text.replace(typed, other, 1)
+        if _right_as(exercise, text):
+            meant = ", ".join(f"{typed} read as {other}" for typed, other in chosen)
+            return f"with {meant}, the answer is correct: write {text}"
+    return None
+
+
+def _right_as(exercise: Exercise, text: str) -> bool:
+    """Is ``text``, read afresh, a right answer by the numbers?"""
+    from .expr import read
+
+    try:
+        tree = read(text, declared=exercise.variables).tree
+    except ExprError:
+        return False
+    if set(E.free_variables(tree)) - set(exercise.variables):
+        return False
+    evidence = numeric_evidence(Exercise(exercise.tree, tree, exercise.variables,
+                                         exercise.along))
+    return evidence.counterexample is None and len(evidence.agree) >= ENOUGH
 
 
 def in_the_names_of(answer, used, names):

@@ -59,3 +59,23 @@ def test_greek_twins():
     assert greek_twin("theta") == "θ" and greek_twin("θ") == "theta"
     assert greek_twin("lambda") == "λ" and greek_twin("λ") == "lambda"
     assert greek_twin("x") is None and greek_twin("ab") is None
+
+
+@pytest.mark.parametrize("expression, answer, said", [
+    ("ln(sqrt x)", "1/2x", "with 1/2x read as 1/(2x), the answer is correct: write 1/(2x)"),
+    ("e^(2x)", "2e^2x", "with e^2x read as e^(2x), the answer is correct: write 2e^(2x)"),
+    ("x^(3/2)", "3/2x^1/2", "with x^1/2 read as x^(1/2), the answer is correct: "
+                            "write 3/2x^(1/2)"),
+])
+def test_a_wrong_verdict_says_when_the_other_reading_is_right(expression, answer, said):
+    result = tape_cli("check", expression, "--answer", answer)
+    assert result.exit_code == 1                 # SPEC's reading stands: 1/2x is x/2
+    assert result.stdout.splitlines()[0] == "wrong"
+    assert f"warning: {said}" in result.stderr
+    assert tape_cli("check", expression, "--answer", said.split("write ")[1]).exit_code == 0
+
+
+def test_no_such_warning_when_no_reading_would_be_right():
+    result = tape_cli("check", "x^2", "--answer", "1/2x")
+    assert result.exit_code == 1
+    assert "warning:" not in result.stderr
