@@ -226,8 +226,8 @@ def differ(a, b, scale=0) -> bool:
 def agree(a, b, scale=0, digits: int = DIGITS) -> bool:
     """Are two values computed at ``digits`` significant digits equal to nearly all of them?
     Stricter than ``not differ``: a difference too small for ``differ`` to trust (a
-    derivative off by 1e-14 of itself) fails it, and ``Comparison`` then asks again at twice
-    the digits."""
+    derivative off by 1e-14 of itself) fails it, and ``difference_persists`` then asks again
+    at twice the digits."""
     mp = mpmath()
     with mp.workdps(digits):
         floor = mp.mpf(10) ** (FLOOR_GUARD - digits) * (1 + abs(scale))
@@ -235,11 +235,13 @@ def agree(a, b, scale=0, digits: int = DIGITS) -> bool:
         return abs(a - b) <= rtol * max(abs(a), abs(b)) + floor
 
 
-def small_difference_persists(f: Callable, a: Callable, point: Sequence, orders: Sequence[int],
-                              gap, scale=0) -> Optional[bool]:
-    """A derivative of ``f`` and an answer ``a`` that are apart by ``gap`` at ``point``, too
-    little for ``differ``: True when the difference is real, False when it was rounding, None
-    when neither can be said (see ``same_gap_again``)."""
+def difference_persists(f: Callable, a: Callable, point: Sequence, orders: Sequence[int],
+                        gap, scale=0) -> Optional[bool]:
+    """A derivative of ``f`` and an answer ``a`` that do not ``agree`` at ``point``, ``gap``
+    apart: True when the difference is real, False when it was rounding, None when neither can
+    be said (see ``same_gap_again``). A gap of 1e-14 of the values is real when it stays; a
+    large one is not when it moves (at x = -707, cos(3 sin(x) sinh(x)) needs more than 40
+    digits of its argument: its value at 40 digits is noise)."""
     answer = value_at(a, point, MORE_DIGITS)
     derivative = derivative_at(f, point, orders, digits=MORE_DIGITS)
     return same_gap_again(derivative, answer, gap, scale)

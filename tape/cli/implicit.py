@@ -290,8 +290,7 @@ def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, d
             pass
         elif H.agree(expected, got):
             agree += 1
-        elif H.differ(expected, got) or _small_gap_persists(curve, f, a, x, y, order,
-                                                             expected - got):
+        elif _gap_persists(curve, f, a, x, y, order, expected - got):
             counterexample = {"at": {curve.x: float(x), curve.y: float(y)},
                               "answer": float(got), "expected": float(expected)}
         if counterexample and len(pairs) >= 6:
@@ -314,10 +313,10 @@ def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, d
     return decision, curve.x, curve.variables
 
 
-def _small_gap_persists(curve: Curve, f, a, x, y, order: int, gap) -> Optional[bool]:
-    """The slope and the answer were ``gap`` apart at (x, y), too little for
-    ``highprec.differ``: the point polished onto the curve at more digits and both sides
-    recomputed there (``highprec.same_gap_again``)."""
+def _gap_persists(curve: Curve, f, a, x, y, order: int, gap) -> Optional[bool]:
+    """The slope and the answer did not agree at (x, y), ``gap`` apart: the point polished
+    onto the curve at more digits and both sides recomputed there
+    (``highprec.same_gap_again``: True for a real difference)."""
     from . import highprec as H
 
     mp = H.mpmath()
