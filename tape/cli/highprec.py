@@ -32,8 +32,10 @@ FINE_SHARE = 0.6
 FLOOR_GUARD = 8
 #: the significant digits two values ``agree`` to at ``DIGITS``
 AGREED_DIGITS = int(FINE_SHARE * DIGITS)
-#: a small difference is real when it is the same at twice the digits, to this share of it
+#: a difference is real when it is the same at ``MORE_DIGITS``, to this share of it
 STABLE_RTOL = 1e-3
+#: the digits a difference is asked again at
+MORE_DIGITS = 2 * DIGITS
 
 
 class Undefined(Exception):
@@ -245,10 +247,6 @@ def difference_persists(f: Callable, a: Callable, point: Sequence, orders: Seque
     answer = value_at(a, point, MORE_DIGITS)
     derivative = derivative_at(f, point, orders, digits=MORE_DIGITS)
     return same_gap_again(derivative, answer, gap, scale)
-
-
-#: the digits a small difference is asked again at
-MORE_DIGITS = 2 * DIGITS
 
 
 def same_gap_again(expected, answer, gap, scale=0) -> Optional[bool]:
