@@ -12,7 +12,8 @@ How a verdict is reached (docs/symbolic.md tells the same for users):
    narrow interval is sampled.
 2. *High-precision confirmation* (``highprec``, 40 digits): every float disagreement is
    re-examined; it is a counterexample only if EXPR is differentiable there (see
-   ``highprec.derivative_at``) and both sides are real and finite and apart beyond rounding.
+   ``highprec.derivative_at``), both sides are real and finite, and their gap is the same
+   again at 80 digits (``highprec.difference_persists``); agreement is 24 equal digits.
    A spread sample of the float agreements, and the points beside breakpoints, are
    re-evaluated too (a difference below float resolution is still a difference). A confirmed
    counterexample: ``wrong`` (exit 1). Agreement at ``ENOUGH`` points: ``correct``
