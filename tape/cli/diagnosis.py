@@ -105,13 +105,13 @@ def scaled_or_shifted(pairs: list, derivative: str) -> Optional[dict]:
                                                       f"{derivative}, and the answer is its "
                                                       f"negative"}
                 return {"kind": "constant factor",
-                        "detail": f"the answer is {mp.nstr(k, 6)} times the derivative "
+                        "detail": f"the answer is {_short(mp, k)} times the derivative "
                                   f"{derivative}: a constant factor is wrong"}
         shifts = [a - d for d, a in pairs]
         c = shifts[0]
         if all(abs(s - c) <= RTOL * max(1, abs(c)) for s in shifts) and abs(c) > RTOL:
             return {"kind": "extra term",
-                    "detail": f"the answer has an extra constant term {mp.nstr(c, 6)}: "
+                    "detail": f"the answer has an extra constant term {_short(mp, c)}: "
                               f"the derivative is {derivative}"}
     return None
 
@@ -363,3 +363,9 @@ class _Rules:
                      ("inverse trigonometric", 1 / sp.sqrt(1 - u ** 2), inverse)],
         }
         return table.get(name, [])
+
+
+def _short(mp, value) -> str:
+    """A constant in 6 significant digits, a whole number without ``.0`` (``1``, ``2.5``)."""
+    text = mp.nstr(value, 6)
+    return text[:-2] if text.endswith(".0") else text

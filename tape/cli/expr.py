@@ -394,6 +394,10 @@ class _Walker:
         if isinstance(node, ast.Constant):
             self._number_value(node)
             return []
+        if isinstance(node, ast.Tuple) and re.search(r"\d,\d", self.source.text):
+            raise self.error(node, "a comma between digits: write decimals with a point "
+                                   "(2.5, not 2,5); several expressions go in tape jacobian "
+                                   "\"[f, g]\"")
         message = _DISALLOWED.get(type(node), f"{type(node).__name__} is not allowed")
         raise self.error(node, message, hint=True)
 

@@ -26,6 +26,16 @@ DIGITS = 40
 PROBE_RTOL = 1e-8
 #: two high-precision numbers differ when apart by more than this, relative to their size
 RTOL = 1e-12
+#: ``agree`` at ``digits`` significant digits: relative to the size, apart by at most
+#: 10**-(FINE_SHARE * digits); in absolute terms 10**-(digits - FLOOR_GUARD) times the scale
+FINE_SHARE = 0.6
+FLOOR_GUARD = 8
+#: the significant digits two values ``agree`` to at ``DIGITS``
+AGREED_DIGITS = int(FINE_SHARE * DIGITS)
+#: a difference is real when it is the same at ``MORE_DIGITS``, to this share of it
+STABLE_RTOL = 1e-3
+#: the digits a difference is asked again at
+MORE_DIGITS = 2 * DIGITS
 
 
 class Undefined(Exception):
@@ -168,9 +178,9 @@ def at(point: Sequence[float]) -> list:
     return [mp.mpf(float(v)) for v in point]
 
 
-def value_at(fn: Callable, point: Sequence) -> Optional[object]:
+def value_at(fn: Callable, point: Sequence, digits: int = DIGITS) -> Optional[object]:
     """``fn`` at ``point`` (mpf), or None where it is undefined."""
-    with mpmath().workdps(DIGITS):
+    with mpmath().workdps(digits):
         try:
             return fn(*point)
         except Undefined:
@@ -178,14 +188,14 @@ def value_at(fn: Callable, point: Sequence) -> Optional[object]:
 
 
 def derivative_at(fn: Callable, point: Sequence, orders: Sequence[int],
-                  probe: bool = True) -> Optional[object]:
+                  probe: bool = True, digits: int = DIGITS) -> Optional[object]:
     """The partial derivative of ``fn`` with ``orders[i]`` differentiations along variable i, at
     ``point``; None where ``fn`` is undefined nearby or (with ``probe``) not differentiable
     there. Without ``probe`` only the central estimate is taken: enough to see agreement, not
     to trust a disagreement."""
     mp = mpmath()
     orders = tuple(int(k) for k in orders)
-    with mp.workdps(DIGITS):
+    with mp.workdps(digits):
         try:
             fn(*point)
             single = len(point) == 1
@@ -200,7 +210,7 @@ def derivative_at(fn: Callable, point: Sequence, orders: Sequence[int],
         except (Undefined, ZeroDivisionError, ValueError, OverflowError, TypeError):
             return None
         size = max(abs(central), abs(wide), abs(forward), abs(backward))
-        slack = PROBE_RTOL * size + mp.mpf(10) ** (-DIGITS // 2)
+        slack = PROBE_RTOL * size + mp.mpf(10) ** (-digits // 2)
         if any(abs(central - other) > slack for other in (wide, forward, backward)):
             return None
         return central
@@ -213,3 +223,44 @@ def differ(a, b, scale=0) -> bool:
     with mp.workdps(DIGITS):
         floor = mp.mpf(10) ** (-DIGITS // 2) * (1 + abs(scale))
         return abs(a - b) > RTOL * max(abs(a), abs(b)) + floor
+
+
+def agree(a, b, scale=0, digits: int = DIGITS) -> bool:
+    """Are two values computed at ``digits`` significant digits equal to nearly all of them?
+    Stricter than ``not differ``: a difference too small for ``differ`` to trust (a
+    derivative off by 1e-14 of itself) fails it, and ``difference_persists`` then asks again
+    at twice the digits."""
+    mp = mpmath()
+    with mp.workdps(digits):
+        floor = mp.mpf(10) ** (FLOOR_GUARD - digits) * (1 + abs(scale))
+        rtol = mp.mpf(10) ** -int(FINE_SHARE * digits)
+        return abs(a - b) <= rtol * max(abs(a), abs(b)) + floor
+
+
+def difference_persists(f: Callable, a: Callable, point: Sequence, orders: Sequence[int],
+                        gap, scale=0) -> Optional[bool]:
+    """A derivative of ``f`` and an answer ``a`` that do not ``agree`` at ``point``, ``gap``
+    apart: True when the difference is real, False when it was rounding, None when neither can
+    be said (see ``same_gap_again``). A gap of 1e-14 of the values is real when it stays; a
+    large one is not when it moves (at x = -707, cos(3 sin(x) sinh(x)) needs more than 40
+    digits of its argument: its value at 40 digits is noise)."""
+    answer = value_at(a, point, MORE_DIGITS)
+    derivative = derivative_at(f, point, orders, digits=MORE_DIGITS)
+    return same_gap_again(derivative, answer, gap, scale)
+
+
+def same_gap_again(expected, answer, gap, scale=0) -> Optional[bool]:
+    """``expected`` and ``answer`` recomputed at ``MORE_DIGITS`` where, at ``DIGITS``, they
+    were ``gap`` apart: True when the gap is the same (a real difference), False when they now
+    ``agree`` (it was rounding), None when either is missing or the gap moved."""
+    if expected is None or answer is None:
+        return None
+    if agree(expected, answer, scale, MORE_DIGITS):
+        return False
+    with mpmath().workdps(MORE_DIGITS):
+        return True if abs(expected - answer - gap) <= STABLE_RTOL * abs(gap) else None
+
+
+def shown(value, digits: int = 3) -> str:
+    """A high-precision number in a few significant digits (``1.23e-17``)."""
+    return mpmath().nstr(value, digits)

@@ -12,7 +12,8 @@ How a verdict is reached (docs/symbolic.md tells the same for users):
    narrow interval is sampled.
 2. *High-precision confirmation* (``highprec``, 40 digits): every float disagreement is
    re-examined; it is a counterexample only if EXPR is differentiable there (see
-   ``highprec.derivative_at``) and both sides are real and finite and apart beyond rounding.
+   ``highprec.derivative_at``), both sides are real and finite, and their gap is the same
+   again at 80 digits (``highprec.difference_persists``); agreement is 24 equal digits.
    A spread sample of the float agreements, and the points beside breakpoints, are
    re-evaluated too (a difference below float resolution is still a difference). A confirmed
    counterexample: ``wrong`` (exit 1). Agreement at ``ENOUGH`` points: ``correct``
@@ -32,7 +33,8 @@ from typing import Optional
 
 import numpy as np
 
-from .errors import CLIError
+from . import tree as E
+from .errors import CLIError, ExprError
 from .expr import normalize
 from .verdict import ENOUGH, POLISH, Decision, optional_work, settle
 
@@ -59,6 +61,9 @@ class Exercise:
     variables: list[str]
     along: list[str]
     read_as: Optional[dict] = None
+    #: the answer as typed and its reading notes (for ``other_reading``)
+    answer_text: str = ""
+    answer_notes: tuple = ()
 
     @property
     def orders(self) -> list[int]:
@@ -93,6 +98,8 @@ def decide(expression: str, answer: str, wrt: Optional[str], order: int, timeout
                        "add --implicit")
     exercise = _exercise(expression, answer, wrt, order)
     decision = _verdict(exercise, timeout)
+    if decision.correct is False:
+        decision.note = other_reading(exercise)
     decision.label = exercise.label
     decision.read_as = exercise.read_as
     return decision, ",".join(dict.fromkeys(exercise.along)), exercise.variables
@@ -103,16 +110,82 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
 
     target = expression_target(expression, declared=declared_names(wrt=wrt))
     given = expression_target(answer, label="--answer", declared=target.names)
+    refuse_a_question(answer, target.names)
     names = target.names
     along = _along(names, wrt or target.wrt_hint, order)
     variables = list(dict.fromkeys(along)) + [n for n in names if n not in along]
-    extra = [n for n in given.names if n not in variables]
+    answer_tree = in_the_names_of(given.trees[0], given.names, variables)
+    extra = [n for n in E.free_variables(answer_tree) if n not in variables]
     if extra:
         raise CLIError(f"the answer uses {', '.join(map(repr, extra))}, which "
                        f"{'is' if len(extra) == 1 else 'are'} not in the expression "
                        f"(its variables: {', '.join(variables)})")
-    return Exercise(target.trees[0], given.trees[0], variables, along,
-                    {"expression": target.read_as, "answer": given.read_as})
+    return Exercise(target.trees[0], answer_tree, variables, along,
+                    {"expression": target.read_as, "answer": given.read_as},
+                    answer_text=answer, answer_notes=tuple(given.notes))
+
+
+#: a reading note that names the other reading as text to type: ``read 1/2x as (1/2)*x
+#: (write 1/(2x) to divide by 2x)``
+_OTHER = (r"read (?P<typed>\S+) as .+ \(write (?P<other>\S+) "
+          r"(?:to divide by|for the other|for the power)")
+
+
+def other_reading(exercise: Exercise) -> Optional[str]:
+    """For a wrong answer whose reading had a plausible other meaning (``1/2x``, ``e^2x``):
+    a sentence saying the answer is right when read the other way (each such reading on its
+    own, then all of them together), or None."""
+    import re
+
+    others = []
+    for note in exercise.answer_notes:
+        found = re.match(_OTHER, note)
+        if found and found.group("typed") in exercise.answer_text:
+            others.append(found.group("typed", "other"))
+    tries = [[o] for o in others] + ([others] if len(others) > 1 else [])
+    for chosen in tries:
+        text = exercise.answer_text
+        for typed, other in chosen:
+            text = text.replace(typed, other, 1)
+        if _right_as(exercise, text):
+            meant = ", ".join(f"{typed} read as {other}" for typed, other in chosen)
+            return f"with {meant}, the answer is correct: write {text}"
+    return None
+
+
+def _right_as(exercise: Exercise, text: str) -> bool:
+    """Is ``text``, read afresh, a right answer by the numbers?"""
+    from .expr import read
+
+    try:
+        tree = read(text, declared=exercise.variables).tree
+    except ExprError:
+        return False
+    if set(E.free_variables(tree)) - set(exercise.variables):
+        return False
+    evidence = numeric_evidence(Exercise(exercise.tree, tree, exercise.variables,
+                                         exercise.along))
+    return evidence.counterexample is None and len(evidence.agree) >= ENOUGH
+
+
+def in_the_names_of(answer, used, names):
+    """The answer's tree with a Greek letter spelled the other way than in the expression
+    renamed to the expression's spelling (``cos(theta)`` for ``sin θ``)."""
+    from .reading import greek_twin
+
+    twins = {n: greek_twin(n) for n in used if n not in names and greek_twin(n) in names}
+    return E.renamed(answer, twins) if twins else answer
+
+
+def refuse_a_question(answer: str, names) -> None:
+    """An answer that starts with ``d/dx`` asks for the derivative instead of giving it (read
+    as the expression after it, it would be compared as if it were the derivative)."""
+    from .reading import asks_for_derivative
+
+    if asks_for_derivative(answer, names):
+        raise CLIError(f"--answer: '{answer.strip()}' asks for a derivative instead of "
+                       f"giving one; write the derivative itself (a label such as "
+                       f"dy/dx = ... in front of it is fine)")
 
 
 def _along(names: list[str], wrt: Optional[str], order: int) -> list[str]:
@@ -158,6 +231,23 @@ def candidate_points(width: int, seed: int = SEED) -> np.ndarray:
                       for i in range(len(ROUND))])
     mixed = rng.choice(pool, size=(220, width))
     return np.concatenate([first, mixed])
+
+
+#: fewer points than this where every side is defined: search the line more densely
+SPARSE = 64
+#: points of that denser search (with one variable; pairs, triples... drawn from them)
+DENSE = 4000
+
+
+def dense_points(width: int, seed: int = SEED) -> np.ndarray:
+    """(n, width) points close together over every magnitude from 1e-6 to 1e7 (a domain as
+    narrow as [4000, 6000] or [-1e-4, 1e-4] holds some of them)."""
+    rng = np.random.default_rng(seed + 1)
+    side = np.concatenate([np.logspace(-6, 7, DENSE // 4), np.linspace(0, 20, DENSE // 4)])
+    line = np.concatenate([side, -side])
+    if width == 1:
+        return line.reshape(-1, 1)
+    return rng.choice(line, size=(DENSE, width))
 
 
 def _engine(tree, variables: list[str], points: np.ndarray, along: list[str]):
@@ -233,8 +323,6 @@ def breaking_arguments(*trees) -> list[tuple[object, bool]]:
     argument of abs, relu and sign and the difference of max/min's arguments break at their
     zeros, floor's and ceil's argument (``stepwise``) wherever it crosses an integer; a
     denominator's zeros are singularities. Each argument once."""
-    from . import tree as E
-
     found: dict = {}
 
     def visit(node, kids):
@@ -346,6 +434,9 @@ class Evidence:
         self.agree: list[tuple] = []
         self.defined: list[tuple] = []     # float points where every side is defined
         self.counterexample: Optional[dict] = None
+        self.gap: Optional[str] = None     # derivative - answer there, in a few digits
+        #: a point where the derivative is defined and the answer is not (None: no such)
+        self.answer_missing: Optional[dict] = None
         #: (points, float derivative there) where every side is defined
         self.derivative_values = (np.empty((0, len(exercise.variables))), np.empty(0))
 
@@ -359,14 +450,23 @@ class Evidence:
         if a is None:
             return
         scale = H.value_at(self.f, p) or 0
-        d = H.derivative_at(self.f, p, self.exercise.orders, probe=False)
-        if d is not None and not H.differ(d, a, scale):
+        orders = self.exercise.orders
+        d = H.derivative_at(self.f, p, orders, probe=False)
+        if d is not None and H.agree(d, a, scale):
             self.agree.append(tuple(point))
             return
-        d = H.derivative_at(self.f, p, self.exercise.orders)
-        if d is not None and H.differ(d, a, scale):
+        d = H.derivative_at(self.f, p, orders)
+        if d is None:
+            return
+        # a gap is trusted only when it is the same at twice the digits: a tiny one may be
+        # rounding, a large one noise where 40 digits are not enough for the arguments
+        real = H.difference_persists(self.f, self.a, p, orders, d - a, scale)
+        if real:
             self.counterexample = {"at": dict(zip(self.exercise.variables, map(float, point))),
                                    "answer": float(a), "expected": float(d)}
+            self.gap = H.shown(abs(d - a))
+        elif real is False:
+            self.agree.append(tuple(point))
 
 
 def _spread(indices: np.ndarray, points: np.ndarray, count: int) -> list[int]:
@@ -386,6 +486,10 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
     points = candidate_points(len(exercise.variables))
     with np.errstate(all="ignore"):
         values = _engine_values(exercise, points)
+        if np.count_nonzero(np.all(np.isfinite(values), axis=0)) < SPARSE:
+            dense = dense_points(len(exercise.variables))
+            points = np.concatenate([points, dense])
+            values = np.concatenate([values, _engine_values(exercise, dense)], axis=1)
         extra = [_edge_points(exercise, points, values), breakpoints(exercise, points)]
         first_extra = len(points)
         for more in extra:
@@ -397,6 +501,10 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
         apart = np.abs(d - a) > 1e-7 * np.maximum(np.abs(d), np.abs(a)) + 1e-12
     evidence = Evidence(exercise)
     evidence.defined = [tuple(p) for p in points[np.nonzero(valid)[0][:12]]]
+    answer_missing = np.nonzero(np.isfinite(f) & np.isfinite(d) & ~np.isfinite(a))[0]
+    if len(answer_missing):
+        evidence.answer_missing = dict(zip(exercise.variables,
+                                           map(float, points[answer_missing[0]])))
     evidence.derivative_values = (points[valid], d[valid])
     suspects = np.nonzero(valid & apart)[0][:CANDIDATES]
     agreeing = np.nonzero(valid & ~apart)[0]
@@ -432,7 +540,7 @@ def _verdict(exercise: Exercise, timeout: float) -> Decision:
             found = optional_work(polish, _shown_and_diagnosed, *args, points)
             expected, diagnosis = found or (_raw_in_time(args), None)
         return Decision(False, "numeric", expected, evidence.counterexample, agree,
-                        diagnosis=diagnosis)
+                        diagnosis=diagnosis, gap=evidence.gap)
     if agree >= ENOUGH:
         expected = _plain_derivative(exercise, evidence)
         if expected is not None:
@@ -440,8 +548,12 @@ def _verdict(exercise: Exercise, timeout: float) -> Decision:
         found = optional_work(polish, _shown_and_expanded, *args)
         expected, proved = found or (_raw_in_time(args), False)
         return Decision(True, "symbolic" if proved else "numeric", expected, valid_points=agree)
+    hint = None
+    if evidence.answer_missing:
+        at = ", ".join(f"{k} = {v!r}" for k, v in evidence.answer_missing.items())
+        hint = f"the answer is not a real number where the derivative is, e.g. at {at}"
     return settle(agree, WHERE, _difference_is_zero, args,
-                  (_tidy_derivative, _raw_derivative), timeout)
+                  (_tidy_derivative, _raw_derivative), timeout, hint=hint)
 
 
 #: where the agreeing points lie, for the notes

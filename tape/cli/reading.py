@@ -51,6 +51,8 @@ return try while with yield""".split())
 
 _SYMBOLS = {"π": "pi", "ℯ": "e", "−": "-", "–": "-", "×": "*", "·": "*", "⋅": "*", "∙": "*",
             "÷": "/", "√": "√", "∛": "∛", "∜": "∜"}
+#: primes as typeset or typed on a phone: ``y′``, ``f″(x)``, ``y’``
+_PRIMES = {"′": "'", "″": "''", "‴": "'''", "’": "'"}
 #: braces group like brackets (``e^{-x}``, as in LaTeX)
 _BRACES = {"{": "(", "}": ")"}
 _SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+"))
@@ -61,6 +63,8 @@ _NAME = re.compile(r"[^\W\d]\w*")
 _NOT_IN_NAME = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺πℯ")
 #: ``log_2``, ``log_b`` (a plain string: compiled on first use, by ``re``'s cache)
 _LOG_BASE = r"log_(?:(\d+(?:\.\d+)?)|([^\W\d_][^\W_]*)$)"
+#: the base of ``log_`` in a bracket group, ``log_{10} x`` and ``log_(b)(x)``
+_LOG_GROUP = re.compile(r"\s*[({]\s*(\d+(?:\.\d+)?|[^\W\d_][^\W_]*)\s*[)}]")
 
 NUM, NAME, FUNC, CONST, SUP, ROOT, BAR, OP, KEYWORD, OTHER = (
     "num", "name", "func", "const", "sup", "root", "bar", "op", "keyword", "other")
@@ -81,6 +85,20 @@ class Token:
 
     def __repr__(self):
         return f"Token({self.kind}, {self.text!r}, {self.start})"
+
+
+def greek_twin(name: str) -> str | None:
+    """The other spelling of a Greek letter: ``θ`` for ``theta`` and ``theta`` for ``θ``."""
+    import unicodedata
+
+    if name in GREEK:
+        spelled = "lamda" if name == "lambda" else name     # Unicode's spelling
+        return unicodedata.lookup(f"GREEK SMALL LETTER {spelled.upper()}")
+    if len(name) == 1 and unicodedata.name(name, "").startswith("GREEK SMALL LETTER "):
+        word = unicodedata.name(name)[len("GREEK SMALL LETTER "):].lower()
+        word = "lambda" if word == "lamda" else word
+        return word if word in GREEK else None
+    return None
 
 
 def known_names(declared=()) -> frozenset:
@@ -108,6 +126,10 @@ def fold_characters(text: str) -> tuple[str, list[int]]:
         if ch.isascii() or ch in _SUPERSCRIPT or ch in _SYMBOLS:
             out.append(ch)
             origin.append(col)
+            continue
+        if ch in _PRIMES:
+            out.extend(_PRIMES[ch])
+            origin.extend([col] * len(_PRIMES[ch]))
             continue
         folded = normalize("NFKC", ch)
         if folded != ch and folded.isascii() and folded.strip():
@@ -158,6 +180,12 @@ def tokenize(text: str, declared=()) -> list[Token]:
             i += 1
         elif (ch.isalpha() or ch == "_") and ch not in _NOT_IN_NAME:
             end = _name_end(text, _NAME.match(text, i))
+            group = _LOG_GROUP.match(text, end) if text[i:end] == "log_" else None
+            if group and "log_" not in declared:
+                tokens.append(Token(FUNC, "log", i, group.end(), space,
+                                    (text[i:group.end()], group.group(1))))
+                i, space = group.end(), False
+                continue
             after_dot = bool(tokens) and tokens[-1].text == "." and not space
             before_paren = end < n and text[end] == "("
             tokens.extend(_name_tokens(text[i:end], i, space, known, declared, after_dot,
@@ -344,6 +372,10 @@ class Translation:
         tok = toks[i]
         if tok.kind == FUNC:
             return self.function(i, hi)
+        if tok.kind == KEYWORD and tok.text == "lambda" and ":" not in self.text:
+            # a Greek letter meant, not a Python lambda (those the walker refuses by name)
+            raise self.error("the Greek letter lambda cannot be spelled out (lambda is a "
+                             "Python keyword); write λ, or another name such as lam", tok)
         if tok.kind == ROOT:
             end = self.factor_end(i + 1, hi)
             if end == i + 1:
@@ -355,6 +387,14 @@ class Translation:
             if name == "root":
                 self.emit(", 4", tok.start)
             self.emit(")", toks[end - 1].end - 1)
+            after = self.operand_end(end, hi)
+            if (toks[i + 1].kind == NUM and end == i + 2 and after and not toks[end].space
+                    and toks[end].kind != FUNC):
+                # √2x: the root of 2 times x, or of 2x?
+                shown = "".join(self.parts[-4 if name == "root" else -3:])
+                factor = self.typed(end, after)
+                self.note(i, after, f"{shown}*{factor}",
+                          f"write {tok.text}({toks[i + 1].text}{factor}) for the other reading")
             return end, toks[end - 1]
         if tok.kind == BAR:
             close = self.match.get(i)
@@ -409,31 +449,69 @@ class Translation:
                 self.notes.append(line)
 
     def exponent_notes(self, i: int, hi: int) -> None:
-        """``e^2x`` (e^2 * x) and ``x^1/2`` ((x^1)/2)."""
+        """``e^2x`` (e^2 * x) and ``x^1/2`` ((x^1)/2); the base may be a bracket or bars
+        (``(x+1)^2x``), and ``/2`` is looked for past the end of a function's argument too
+        (``sin x^1/2`` is sin(x^1)/2)."""
         toks = self.tokens
-        if i + 1 >= hi or toks[i + 1].kind != NUM:
+        k = i + 1                  # the number, after a sign if there is one (e^-2x)
+        if k + 1 < hi and toks[k].text in ("-", "+") and not toks[k + 1].space:
+            k += 1
+        lo = self.operand_start(i - 1)
+        if k >= hi or toks[k].kind != NUM or lo is None:
             return
-        number = toks[i + 1]
-        if i + 2 < hi and _starts_operand(toks[i + 2]) and not toks[i + 2].space:
-            self.note(i - 1, i + 3, f"({toks[i - 1].text}**{number.text})*"
-                      f"{toks[i + 2].text}", f"write {toks[i - 1].text}^({number.text}"
-                      f"{toks[i + 2].text}) for the other reading")
-        elif (i + 3 < hi and toks[i + 2].text == "/" and toks[i + 3].kind == NUM
-              and not toks[i + 2].space and _reads_as_exponent(number.text, toks[i + 3].text)):
-            base = toks[i - 1].text
-            self.note(i - 1, i + 4, f"({base}**{number.text})/{toks[i + 3].text}",
-                      f"write {base}^({number.text}/{toks[i + 3].text}) for the power "
-                      f"{number.text}/{toks[i + 3].text}")
+        power = "".join(t.text for t in toks[i + 1:k + 1])
+        base = self.typed(lo, i)
+        after = self.operand_end(k + 1, hi)
+        n = len(toks)
+        if after is not None and not toks[k + 1].space:
+            factor = self.typed(k + 1, after)
+            self.note(lo, after, f"({base}**{power})*{factor}",
+                      f"write {base}^({power}{factor}) for the other reading")
+        elif (k + 2 < n and toks[k + 1].text == "/" and toks[k + 2].kind == NUM
+              and not toks[k + 1].space and _reads_as_exponent(toks[k].text, toks[k + 2].text)):
+            self.note(lo, k + 3, f"({base}**{power})/{toks[k + 2].text}",
+                      f"write {base}^({power}/{toks[k + 2].text}) for the power "
+                      f"{power}/{toks[k + 2].text}")
 
     def division_notes(self, i: int, hi: int) -> None:
-        """``1/2x``: (1/2)*x, as in Python; 1/(2x) is the other reading."""
+        """``1/2x``: (1/2)*x, as in Python; 1/(2x) is the other reading. Also after a
+        bracket (``ln(x)/2x``) and before one (``1/2(x+1)``)."""
         toks = self.tokens
-        if (i >= 1 and i + 2 < hi and toks[i + 1].kind == NUM
-                and toks[i + 2].kind in (NAME, CONST, FUNC) and not toks[i + 2].space
-                and toks[i - 1].kind in (NUM, NAME, CONST)):
-            a, b, c = toks[i - 1].text, toks[i + 1].text, toks[i + 2].text
-            self.note(i - 1, i + 3, f"({a}/{b})*{c}",
-                      f"write {a}/({b}{c}) to divide by {b}{c}")
+        lo = self.operand_start(i - 1) if i >= 1 else None
+        if lo is None or i + 2 >= hi or toks[i + 1].kind != NUM or toks[i + 2].space:
+            return
+        after = self.operand_end(i + 2, hi)
+        if after is None:
+            return
+        a, b, c = self.typed(lo, i), toks[i + 1].text, self.typed(i + 2, after)
+        self.note(lo, after, f"({a}/{b})*{c}", f"write {a}/({b}{c}) to divide by {b}{c}")
+
+    def operand_start(self, last: int) -> int | None:
+        """The first token of the operand that ends at token ``last`` (a number, a name, a
+        bracket group with the function it belongs to, an absolute value), or None."""
+        toks = self.tokens
+        tok = toks[last]
+        if tok.kind in (NUM, NAME, CONST):
+            return last
+        if tok.text == ")" or (tok.kind == BAR and tok.value == "close"):
+            first = self.match.get(last)
+            if first is None:
+                return None
+            return first - 1 if first >= 1 and toks[first - 1].kind == FUNC else first
+        return None
+
+    def operand_end(self, first: int, hi: int) -> int | None:
+        """Just past the factor that starts at token ``first`` (a name, a constant, a
+        function name, a bracket group), or None when no such factor starts there."""
+        toks = self.tokens
+        if first >= hi:
+            return None
+        tok = toks[first]
+        if tok.kind in (NAME, CONST, FUNC):
+            return first + 1
+        if tok.text == "(" and self.match.get(first) is not None and self.match[first] < hi:
+            return self.match[first] + 1
+        return None
 
     # -- functions
     def function(self, i: int, hi: int) -> tuple[int, Token]:
@@ -689,8 +767,10 @@ def _pair_brackets(tokens: list[Token], tr: Translation) -> dict[int, int]:
 #: ``d/dx`` before an expression (one letter, or a declared name)
 _DERIVATIVE = r"\s*d\s*/\s*d([^\W\d_]\w*?)(?=[\s(\[|]|$)"
 #: a label on the left of ``=``: ``y``, ``f(x)``, ``f'(x)``, ``y'``, ``dy/dx``
+#: (and the higher orders ``y''``, ``d^2y/dx^2``, ``d²y/dx²``, ``d2y/dx2``)
 _LABEL = (r"\s*(?:[^\W\d]\w*\s*'*\s*(?:\(\s*[^\W\d]\w*(?:\s*,\s*[^\W\d]\w*)*\s*\))?"
-          r"|d\s*(?:[^\W\d]\w*)?\s*/\s*d\s*(?P<wrt>[^\W\d]\w*))\s*")
+          r"|d\s*(?:\^\s*\d+|[²³⁴⁵⁶⁷⁸⁹]|\d+)?\s*(?:[^\W\d]\w*?)?\s*/\s*"
+          r"d\s*(?P<wrt>[^\W\d]\w*?)\s*(?:\^\s*\d+|[²³⁴⁵⁶⁷⁸⁹]|\d+)?)\s*")
 
 
 class Source(Record):
@@ -742,8 +822,8 @@ def read_text(text: str, declared=()) -> Text:
     label on the left of ``=`` dropped, each side to parse written in Python syntax."""
     tokens, fold, typed = scan(text, declared)
     wrt = None
-    start = re.match(_DERIVATIVE, typed.folded) if "/" in typed.folded else None
-    if start and (len(start.group(1)) == 1 or start.group(1) in declared):
+    start = _derivative_prefix(typed.folded, declared)
+    if start:
         wrt = start.group(1)
         tokens = [t for t in tokens if t.start >= start.end()]
         if tokens and tokens[0].text == "[" and tokens[-1].text == "]" and \
@@ -773,6 +853,20 @@ def read_text(text: str, declared=()) -> Text:
     return Text([translate(typed, left, fold), translate(typed, right, fold)], wrt,
                 ((fold[tokens[k].start], fold[tokens[k].end]),
                  (fold[left[0].start], fold[right[-1].end])))
+
+
+def _derivative_prefix(folded: str, declared):
+    """The match of a leading ``d/dx`` (``d/dt`` for a declared ``t``...) in folded text."""
+    start = re.match(_DERIVATIVE, folded) if "/" in folded else None
+    if start and (len(start.group(1)) == 1 or start.group(1) in declared):
+        return start
+    return None
+
+
+def asks_for_derivative(text: str, declared=()) -> bool:
+    """Does ``text`` start with ``d/dx`` (or LaTeX's ``\\frac{d}{dx}``), asking for a
+    derivative rather than being one?"""
+    return _derivative_prefix(scan(text, declared)[2].folded, declared) is not None
 
 
 def _names_a_function(left_text: str, declared) -> bool:

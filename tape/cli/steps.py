@@ -90,35 +90,24 @@ def _sympy(tree: E.Expr):
 
 def _shown(tree: E.Expr):
     """``tree`` in SymPy for showing: like ``_sympy``, except that functions SymPy has no
-    name for (``sigmoid``, ``cbrt``, ``log2`` ...) keep their names instead of being expanded."""
+    name for (``sigmoid``, ``cbrt``, ``log2`` ...) keep their names instead of being expanded,
+    and so does a logarithm with a base (SymPy writes ``log(x, 2)`` as ``log(x)/log(2)``)."""
     sp = S.sympy()
     named: dict = {}
 
     def visit(node, kids):
-        if isinstance(node, E.Call) and not isinstance(FUNCTIONS[node.name].sympy, str):
+        if isinstance(node, E.Call) and (not isinstance(FUNCTIONS[node.name].sympy, str)
+                                         or (node.name == "log" and len(node.args) == 2)):
             key = E.Variable(f"_named{len(named)}")
             named[key.name] = (node.name, node.args)
             return key
-        return _rebuild(node, kids)
+        return E.rebuild(node, kids)
 
     plain = E.fold(tree, visit)
     out = _sympy(plain)
     for key, (name, args) in named.items():
         out = out.subs(S.symbol(key), sp.Function(name)(*[_shown(a) for a in args]))
     return out
-
-
-def _rebuild(node: E.Expr, kids: list) -> E.Expr:
-    """``node`` with its children replaced by ``kids``."""
-    if isinstance(node, E.Unary):
-        return E.Unary(node.op, kids[0])
-    if isinstance(node, E.Binary):
-        return E.Binary(node.op, kids[0], kids[1])
-    if isinstance(node, E.Call):
-        return E.Call(node.name, tuple(kids))
-    if isinstance(node, E.Index):
-        return E.Index(kids[0], node.index)
-    return node
 
 
 def _depends(tree: E.Expr, x: str) -> bool:
@@ -319,6 +308,11 @@ def _power(tree, x):
 
 
 def _function(tree, x):
+    if tree.name == "log" and len(tree.args) == 2:
+        # log_b(u) = ln(u)/ln(b), the change of base a textbook writes first
+        u, b = tree.args
+        rewritten = E.Binary("/", E.Call("log", (u,)), E.Call("log", (b,)))
+        return Step("rewrite", tree, x, _sympy(rewritten), [derive(rewritten, x)])
     if len(tree.args) != 1:
         raise CLIError(f"no step-by-step rule for {tree.name}() with {len(tree.args)} "
                        f"arguments; tape diff without --steps gives its derivative",

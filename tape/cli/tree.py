@@ -214,6 +214,31 @@ def build(items: list[tuple]) -> tuple[Expr, list[tuple[Expr, int]], set[str]]:
     return results[0], order, names
 
 
+def rebuild(node: Expr, kids: list) -> Expr:
+    """``node`` with its children replaced by ``kids`` (a ``fold`` visitor's building block)."""
+    if isinstance(node, Unary):
+        return Unary(node.op, kids[0], node.span)
+    if isinstance(node, Binary):
+        return Binary(node.op, kids[0], kids[1], node.span)
+    if isinstance(node, Call):
+        return Call(node.name, tuple(kids), node.span)
+    if isinstance(node, Index):
+        return Index(kids[0], node.index, node.span)
+    if isinstance(node, Relation):
+        return Relation(kids[0], kids[1], node.span)
+    return node
+
+
+def renamed(tree: Expr, names: dict[str, str]) -> Expr:
+    """``tree`` with each variable named in ``names`` renamed to its value there."""
+    def visit(node, kids):
+        if isinstance(node, Variable) and node.name in names:
+            return Variable(names[node.name], node.span)
+        return rebuild(node, kids)
+
+    return fold(tree, visit)
+
+
 def free_variables(tree: Expr) -> list[str]:
     """The variable names in ``tree``, sorted alphabetically, each once."""
     names: set[str] = set()

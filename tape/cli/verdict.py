@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from .errors import UNDECIDED, CLIError
-from .highprec import DIGITS
+from .highprec import AGREED_DIGITS
 from .timelimit import SymbolicFailure, SymbolicTimeout, run_limited, run_optional
 
 #: high-precision agreements needed to accept without a symbolic proof
@@ -41,6 +41,9 @@ class Decision:
     #: how both texts were read (SPEC section 4): {"expression": ..., "answer": ...}; the
     #: renderer puts it after "expression" in JSON (``output.render``)
     read_as: Optional[dict] = None
+    #: with a counterexample: derivative - answer there in high precision (for the plain
+    #: text, where the two floats alone may print alike)
+    gap: Optional[str] = None
 
     def document(self, expression: str, answer: str) -> dict:
         """The JSON document (SPEC sections 3 and 5)."""
@@ -68,10 +71,11 @@ def shown(deadline: float, renderers: tuple, args: tuple) -> Optional[str]:
 
 
 def settle(agree: int, where: str, prove: Callable, args: tuple, renderers: tuple,
-           timeout: float, **details) -> Decision:
+           timeout: float, hint: Optional[str] = None, **details) -> Decision:
     """The verdict without a counterexample: ``prove(*args)`` in a child (True when SymPy
     proves the answer right), else ``agree`` high-precision agreements ``where`` (e.g. "spread
-    over the domain"). ``renderers`` show the right derivative (see ``shown``)."""
+    over the domain"). ``renderers`` show the right derivative (see ``shown``); ``hint`` ends
+    the message of an undecided verdict (why so few points could be checked)."""
     start = time.monotonic()
     reason = None
     try:
@@ -85,7 +89,8 @@ def settle(agree: int, where: str, prove: Callable, args: tuple, renderers: tupl
     reason = reason or "SymPy could not simplify the difference to 0"
     if agree >= ENOUGH:
         return Decision(True, "numeric", expected, valid_points=agree,
-                        note=f"{reason}; both sides agree to {DIGITS} digits at {agree} "
+                        note=f"{reason}; both sides agree to {AGREED_DIGITS} digits at {agree} "
                              f"points {where}", **details)
     raise CLIError(f"undecided: {reason}, and only {agree} points {where} could be checked "
-                   f"(at least {ENOUGH} are needed)", UNDECIDED)
+                   f"(at least {ENOUGH} are needed)" + (f"; {hint}" if hint else ""),
+                   UNDECIDED)

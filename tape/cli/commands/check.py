@@ -79,14 +79,24 @@ def _word(correct: Optional[bool]) -> str:
 
 
 def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
+    from ..reading import asks_for_derivative
+
     lines = [_word(decision.correct)]
     lines += [decision.diagnosis["detail"]] if decision.diagnosis else []
     d = decision.label
     if decision.counterexample:
         c = decision.counterexample
         at = ", ".join(f"{k} = {v!r}" for k, v in c["at"].items())
-        lines.append(f"at {at}: the answer gives {c['answer']!r}, "
-                     f"the derivative is {c['expected']!r}")
+        line = f"at {at}: the answer gives {c['answer']!r}, the derivative is {c['expected']!r}"
+        if decision.gap and _alike(c["answer"], c["expected"]):
+            line += f" (apart by {decision.gap}, beyond the digits shown)"
+        lines.append(line)
     if decision.expected is not None:
-        lines.append(f"{d} {expression} = {decision.expected}")
+        asked = expression if asks_for_derivative(expression) else f"{d} {expression}"
+        lines.append(f"{asked} = {decision.expected}")
     return lines
+
+
+def _alike(a: float, b: float) -> bool:
+    """Do two floats agree to 9 digits (their difference then needs saying)?"""
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b))

@@ -97,7 +97,8 @@ NAMES = [
     ("ceil(x)", "ceil(x)"), ("ceiling(x)", "ceil(x)"), ("max(x, y)", "max(x, y)"),
     ("min(x, 1)", "min(x, 1)"), ("log(x, 2)", "log(x, 2)"), ("log_2(x)", "log(x, 2)"),
     ("log_2 x", "log(x, 2)"), ("log_b(x)", "log(x, b)"), ("log_10 x", "log(x, 10)"),
-    ("log_3(x^2)", "log(x**2, 3)"), ("root(x, 3)", "root(x, 3)"), ("root(x, n)", "root(x, n)"),
+    ("log_3(x^2)", "log(x**2, 3)"), ("log_{10} x", "log(x, 10)"), ("log_(2)(x^2)", "log(x**2, 2)"),
+    ("log_{b}(x)", "log(x, b)"), ("root(x, 3)", "root(x, 3)"), ("root(x, n)", "root(x, n)"),
     ("log(x)", "log(x)"), ("ln(x)", "log(x)"), ("log2(x)", "log2(x)"), ("log10(x)", "log10(x)"),
     ("arctan x", "atan(x)"), ("arcsin 2x", "asin(2*x)"), ("sgn x", "sign(x)"),
     ("Abs(x)", "abs(x)"), ("abs(x)", "abs(x)"), ("Max(x, y)", "max(x, y)"),
@@ -125,6 +126,9 @@ LABELS = [
     ("y = 3x^2 + 2x", "3*x**2 + 2*x"), ("f(x) = sin x", "sin(x)"), ("g(t) = t e^t", "t*e**t"),
     ("y' = 2x", "2*x"), ("f'(x) = 2x", "2*x"), ("dy/dx = 2x", "2*x"), ("d/dt (t^3)", "t**3"),
     ("d/dx[x^2]", "x**2"), ("h(x)=ln x", "log(x)"),
+    ("y'' = 6x", "6*x"), ("d^2y/dx^2 = 6x", "6*x"), ("d2y/dx2 = 6x", "6*x"),
+    ("d²y/dx² = 6x", "6*x"), ("y′ = 2x", "2*x"), ("f′(x) = 2x", "2*x"), ("y″ = 6x", "6*x"),
+    ("y’ = 2x", "2*x"),
 ]
 
 # --- LaTeX (eighth bullet) -----------------------------------------------------------------
@@ -174,10 +178,23 @@ NOTED = [
     ("e^3t", "e**3*t", "read e^3t as (e**3)*t"),
     ("xsinx", "x*sin(x)", "read xsinx as x sin x"),
     ("x^3/2", "(x**3)/2", "read x^3/2 as (x**3)/2"),
+    ("e^-2x", "(e**-2)*x", "read e^-2x as (e**-2)*x"),
+    ("x^-1/2", "(x**-1)/2", "read x^-1/2 as (x**-1)/2"),
+    ("(x+1)^2x", "((x+1)**2)*x", "read (x+1)^2x as ((x+1)**2)*x (write (x+1)^(2x)"),
+    ("sin(x)^2x", "(sin(x)**2)*x", "read sin(x)^2x as (sin(x)**2)*x"),
+    ("|x|^1/2", "abs(x)**1/2", "read |x|^1/2 as (|x|**1)/2 (write |x|^(1/2)"),
+    ("x^2(x+1)", "x**2*(x+1)", "(write x^(2(x+1)) for the other reading)"),
+    ("sin x^1/2", "sin(x**1)/2", "read x^1/2 as (x**1)/2"),
+    ("√x^1/2", "sqrt(x**1)/2", "read x^1/2 as (x**1)/2"),
+    ("ln(x)/2x", "(log(x)/2)*x", "read ln(x)/2x as (ln(x)/2)*x (write ln(x)/(2x)"),
+    ("1/2(x+1)", "(1/2)*(x+1)", "read 1/2(x+1) as (1/2)*(x+1)"),
+    ("√2x", "sqrt(2)*x", "read √2x as sqrt(2)*x (write √(2x) for the other reading)"),
+    ("∛8x", "cbrt(8)*x", "read ∛8x as cbrt(8)*x"),
+    ("√2(x+1)", "sqrt(2)*(x+1)", "read √2(x+1) as sqrt(2)*(x+1)"),
 ]
 
 # Readings that are not notes: no note line may be printed for these
-UNNOTED = ["x^2/4", "x^2", "sin(x)", "2x", "x^2 + 1", "sin x", "e^(2x)", "x^(1/2)", "1/(2x)", "(1/2)x",
+UNNOTED = ["√2 x", "√2sin x", "2√x", "x^2/4", "x^2", "sin(x)", "2x", "x^2 + 1", "sin x", "e^(2x)", "x^(1/2)", "1/(2x)", "(1/2)x",
            "log_2(x)", "sin(x)/2", "2*x*y", "x y"]
 
 # Errors: (typed, fragment of the message or of a hint)
@@ -205,6 +222,10 @@ ERRORS = [
     ("x $ y", "invalid syntax"),
     ("xy(x+1)", "unknown function 'xy'"),
     ("2.5.3", "two numbers side by side"),
+    ("2,5x", "write decimals with a point (2.5, not 2,5)"),
+    ("lambda x", "write λ, or another name such as lam"),
+    ("2 lambda^2", "the Greek letter lambda cannot be spelled out"),
+    ("x^2 + 1,5", "write decimals with a point"),
 ]
 
 # Names the command declared are never split: (typed, declared, meaning)
