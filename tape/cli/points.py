@@ -12,6 +12,7 @@ All points are stacked into one array per variable: shape ``(N,)`` for a scalar 
 """
 from __future__ import annotations
 
+import collections
 import io
 import itertools
 import os
@@ -528,7 +529,8 @@ def _csv_header(batches: Iterator[Lines], where: str) -> tuple[str, list[str], L
             if not any(c.strip() for c in row):
                 continue
             header = [normalize(h) for h in row]
-            repeated = sorted({h for h in header if h and header.count(h) > 1})
+            repeated = sorted(h for h, times in collections.Counter(header).items()
+                              if h and times > 1)
             if repeated:
                 raise CLIError(f"--points {where}: the header names "
                                f"{', '.join(map(repr, repeated))} more than once (each column "

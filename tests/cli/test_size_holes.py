@@ -1,0 +1,35 @@
+"""Inputs of extreme size that used to hang, blow the memory budget or end in an internal error:
+each is now answered within the budget or refused with exit 2 (see docs/higher.md, "Memory on
+a budget")."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from cli_helpers import ROOT, numbers, tape_capped
+
+
+def test_a_csv_header_of_100000_columns_is_read_in_linear_time(tmp_path):
+    # the check for repeated names compared every name with every other: 100,000 columns
+    # took minutes before answering; a hang shows here as the timeout
+    columns = 100_000
+    path = tmp_path / "wide.csv"
+    with open(path, "w") as f:
+        f.write(",".join(f"c{i}" for i in range(columns)) + ",x\n")
+        for value in (1, 2, 3):
+            f.write("0," * columns + f"{value}\n")
+    done = subprocess.run([sys.executable, "-m", "tape", "grad", "x^2", "--points", str(path),
+                           "--format", "plain"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert numbers(done.stdout) == [[2.0], [4.0], [6.0]]
+
+
+def test_a_repeated_name_among_100000_columns_is_still_named(tmp_path):
+    path = tmp_path / "wide.csv"
+    names = [f"c{i}" for i in range(100_000)] + ["x", "c7"]
+    path.write_text(",".join(names) + "\n" + ",".join("1" for _ in names) + "\n")
+    done = tape_capped("grad", "x^2", "--points", str(path), memory_mb=2048, timeout=60)
+    assert done.returncode == 2
+    assert "the header names 'c7' more than once" in done.stderr
