@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from cli_helpers import ROOT, numbers, tape_capped
 
@@ -33,3 +34,27 @@ def test_a_repeated_name_among_100000_columns_is_still_named(tmp_path):
     done = tape_capped("grad", "x^2", "--points", str(path), memory_mb=2048, timeout=60)
     assert done.returncode == 2
     assert "the header names 'c7' more than once" in done.stderr
+
+
+#: the address space of a capped run: Python, NumPy and their libraries take ~300 MB of it
+CAP_MB = 900
+
+
+def test_plot_takes_the_grid_in_passes_that_fit_the_budget():
+    # 3,000 terms at 5,000 grid points kept every op's values for the whole grid at once
+    # (1.1 GB: a MemoryError, exit 70, under the cap); now the grid goes through in passes,
+    # with the numbers of the polynomial
+    coefficients = [k % 7 + 1 for k in range(3000)]
+    powers = [k % 5 for k in range(3000)]
+    text = "+".join(f"{c}*x^{p}" for c, p in zip(coefficients, powers))
+    done = tape_capped("plot", text, "--range", "0:3", "--points", "5000", "--format", "plain",
+                       "--memory", "128", memory_mb=CAP_MB, timeout=60)
+    assert done.returncode == 0, done.stderr[-500:]
+    rows = np.array(numbers(done.stdout))
+    assert rows.shape == (5000, 3)
+    x = rows[:, 0]
+    assert np.allclose(x, np.linspace(0, 3, 5000), rtol=0, atol=1e-15)
+    c, p = np.array(coefficients, dtype=float), np.array(powers)
+    assert np.allclose(rows[:, 1], (c * x[:, None] ** p).sum(axis=1), rtol=1e-12)
+    slope = (c * p * x[:, None] ** np.maximum(p - 1, 0)).sum(axis=1)
+    assert np.allclose(rows[:, 2], slope, rtol=1e-12)
