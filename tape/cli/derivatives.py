@@ -465,7 +465,8 @@ def _recorded(fn, arrays: list[np.ndarray], comps: list[Component]):
     """``(tape, y, source)``: ``fn`` run on a persistent tape watching ``source``, the
     components side by side as one (N, d) tensor (whole variables in order, as
     ``components`` lists them; each variable is a slice of it), so that one backward sweep
-    reaches them all; ``y`` is the result as (N, m)."""
+    reaches them all; ``y`` is the result as (N, m), the m outputs of a point in row-major
+    order."""
     import tape
 
     order = _variables_of(comps)
@@ -487,8 +488,10 @@ def _recorded(fn, arrays: list[np.ndarray], comps: list[Component]):
             xs[v] = tape.reshape(part, arrays[v].shape)
             start += column.shape[1]
         y = fn(*xs)
-        if len(y.shape) == 1:
-            y = tape.reshape(y, (-1, 1))
+        if len(y.shape) != 2:
+            # one output per point is a column; a matrix (or more) per point is its entries
+            # in row-major order, as NumPy's ravel gives them
+            y = tape.reshape(y, (n, -1))
     return t, y, source
 
 

@@ -1,6 +1,6 @@
-"""Inputs of extreme size that used to hang, blow the memory budget or end in an internal error:
-each is now answered within the budget or refused with exit 2 (see docs/higher.md, "Memory on
-a budget")."""
+"""Inputs, most of them of extreme size, that used to hang, blow the memory budget or end in an
+internal error: each is now answered within the budget or refused with exit 2 (see
+docs/higher.md, "Memory on a budget")."""
 from __future__ import annotations
 
 import subprocess
@@ -58,3 +58,29 @@ def test_plot_takes_the_grid_in_passes_that_fit_the_budget():
     assert np.allclose(rows[:, 1], (c * x[:, None] ** p).sum(axis=1), rtol=1e-12)
     slope = (c * p * x[:, None] ** np.maximum(p - 1, 0)).sum(axis=1)
     assert np.allclose(rows[:, 2], slope, rtol=1e-12)
+
+
+def test_a_jacobian_of_a_matrix_valued_script_is_taken_over_its_entries(tmp_path):
+    # a script returning a matrix per point ended in exit 70 (the report expected (N, m));
+    # its entries are the outputs, in row-major order
+    script = tmp_path / "outer.py"
+    script.write_text("import numpy as np\n\ndef f(x):\n    return np.outer(x, x)\n")
+    points = [[1.0, 2.0, 3.0], [0.5, -1.5, 2.5]]
+    for at in ([points[0]], points):          # one point (one call) and two (vectorized)
+        args = sum((["--at", f"x=[{','.join(map(str, p))}]"] for p in at), [])
+        done = tape_capped("jacobian", str(script), *args, "--format", "plain",
+                           memory_mb=CAP_MB)
+        assert done.returncode == 0, done.stderr[-500:]
+        for row, p in zip(numbers(done.stdout), at):
+            x = np.array(p)
+            expected = np.zeros((3, 3, 3))      # d(x_i x_j)/dx_k
+            for i in range(3):
+                for j in range(3):
+                    expected[i, j, i] += x[j]
+                    expected[i, j, j] += x[i]
+            h = 1e-6
+            by_differences = np.stack([(np.outer(x + h * e, x + h * e) -
+                                        np.outer(x - h * e, x - h * e)) / (2 * h)
+                                       for e in np.eye(3)], axis=-1)
+            assert np.allclose(expected, by_differences, atol=1e-8)
+            assert np.allclose(row, expected.reshape(-1), rtol=0, atol=1e-12)
