@@ -84,3 +84,13 @@ def test_a_jacobian_of_a_matrix_valued_script_is_taken_over_its_entries(tmp_path
                                        for e in np.eye(3)], axis=-1)
             assert np.allclose(expected, by_differences, atol=1e-8)
             assert np.allclose(row, expected.reshape(-1), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("answer, code", [("3*x^2*3000 + 3000", 0), ("3*x^2*3000", 1)])
+def test_check_evaluates_a_sum_of_3000_terms_without_recursion(answer, code):
+    # the high-precision evaluator nested one closure per binary op: a sum of 3,000 terms
+    # passed Python's recursion limit (exit 70)
+    text = "+".join(["x^3+x"] * 3000)
+    done = tape_capped("check", text, "--answer", answer, memory_mb=CAP_MB, timeout=60)
+    assert done.returncode == code, done.stderr[-500:]
+    assert done.stdout.startswith("correct" if code == 0 else "wrong")
