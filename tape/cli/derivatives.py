@@ -103,8 +103,10 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
             outcome = _run_script(target, arrays, variables, sizes, points.count, compute_on,
                                   show_progress, budget)
         else:
+            probe = budget.per_pass(_guessed_cost(target, sizes, mode, order, len(comps)),
+                                    B.PROBE_POINTS)
             outcome = _run_chunked(target, arrays, variables, sizes, points.count, compute_on,
-                                   show_progress, budget)
+                                   show_progress, budget, probe)
     _refuse_untracked_conversions(caught, target)
     outcome.warnings = _distinct_messages(caught)
     if isinstance(outcome.jacobian, StreamedMatrix):
@@ -149,11 +151,32 @@ def _distinct_messages(caught) -> list[str]:
     return seen
 
 
-def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progress, budget):
-    """Passes over the points: the first of ``PROBE_POINTS`` measured, the others as large as
-    the budget holds at that cost per point (at most ``CHUNK``)."""
+def _guessed_cost(target: Target, sizes: dict, mode: str, order: int, d: int) -> float:
+    """Bytes a point may cost an expression's pass, guessed from its size before anything is
+    measured, so that the measured first pass itself fits the budget: every node keeps
+    ``order + 1`` Taylor coefficients (or a value and an adjoint) of its widest vector, for
+    each partial asked."""
+    from .tree import postorder
+
+    nodes = sum(len(postorder(tree)) for tree in target.trees)
+    widest = max([k for k in sizes.values() if k] + [1])
+    per_node = (order + 1) * (math.comb(d + order - 1, order) if d and order > 1 else 1)
+    if mode in ("jacobian", "hessian"):
+        per_node = max(per_node, 3 * max(d, 1))
+    return GUESSED_BYTES_PER_NODE * nodes * widest * per_node
+
+
+#: bytes per node, point and coefficient assumed by ``_guessed_cost`` (twice the ~8 that
+#: long sums and products measure at order 1 and 30)
+GUESSED_BYTES_PER_NODE = 16
+
+
+def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progress, budget,
+                 probe: int = B.PROBE_POINTS, measure: Callable = B.measured):
+    """Passes over the points: the first of ``probe`` points measured by ``measure``, the
+    others as large as the budget holds at that cost per point (at most ``CHUNK``)."""
     pieces = []
-    start, step = 0, min(B.PROBE_POINTS, CHUNK)
+    start, step = 0, max(1, min(probe, CHUNK))
     shown = show_progress and count > step
     with progress(count, "evaluating", True) if shown else NO_PROGRESS as advance:
         while start < count or not pieces:
@@ -163,7 +186,7 @@ def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progr
             if pieces or n >= count:       # nothing left to size: no measuring
                 pieces.append(compute_on(fn, chunk))
             else:
-                piece, peak = B.measured(lambda: compute_on(fn, chunk))
+                piece, peak = measure(lambda: compute_on(fn, chunk))
                 pieces.append(piece)
                 step = budget.per_pass(peak / n, CHUNK) if peak else CHUNK
             start += n
@@ -176,16 +199,21 @@ def _run_script(target, arrays, variables, sizes, count, compute_on, show_progre
         fn = unbatched(target.batched(variables, sizes, 1))
         return _differentiate_script(compute_on, fn, [a[i:i + 1] for a in arrays])
 
-    first = one(0)
     if count == 1:
-        return first
+        return one(0)
+    # a script's cost is unknown until it runs: what one point took sizes the measured first
+    # vectorized pass; when not even two points fit a pass, the points go one at a time (a
+    # point of a vectorized pass can cost twice a lone one: its ops hold arrays, not scalars)
+    first, cost = B.measured_resident(lambda: one(0))
+    probe = budget.per_pass(cost, B.PROBE_POINTS)
     try:
-        whole = _run_chunked(target, arrays, variables, sizes, count,
-                             lambda fn, chunk: _differentiate_script(compute_on, fn, chunk),
-                             show_progress, budget)
-        if _agrees(whole, first, 0, count) and _agrees(whole, one(count - 1), count - 1,
-                                                       count):
-            return whole
+        if probe > 1:
+            whole = _run_chunked(target, arrays, variables, sizes, count,
+                                 lambda fn, chunk: _differentiate_script(compute_on, fn, chunk),
+                                 show_progress, budget, probe, B.measured_resident)
+            if _agrees(whole, first, 0, count) and _agrees(whole, one(count - 1), count - 1,
+                                                           count):
+                return whole
     except CLIError:
         pass
     pieces = [first]

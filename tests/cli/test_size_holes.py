@@ -94,3 +94,46 @@ def test_check_evaluates_a_sum_of_3000_terms_without_recursion(answer, code):
     done = tape_capped("check", text, "--answer", answer, memory_mb=CAP_MB, timeout=60)
     assert done.returncode == code, done.stderr[-500:]
     assert done.stdout.startswith("correct" if code == 0 else "wrong")
+
+
+LOOP_SCRIPT = """
+import numpy as np
+
+def f(x):
+    y = x
+    for _ in range(600_000):
+        y = y * 1.000001
+    return y
+"""
+
+
+def peak_rss_mb(args: list[str], input: str) -> tuple[int, str, float]:
+    """Exit code, standard output and peak resident MB of ``python -m tape ARGS``."""
+    import os
+
+    proc = subprocess.Popen([sys.executable, "-m", "tape", *args], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT,
+                            text=True)
+    proc.stdin.write(input)
+    proc.stdin.close()
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, out, usage.ru_maxrss / 1024
+
+
+def test_a_script_recording_600000_ops_at_several_points_stays_near_one_point(tmp_path):
+    # the first vectorized pass took 64 points, with tracemalloc's record of every
+    # allocation (twice the peak of one point under --memory 128 for 10^6 ops, gigabytes for more); now one point,
+    # measured by the kernel's peak, sizes it, and points that do not fit two at a time go
+    # one by one: the peak is what one point needs (about 150 MB here, over the budget by
+    # itself) and no more
+    script = tmp_path / "loop.py"
+    script.write_text(LOOP_SCRIPT)
+    args = ["grad", str(script), "--at", "-", "--format", "plain"]
+    code, out, one_point = peak_rss_mb(args, "0.5\n")
+    assert code == 0
+    code, out, three_points = peak_rss_mb(args + ["--memory", "128"], "0.5\n1\n2\n")
+    assert code == 0
+    assert np.allclose(numbers(out), [[1.000001 ** 600_000]] * 3, rtol=1e-10)
+    assert three_points < 1.3 * one_point, (three_points, one_point)
