@@ -42,6 +42,9 @@ class Budget(Frozen):
 
     def __init__(self, bytes: int) -> None:
         object.__setattr__(self, "bytes", int(bytes))
+        # bytes per point measured by this run's first pass of each kind of work (not a
+        # field: a memo of the run, so the blocks of a long input are measured once)
+        object.__setattr__(self, "measured_costs", {})
 
     @property
     def mb(self) -> int:

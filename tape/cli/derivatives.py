@@ -105,8 +105,11 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
         else:
             probe = budget.per_pass(_guessed_cost(target, sizes, mode, order, len(comps)),
                                     B.PROBE_POINTS)
+            # the blocks of one run (a long --at - input) share what the first one measured
+            work = (id(target), mode, order, tuple(variables), tuple(c.label for c in comps),
+                    tuple(sorted(sizes.items())))
             outcome = _run_chunked(target, arrays, variables, sizes, points.count, compute_on,
-                                   show_progress, budget, probe)
+                                   show_progress, budget, probe, memo=work)
     _refuse_untracked_conversions(caught, target)
     outcome.warnings = _distinct_messages(caught)
     if isinstance(outcome.jacobian, StreamedMatrix):
@@ -172,23 +175,31 @@ GUESSED_BYTES_PER_NODE = 16
 
 
 def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progress, budget,
-                 probe: int = B.PROBE_POINTS, measure: Callable = B.measured):
-    """Passes over the points: the first of ``probe`` points measured by ``measure``, the
-    others as large as the budget holds at that cost per point (at most ``CHUNK``)."""
+                 probe: int = B.PROBE_POINTS, measure: Optional[Callable] = None,
+                 memo: Optional[tuple] = None):
+    """Passes over the points: the first of ``probe`` points measured by ``measure``
+    (``budget.measured`` by default), the others as large as the budget holds at that cost per point (at most ``CHUNK``). With a
+    ``memo`` key, the cost is kept in ``budget.measured_costs``: a later call for the same
+    work measures nothing."""
     pieces = []
     start, step = 0, max(1, min(probe, CHUNK))
+    known = budget.measured_costs.get(memo) if memo is not None else None
+    if known is not None:
+        step = budget.per_pass(known, CHUNK) if known else CHUNK
     shown = show_progress and count > step
     with progress(count, "evaluating", True) if shown else NO_PROGRESS as advance:
         while start < count or not pieces:
             n = min(step, count - start) if count else 1
             chunk = [a[start:start + n] for a in arrays]
             fn = target.batched(variables, sizes, n)
-            if pieces or n >= count:       # nothing left to size: no measuring
+            if pieces or n >= count or known is not None:     # nothing left to size
                 pieces.append(compute_on(fn, chunk))
             else:
-                piece, peak = measure(lambda: compute_on(fn, chunk))
+                piece, peak = (measure or B.measured)(lambda: compute_on(fn, chunk))
                 pieces.append(piece)
                 step = budget.per_pass(peak / n, CHUNK) if peak else CHUNK
+                if memo is not None:
+                    budget.measured_costs[memo] = peak / n
             start += n
             advance(n)
     return _join(pieces)

@@ -137,3 +137,30 @@ def test_a_script_recording_600000_ops_at_several_points_stays_near_one_point(tm
     assert code == 0
     assert np.allclose(numbers(out), [[1.000001 ** 600_000]] * 3, rtol=1e-10)
     assert three_points < 1.3 * one_point, (three_points, one_point)
+
+
+def test_a_long_input_is_measured_once_per_run(monkeypatch):
+    # every block of a long --at - input re-measured a first pass under tracemalloc; the
+    # cost per point measured by the first block now sizes the passes of the others
+    from cli_helpers import tape_cli
+
+    from tape.cli import budget as B, points as P
+
+    probes = []
+    measured = B.measured
+
+    def counted(fn):
+        probes.append(1)
+        return measured(fn)
+
+    monkeypatch.setattr(B, "measured", counted)
+    monkeypatch.setattr(P, "STREAM_BLOCK", 1000)
+    xs = np.linspace(-2, 2, 5000)
+    text = "\n".join(repr(float(x)) for x in xs) + "\n"
+    result = tape_cli("grad", "x^2*sin(x)+exp(-x^2)", "--at", "-", "--format", "plain",
+                      input=text)
+    assert result.exit_code == 0, result.stderr
+    assert len(probes) == 1
+    slopes = np.array(numbers(result.stdout)).ravel()
+    expected = 2 * xs * np.sin(xs) + xs ** 2 * np.cos(xs) - 2 * xs * np.exp(-xs ** 2)
+    assert slopes.shape == (5000,) and np.allclose(slopes, expected, rtol=1e-13, atol=1e-15)
