@@ -36,8 +36,10 @@ STREAM_BLOCK = 65_536
 #: bytes taken from a file descriptor at a time (whatever of it has arrived)
 READ_BYTES = 1 << 20
 #: one line of points (a CSV row, an --at - line) may be this long; an endless line (a
-#: binary file, /dev/zero) is refused at this length instead of filling memory
-MAX_LINE_CHARACTERS = 1 << 26
+#: binary file, /dev/zero) is refused at this length instead of filling memory. Reading and
+#: parsing a line takes about 12 bytes a character, so the longest line fits the smallest
+#: budget (128 MB); 30 vectors of 10,000 components at full precision fit in it
+MAX_LINE_CHARACTERS = 1 << 23
 #: the longest CSV field read (the csv module's limit is a C long on some platforms)
 CSV_FIELD_LIMIT = 2**31 - 1
 

@@ -114,8 +114,11 @@ def peak_rss_mb(args: list[str], input: str) -> tuple[int, str, float]:
     proc = subprocess.Popen([sys.executable, "-m", "tape", *args], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT,
                             text=True)
-    proc.stdin.write(input)
-    proc.stdin.close()
+    try:
+        proc.stdin.write(input)
+        proc.stdin.close()
+    except BrokenPipeError:         # tape refused the input before reading all of it
+        pass
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -164,3 +167,15 @@ def test_a_long_input_is_measured_once_per_run(monkeypatch):
     slopes = np.array(numbers(result.stdout)).ravel()
     expected = 2 * xs * np.sin(xs) + xs ** 2 * np.cos(xs) - 2 * xs * np.exp(-xs ** 2)
     assert slopes.shape == (5000,) and np.allclose(slopes, expected, rtol=1e-13, atol=1e-15)
+
+
+def test_one_long_line_of_points_is_refused_before_it_outgrows_the_smallest_budget():
+    # a 60,000,000-character line was read and parsed whole (about 12 bytes a character:
+    # 750 MB under --memory 128); the line limit is now what the smallest budget holds
+    from tape.cli import points as P
+
+    code, out, peak = peak_rss_mb(["grad", "x^2", "--at", "-", "--memory", "128"],
+                                  "1" * 60_000_000 + "\n")
+    assert code == 2 and out == ""
+    assert peak < 200, peak
+    assert P.MAX_LINE_CHARACTERS * 12 < 128 * 2**20
