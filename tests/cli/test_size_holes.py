@@ -171,13 +171,15 @@ def test_a_long_input_is_measured_once_per_run(monkeypatch):
 
 def test_one_long_line_of_points_is_refused_before_it_outgrows_the_smallest_budget():
     # a 60,000,000-character line was read and parsed whole (about 12 bytes a character:
-    # 750 MB under --memory 128); the line limit is now what the smallest budget holds
+    # 750 MB under --memory 128, past this cap); the line limit is now what the smallest
+    # budget holds, and the line is refused as soon as it is longer
     from tape.cli import points as P
 
-    code, out, peak = peak_rss_mb(["grad", "x^2", "--at", "-", "--memory", "128"],
-                                  "1" * 60_000_000 + "\n")
-    assert code == 2 and out == ""
-    assert peak < 200, peak
+    done = tape_capped("grad", "x^2", "--at", "-", "--memory", "128",
+                       input="1" * 60_000_000 + "\n", memory_mb=CAP_MB)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("error: standard input: a line longer than 8,388,608 "
+                                  "characters"), done.stderr[-300:]
     assert P.MAX_LINE_CHARACTERS * 12 < 128 * 2**20
 
 
