@@ -410,6 +410,11 @@ def jacobian(fn, arrays: list[np.ndarray], comps: list[Component],
     """
     t, y, source = _recorded(fn, arrays, comps)
     n, m, d = int(y.shape[0]), int(y.shape[1]), len(comps)
+    if n * m * d > MAX_JACOBIAN_ENTRIES:
+        raise CLIError(f"a Jacobian of {m:,} outputs by {d:,} components at {n:,} "
+                       f"point{'s' if n != 1 else ''} has {n * m * d:,} entries; the limit is "
+                       f"{MAX_JACOBIAN_ENTRIES:,} (about 20 GB of text): ask for fewer "
+                       f"components (--wrt) or outputs")
     budget = B.from_option(None) if budget is None else budget
     # the result, each variable's block of it, and for JSON the numbers as Python floats
     # and text (about 64 bytes an entry in all)
@@ -444,6 +449,12 @@ def jacobian(fn, arrays: list[np.ndarray], comps: list[Component],
         return as_numpy(y), _forward_jacobian(fn, arrays, comps, (n, m))
     rows = budget.per_pass(3 * recorded_bytes(t), m)
     return as_numpy(y), _reverse_jacobian(t, y, source, rows)
+
+
+#: the most entries a Jacobian may have: each block of its rows takes one forward pass per
+#: component (or one backward sweep per row), so beyond this a run takes hours or days and
+#: its text tens of gigabytes (10,000 outputs by 10,000 components are 10^8)
+MAX_JACOBIAN_ENTRIES = 10 ** 9
 
 
 def hessian(fn, arrays: list[np.ndarray], comps: list[Component],

@@ -210,3 +210,14 @@ def test_third_partials_of_34_variables_are_right():
         expected.append(partial)
     assert len(got) == 7140
     assert np.allclose(got, expected, rtol=1e-10, atol=0)
+
+
+def test_a_jacobian_of_more_than_a_billion_entries_is_refused_at_once():
+    # 1,210,000 outputs by 1,100 components: the blocks of rows went on for days with no
+    # output; now exit 2 naming the entries and the limit, before any derivative
+    script = ROOT / "tests" / "cli" / "bad_input" / "outer_out.py"
+    point = "x=[" + ",".join(["1"] * 1100) + "]"
+    done = tape_capped("jacobian", str(script), "--at", point, "--format", "plain",
+                       memory_mb=CAP_MB, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "has 1,331,000,000 entries; the limit is 1,000,000,000" in done.stderr
