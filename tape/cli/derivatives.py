@@ -86,7 +86,8 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
             taylor = single_derivative(fn, chunk_arrays, comps[0], order)
             if taylor is not None:
                 return Outcome(*taylor)
-        if order > 2 and not target.is_script and all(c.index is None for c in comps):
+        if order > 2 and not target.is_script and all(c.index is None for c in comps) \
+                and taylor_codes_fit(len(comps), order):
             value = value_only(fn, chunk_arrays)
             return Outcome(value, taylor_partials(
                 lambda count: target.batched(variables, sizes, count), chunk_arrays, comps,
@@ -103,8 +104,13 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
             outcome = _run_script(target, arrays, variables, sizes, points.count, compute_on,
                                   show_progress, budget)
         else:
+            probe = budget.per_pass(_guessed_cost(target, sizes, mode, order, len(comps)),
+                                    B.PROBE_POINTS)
+            # the blocks of one run (a long --at - input) share what the first one measured
+            work = (id(target), mode, order, tuple(variables), tuple(c.label for c in comps),
+                    tuple(sorted(sizes.items())))
             outcome = _run_chunked(target, arrays, variables, sizes, points.count, compute_on,
-                                   show_progress, budget)
+                                   show_progress, budget, probe, memo=work)
     _refuse_untracked_conversions(caught, target)
     outcome.warnings = _distinct_messages(caught)
     if isinstance(outcome.jacobian, StreamedMatrix):
@@ -149,23 +155,52 @@ def _distinct_messages(caught) -> list[str]:
     return seen
 
 
-def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progress, budget):
-    """Passes over the points: the first of ``PROBE_POINTS`` measured, the others as large as
-    the budget holds at that cost per point (at most ``CHUNK``)."""
+def _guessed_cost(target: Target, sizes: dict, mode: str, order: int, d: int) -> float:
+    """Bytes a point may cost an expression's pass, guessed from its size before anything is
+    measured, so that the measured first pass itself fits the budget: every node keeps
+    ``order + 1`` Taylor coefficients (or a value and an adjoint) of its widest vector, for
+    each partial asked."""
+    from .tree import postorder
+
+    nodes = sum(len(postorder(tree)) for tree in target.trees)
+    widest = max([k for k in sizes.values() if k] + [1])
+    per_node = (order + 1) * (math.comb(d + order - 1, order) if d and order > 1 else 1)
+    if mode in ("jacobian", "hessian"):
+        per_node = max(per_node, 3 * max(d, 1))
+    return GUESSED_BYTES_PER_NODE * nodes * widest * per_node
+
+
+#: bytes per node, point and coefficient assumed by ``_guessed_cost`` (twice the ~8 that
+#: long sums and products measure at order 1 and 30)
+GUESSED_BYTES_PER_NODE = 16
+
+
+def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progress, budget,
+                 probe: int = B.PROBE_POINTS, measure: Optional[Callable] = None,
+                 memo: Optional[tuple] = None):
+    """Passes over the points: the first of ``probe`` points measured by ``measure``
+    (``budget.measured`` by default), the others as large as the budget holds at that cost per point (at most ``CHUNK``). With a
+    ``memo`` key, the cost is kept in ``budget.measured_costs``: a later call for the same
+    work measures nothing."""
     pieces = []
-    start, step = 0, min(B.PROBE_POINTS, CHUNK)
+    start, step = 0, max(1, min(probe, CHUNK))
+    known = budget.measured_costs.get(memo) if memo is not None else None
+    if known is not None:
+        step = budget.per_pass(known, CHUNK) if known else CHUNK
     shown = show_progress and count > step
     with progress(count, "evaluating", True) if shown else NO_PROGRESS as advance:
         while start < count or not pieces:
             n = min(step, count - start) if count else 1
             chunk = [a[start:start + n] for a in arrays]
             fn = target.batched(variables, sizes, n)
-            if pieces or n >= count:       # nothing left to size: no measuring
+            if pieces or n >= count or known is not None:     # nothing left to size
                 pieces.append(compute_on(fn, chunk))
             else:
-                piece, peak = B.measured(lambda: compute_on(fn, chunk))
+                piece, peak = (measure or B.measured)(lambda: compute_on(fn, chunk))
                 pieces.append(piece)
                 step = budget.per_pass(peak / n, CHUNK) if peak else CHUNK
+                if memo is not None:
+                    budget.measured_costs[memo] = peak / n
             start += n
             advance(n)
     return _join(pieces)
@@ -176,16 +211,21 @@ def _run_script(target, arrays, variables, sizes, count, compute_on, show_progre
         fn = unbatched(target.batched(variables, sizes, 1))
         return _differentiate_script(compute_on, fn, [a[i:i + 1] for a in arrays])
 
-    first = one(0)
     if count == 1:
-        return first
+        return one(0)
+    # a script's cost is unknown until it runs: what one point took sizes the measured first
+    # vectorized pass; when not even two points fit a pass, the points go one at a time (a
+    # point of a vectorized pass can cost twice a lone one: its ops hold arrays, not scalars)
+    first, cost = B.measured_resident(lambda: one(0))
+    probe = budget.per_pass(cost, B.PROBE_POINTS)
     try:
-        whole = _run_chunked(target, arrays, variables, sizes, count,
-                             lambda fn, chunk: _differentiate_script(compute_on, fn, chunk),
-                             show_progress, budget)
-        if _agrees(whole, first, 0, count) and _agrees(whole, one(count - 1), count - 1,
-                                                       count):
-            return whole
+        if probe > 1:
+            whole = _run_chunked(target, arrays, variables, sizes, count,
+                                 lambda fn, chunk: _differentiate_script(compute_on, fn, chunk),
+                                 show_progress, budget, probe, B.measured_resident)
+            if _agrees(whole, first, 0, count) and _agrees(whole, one(count - 1), count - 1,
+                                                           count):
+                return whole
     except CLIError:
         pass
     pieces = [first]
@@ -316,6 +356,14 @@ def taylor_partials(batched: Callable, arrays: list[np.ndarray], comps: list[Com
     return {key: got[:, j] for j, key in enumerate(multisets(len(comps), order))}
 
 
+def taylor_codes_fit(n_components: int, order: int) -> bool:
+    """Whether ``tape.partials`` can be trusted with ``n_components`` variables at ``order``:
+    it tells its directions apart by a code in base order + 1 held in 64 bits, and from
+    (order + 1) ** (n - 1) >= 2**63 on, directions share a code and partials come out wrong
+    (order 3 with 34 variables or more). Nested tapes take those."""
+    return (order + 1) ** (n_components - 1) < 2 ** 63
+
+
 def single_derivative(fn, arrays: list[np.ndarray], comp: Component, order: int):
     """The ``order``-th derivative along one scalar variable, by the engine's Taylor mode
     (``tape.derivative``) when it exists and handles the batch; None otherwise (the caller
@@ -362,6 +410,11 @@ def jacobian(fn, arrays: list[np.ndarray], comps: list[Component],
     """
     t, y, source = _recorded(fn, arrays, comps)
     n, m, d = int(y.shape[0]), int(y.shape[1]), len(comps)
+    if n * m * d > MAX_JACOBIAN_ENTRIES:
+        raise CLIError(f"a Jacobian of {m:,} outputs by {d:,} components at {n:,} "
+                       f"point{'s' if n != 1 else ''} has {n * m * d:,} entries; the limit is "
+                       f"{MAX_JACOBIAN_ENTRIES:,} (about 20 GB of text): ask for fewer "
+                       f"components (--wrt) or outputs")
     budget = B.from_option(None) if budget is None else budget
     # the result, each variable's block of it, and for JSON the numbers as Python floats
     # and text (about 64 bytes an entry in all)
@@ -396,6 +449,12 @@ def jacobian(fn, arrays: list[np.ndarray], comps: list[Component],
         return as_numpy(y), _forward_jacobian(fn, arrays, comps, (n, m))
     rows = budget.per_pass(3 * recorded_bytes(t), m)
     return as_numpy(y), _reverse_jacobian(t, y, source, rows)
+
+
+#: the most entries a Jacobian may have: each block of its rows takes one forward pass per
+#: component (or one backward sweep per row), so beyond this a run takes hours or days and
+#: its text tens of gigabytes (10,000 outputs by 10,000 components are 10^8)
+MAX_JACOBIAN_ENTRIES = 10 ** 9
 
 
 def hessian(fn, arrays: list[np.ndarray], comps: list[Component],
@@ -465,7 +524,8 @@ def _recorded(fn, arrays: list[np.ndarray], comps: list[Component]):
     """``(tape, y, source)``: ``fn`` run on a persistent tape watching ``source``, the
     components side by side as one (N, d) tensor (whole variables in order, as
     ``components`` lists them; each variable is a slice of it), so that one backward sweep
-    reaches them all; ``y`` is the result as (N, m)."""
+    reaches them all; ``y`` is the result as (N, m), the m outputs of a point in row-major
+    order."""
     import tape
 
     order = _variables_of(comps)
@@ -487,8 +547,10 @@ def _recorded(fn, arrays: list[np.ndarray], comps: list[Component]):
             xs[v] = tape.reshape(part, arrays[v].shape)
             start += column.shape[1]
         y = fn(*xs)
-        if len(y.shape) == 1:
-            y = tape.reshape(y, (-1, 1))
+        if len(y.shape) != 2:
+            # one output per point is a column; a matrix (or more) per point is its entries
+            # in row-major order, as NumPy's ravel gives them
+            y = tape.reshape(y, (n, -1))
     return t, y, source
 
 

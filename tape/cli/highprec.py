@@ -93,8 +93,10 @@ class _NotScalar(Exception):
 
 
 def _lowered(tree, variables: list) -> Callable:
-    """``build(args) -> mpf`` for ``tree``, ``args`` in ``variables`` order (closures over the
-    tree; ``_NotScalar`` for vector functions and indexing)."""
+    """``build(args) -> mpf`` for ``tree``, ``args`` in ``variables`` order (``_NotScalar`` for
+    vector functions and indexing). The tree becomes a flat program, one step per node in
+    postorder, each step computing its node from the values before it: a sum of 10,000 terms
+    is as deep as a chain of 10,000 calls would be, which Python's recursion limit forbids."""
     from fractions import Fraction
 
     from . import tree as E
@@ -102,57 +104,69 @@ def _lowered(tree, variables: list) -> Callable:
 
     mp = mpmath()
     slots = {name: i for i, name in enumerate(variables)}
+    program: list[Callable] = []      # step(values, args) -> the value of one node
 
     def number(value: float) -> Callable:
         if value != value or value in (float("inf"), float("-inf")):
-            return lambda args: mp.mpf(value)
+            return lambda v, args: mp.mpf(value)
         if value.is_integer():
             whole = int(value)
-            return lambda args: mp.mpf(whole)
+            return lambda v, args: mp.mpf(whole)
         exact = Fraction(repr(value))          # the decimal as typed: 0.1 -> 1/10
         p, q = exact.numerator, exact.denominator
-        return lambda args: mp.mpf(p) / q
+        return lambda v, args: mp.mpf(p) / q
 
-    def power(base: Callable, exponent_node, exponent: Callable) -> Callable:
-        if isinstance(exponent_node, E.Number) and exponent_node.value.is_integer():
-            k = int(exponent_node.value)       # exact, and real for a negative base
-            return lambda args: base(args) ** k
-        return lambda args: base(args) ** exponent(args)
+    def binary(op: str, node, a: int, b: int) -> Callable:
+        if op == "+":
+            return lambda v, args: v[a] + v[b]
+        if op == "-":
+            return lambda v, args: v[a] - v[b]
+        if op == "*":
+            return lambda v, args: v[a] * v[b]
+        if op == "/":
+            return lambda v, args: v[a] / v[b]
+        if isinstance(node.right, E.Number) and node.right.value.is_integer():
+            k = int(node.right.value)          # exact, and real for a negative base
+            return lambda v, args: v[a] ** k
+        return lambda v, args: v[a] ** v[b]
 
-    def visit(node, kids):
+    def step(node, kids: list) -> Callable:
         if isinstance(node, E.Number):
             return number(node.value)
         if isinstance(node, E.Constant):
             constant = {"pi": mp.pi, "e": mp.e}[node.name]
-            return lambda args: +constant      # evaluated at the caller's precision
+            return lambda v, args: +constant   # evaluated at the caller's precision
         if isinstance(node, E.Variable):
             if node.name not in slots:
                 raise _NotScalar(node.name)
             i = slots[node.name]
-            return lambda args: args[i]
+            return lambda v, args: args[i]
         if isinstance(node, E.Unary):
-            (inner,) = kids
-            return inner if node.op == "+" else (lambda args: -inner(args))
+            (a,) = kids
+            return (lambda v, args: v[a]) if node.op == "+" else (lambda v, args: -v[a])
         if isinstance(node, E.Binary):
-            left, right = kids
-            if node.op == "+":
-                return lambda args: left(args) + right(args)
-            if node.op == "-":
-                return lambda args: left(args) - right(args)
-            if node.op == "*":
-                return lambda args: left(args) * right(args)
-            if node.op == "/":
-                return lambda args: left(args) / right(args)
-            return power(left, node.right, right)
+            return binary(node.op, node, *kids)
         if isinstance(node, E.Call) and FUNCTIONS[node.name].mpmath is not None:
             fn = mpmath_function(mp, node.name)
             if len(kids) == 1:
-                (only,) = kids
-                return lambda args: fn(only(args))
-            return lambda args: fn(*[k(args) for k in kids])
+                (a,) = kids
+                return lambda v, args: fn(v[a])
+            return lambda v, args: fn(*[v[k] for k in kids])
         raise _NotScalar(type(node).__name__)
 
-    return E.fold(tree, visit)
+    def visit(node, kids: list) -> int:
+        program.append(step(node, kids))
+        return len(program) - 1
+
+    E.fold(tree, visit)
+
+    def build(args):
+        values: list = []
+        for compute in program:
+            values.append(compute(values, args))
+        return values[-1]
+
+    return build
 
 
 def real(value):

@@ -1,11 +1,10 @@
 """The data behind ``tape plot``: f and its first N derivatives on a grid, and a sensible view.
 
-``compute_series`` evaluates the function and every derivative up to ``order`` in one
-vectorized pass over a ``(points,)`` tensor: with the engine's Taylor-mode
-``tape.derivative(f, x, order=k)`` when it exists, otherwise with the nested tapes of
-``derivatives.nested_partials``. Because f acts on
-each grid point independently, the gradient of the sum over points is every point's own
-derivative.
+``compute_series`` evaluates the function and every derivative up to ``order`` in vectorized
+passes over the grid, as many points at a time as the memory budget holds (``budget``): with
+the engine's Taylor-mode ``tape.derivative(f, x, order=k)`` when it exists, otherwise with the
+nested tapes of ``derivatives.nested_partials``. Because f acts on each grid point
+independently, the gradient of the sum over points is every point's own derivative.
 
 ``view`` picks the y-range to show: all of the data when it is reasonable, otherwise (poles such
 as ``1/x`` or ``tan(x)``) a robust range from the bulk of the values; points far outside it
@@ -15,9 +14,11 @@ become gaps, so a curve is not drawn as a vertical line across a pole. Undefined
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 
+from . import budget as B
 from .output import abort
 from .options import PLOT_MAX_ORDER as MAX_ORDER, PLOT_MAX_POINTS as MAX_POINTS
 from .options import PLOT_NESTED_MAX_ORDER as NESTED_MAX_ORDER
@@ -89,16 +90,45 @@ def plot_function(target: Target, count: int):
     return names[0], target.batched(names, {names[0]: None}, count)
 
 
-def compute_series(target: Target, lo: float, hi: float, points: int, order: int) -> Series:
-    """f and its derivatives up to ``order`` on ``points`` evenly spaced x in [lo, hi]."""
-    import tape
-
+def compute_series(target: Target, lo: float, hi: float, points: int, order: int,
+                   budget: Optional[B.Budget] = None) -> Series:
+    """f and its derivatives up to ``order`` on ``points`` evenly spaced x in [lo, hi], in
+    passes over the grid that fit in ``budget`` (default: ``budget.from_option(None)``)."""
     if not 2 <= points <= MAX_POINTS:
         abort(f"--points must be between 2 and {MAX_POINTS}")
     if not 0 <= order <= MAX_ORDER:
         abort(f"--order must be between 0 and {MAX_ORDER}")
-    variable, fn = plot_function(target, points)
+    budget = B.from_option(None) if budget is None else budget
     grid = np.linspace(lo, hi, points)
+    variable = None
+    pieces = []
+    # every recorded op keeps its Taylor coefficients at every point of a pass: the first
+    # pass is small (fewer points the higher the order) and measured, the others as large as
+    # the budget holds at that cost per point
+    start, step = 0, max(1, min(points, B.PROBE_POINTS // (order + 1)))
+    while start < points:
+        part = grid[start:start + step]
+        if pieces or len(part) == points:
+            variable, ys = _series_on(target, part, order)
+        else:
+            (variable, ys), peak = B.measured(lambda: _series_on(target, part, order))
+            step = budget.per_pass(peak / len(part), points)
+        pieces.append(ys)
+        start += len(part)
+    ys = [np.concatenate([piece[k] for piece in pieces]) for k in range(order + 1)]
+    undefined = np.isnan(ys[0])  # where f is undefined, so are its derivatives
+    for y in ys[1:]:
+        y[undefined] = np.nan
+    return Series(grid, ys, variable, str(target.source))
+
+
+def _series_on(target: Target, grid: np.ndarray, order: int) -> tuple[str, list[np.ndarray]]:
+    """The variable's name, and f and its derivatives up to ``order`` at the points ``grid``
+    (one vectorized pass)."""
+    import tape
+
+    points = len(grid)
+    variable, fn = plot_function(target, points)
     with np.errstate(all="ignore"):
         ys = None
         if order and hasattr(tape, "derivative"):
@@ -110,15 +140,10 @@ def compute_series(target: Target, lo: float, hi: float, points: int, order: int
             try:
                 ys = _nested(tape, fn, grid, order)
             except ScriptError as exc:
-                raise ScriptError(f"{exc.message}\ntape plot calls the function once with "
-                                  f"all {points} x values as a tensor of shape ({points},); "
-                                  f"write it with tape or NumPy ops that work elementwise"
-                                  ) from exc
-    ys = [_clean(y, points, target) for y in ys]
-    undefined = np.isnan(ys[0])  # where f is undefined, so are its derivatives
-    for y in ys[1:]:
-        y[undefined] = np.nan
-    return Series(grid, ys, variable, str(target.source))
+                raise ScriptError(f"{exc.message}\ntape plot calls the function with "
+                                  f"x values as a tensor of shape ({points},); write it "
+                                  f"with tape or NumPy ops that work elementwise") from exc
+    return variable, [_clean(y, points, target) for y in ys]
 
 
 def _taylor(tape, fn, grid, order):
@@ -127,6 +152,8 @@ def _taylor(tape, fn, grid, order):
         ys = [np.asarray(fn(tape.constant(grid)))]
         for k in range(1, order + 1):
             ys.append(np.asarray(tape.derivative(fn, tape.constant(grid), order=k)))
+    except MemoryError:
+        raise
     except Exception:  # fall back to nested tapes, which handle every op
         return None
     if any(y.shape != grid.shape for y in ys):

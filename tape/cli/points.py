@@ -12,6 +12,7 @@ All points are stacked into one array per variable: shape ``(N,)`` for a scalar 
 """
 from __future__ import annotations
 
+import collections
 import io
 import itertools
 import os
@@ -35,8 +36,10 @@ STREAM_BLOCK = 65_536
 #: bytes taken from a file descriptor at a time (whatever of it has arrived)
 READ_BYTES = 1 << 20
 #: one line of points (a CSV row, an --at - line) may be this long; an endless line (a
-#: binary file, /dev/zero) is refused at this length instead of filling memory
-MAX_LINE_CHARACTERS = 1 << 26
+#: binary file, /dev/zero) is refused at this length instead of filling memory. Reading and
+#: parsing a line takes about 12 bytes a character, so the longest line fits the smallest
+#: budget (128 MB); 30 vectors of 10,000 components at full precision fit in it
+MAX_LINE_CHARACTERS = 1 << 23
 #: the longest CSV field read (the csv module's limit is a C long on some platforms)
 CSV_FIELD_LIMIT = 2**31 - 1
 
@@ -528,7 +531,8 @@ def _csv_header(batches: Iterator[Lines], where: str) -> tuple[str, list[str], L
             if not any(c.strip() for c in row):
                 continue
             header = [normalize(h) for h in row]
-            repeated = sorted({h for h in header if h and header.count(h) > 1})
+            repeated = sorted(h for h, times in collections.Counter(header).items()
+                              if h and times > 1)
             if repeated:
                 raise CLIError(f"--points {where}: the header names "
                                f"{', '.join(map(repr, repeated))} more than once (each column "

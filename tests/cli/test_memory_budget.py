@@ -93,7 +93,10 @@ def test_long_expressions_take_smaller_passes_with_the_same_results(monkeypatch)
     small, small_sizes = run_grad(text, xs, ys, B.Budget(8 << 20), monkeypatch)
     short, short_sizes = run_grad("x*y", xs, ys, B.Budget(8 << 20), monkeypatch)
     big, big_sizes = run_grad(text, xs, ys, B.Budget(1 << 40), monkeypatch)
-    assert small_sizes[0] == B.PROBE_POINTS and len(small_sizes) > 2   # several passes
+    # several passes; the measured first one is smaller when the expression is long and the
+    # budget small (guessed from the expression's size, so that it fits)
+    assert small_sizes[0] < B.PROBE_POINTS and len(small_sizes) > 2
+    assert short_sizes[0] == big_sizes[0] == B.PROBE_POINTS
     assert max(small_sizes) < max(big_sizes) and max(short_sizes) >= 3000 - B.PROBE_POINTS
     assert sum(small_sizes) == 3000
     np.testing.assert_array_equal(small.value, big.value)

@@ -20,6 +20,7 @@ import numpy as np
 import typer
 
 from .. import options as O, output
+from ..budget import from_option
 from ..plotting import Series, compute_series, parse_range, tangent_line
 from ..targets import make_target
 
@@ -39,6 +40,7 @@ def plot(
     height: O.HeightOption = None,
     fmt: O.FormatOption = O.Format.auto,
     tangent: O.PlotTangentOption = None,
+    memory: O.MemoryOption = None,
 ) -> None:
     """Plot EXPR and its first N derivatives over a range (--tangent A adds the tangent
     line at x = A).
@@ -49,12 +51,13 @@ def plot(
     """
     target = make_target([expression])
     lo, hi = parse_range(range_)
+    budget = from_option(memory)
     if out is not None:
         from ..charts import check_image_size, image_format
 
         image_format(out)  # a bad file name or size fails before any work
         check_image_size(width or IMAGE_SIZE[0], height or IMAGE_SIZE[1])
-    series = compute_series(target, lo, hi, points, order)
+    series = compute_series(target, lo, hi, points, order, budget)
     _warn_gaps(series)
     if tangent is not None:
         series.extra.append(tangent_line(target, series, tangent))

@@ -162,6 +162,8 @@ ROWS: list[tuple[str, str, str]] = [
                "plain, csv and json stream it)",
      "tape jacobian \"x\" --at \"x=[$(python -c 'print(\",\".join([\"1\"]*10000))')]\" "
      "--format table"),
+    ("limits", "a Jacobian of more than 10^9 entries (a script's matrix output)",
+     f"tape jacobian {D}/outer_out.py --at \"x=[$(python -c 'print(\",\".join([\"1\"]*1100))')]\""),
     ("limits", "plot --out image pixels (limit 4096 x 4096)",
      'tape plot "sin(x)" --out chart.png --width 20000 --height 20000'),
     ("limits", "check: --wrt naming more than 10 differentiations",
