@@ -86,8 +86,7 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
             taylor = single_derivative(fn, chunk_arrays, comps[0], order)
             if taylor is not None:
                 return Outcome(*taylor)
-        if order > 2 and not target.is_script and all(c.index is None for c in comps) \
-                and taylor_codes_fit(len(comps), order):
+        if order > 2 and not target.is_script and all(c.index is None for c in comps):
             value = value_only(fn, chunk_arrays)
             return Outcome(value, taylor_partials(
                 lambda count: target.batched(variables, sizes, count), chunk_arrays, comps,
@@ -354,14 +353,6 @@ def taylor_partials(batched: Callable, arrays: list[np.ndarray], comps: list[Com
         pieces.append(np.atleast_2d(tape.partials(along, x[start:start + step], order)))
     got = np.concatenate(pieces)
     return {key: got[:, j] for j, key in enumerate(multisets(len(comps), order))}
-
-
-def taylor_codes_fit(n_components: int, order: int) -> bool:
-    """Whether ``tape.partials`` can be trusted with ``n_components`` variables at ``order``:
-    it tells its directions apart by a code in base order + 1 held in 64 bits, and from
-    (order + 1) ** (n - 1) >= 2**63 on, directions share a code and partials come out wrong
-    (order 3 with 34 variables or more). Nested tapes take those."""
-    return (order + 1) ** (n_components - 1) < 2 ** 63
 
 
 def single_derivative(fn, arrays: list[np.ndarray], comp: Component, order: int):

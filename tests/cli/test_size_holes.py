@@ -188,9 +188,9 @@ def test_one_long_line_of_points_is_refused_before_it_outgrows_the_smallest_budg
 
 
 def test_third_partials_of_34_variables_are_right():
-    # tape.partials codes its directions in base order + 1 in 64 bits: from 34 variables at
-    # order 3 directions shared a code and 595 of the 7,140 partials were wrong (exit 0); the
-    # CLI takes nested tapes there. f = exp(sum v) * prod_{i<5} (1 + v_i) has the partial
+    # a code of each Taylor direction in base order + 1 overflowed 64 bits from 34 variables
+    # at order 3, and 595 of the 7,140 partials were wrong (exit 0).
+    # f = exp(sum v) * prod_{i<5} (1 + v_i) has the partial
     # exp(sum v) * prod_{i<5} (1 + v_i + a_i) for the multi-index a
     import itertools
     import math
