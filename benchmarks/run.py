@@ -415,6 +415,37 @@ def elementwise_peers(f_of, x_np):
     return {"torch": b_torch, "jax": b_jax, "autograd": b_autograd, "tf": b_tf}
 
 
+def np_w3_eager_tape(x):
+    """What any eager tape must do for W3, written by hand in NumPy: every forward value made
+    (the user holds them), then the chain rule node by node, last first, each forward array
+    let go once the sweep has passed its node and every temporary reused in place where
+    possible; no bookkeeping, no tanh tail guard. Its time is a floor for an unfused tape."""
+    a = x * x
+    b = -a
+    e = np.exp(b)
+    s = np.sin(x)
+    p = s * e
+    th = np.tanh(x)
+    q = p + th
+    q.sum()
+    del q, p                            # no rule needs these two values
+    gx = th * th                        # tanh: 1 - y^2 (a ones cotangent: no product)
+    np.subtract(1, gx, out=gx)
+    del th
+    c = np.cos(x)                       # mul hands e to sin and s to exp; sin: e cos x
+    c *= e
+    u = s * e                           # exp: s e
+    del s, e
+    np.negative(u, out=u)               # neg
+    del b
+    w = x + x                           # pow: 2x times the cotangent
+    w *= u
+    del u, a
+    gx += c                             # the three terms of x's cotangent, in the sweep's order
+    gx += w
+    return gx
+
+
 def w3_elementwise(ns):
     return lambda x: ns.sin(x) * ns.exp(-x**2) + ns.tanh(x)
 
@@ -439,7 +470,10 @@ def rows_w3(peers, quick):
     fwd = Row("W3", "  forward only (no tape)", lambda: w3_f(x, *ops),
               lambda v: close(v, v_ref, 1e-9, 1e-7, "W3 value"),
               ref=lambda: np_w3_fwd(xn), ref_what="NumPy forward")
-    return [row, fwd, w3_memory_row()]
+    floor = Row("W3", "  by hand: the minimal eager tape (a floor)", lambda: np_w3_eager_tape(xn),
+                lambda v: close(v, g_ref, 1e-9, 1e-12, "W3 eager tape by hand"),
+                ref=lambda: np_w3_grad(xn), ref_what="hand-written NumPy gradient")
+    return [row, floor, fwd, w3_memory_row()]
 
 
 def _peak_bytes(fn) -> int:
