@@ -103,8 +103,9 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
             outcome = _run_script(target, arrays, variables, sizes, points.count, compute_on,
                                   show_progress, budget)
         else:
+            # (one point has nothing to size)
             probe = budget.per_pass(_guessed_cost(target, sizes, mode, order, len(comps)),
-                                    B.PROBE_POINTS)
+                                    B.PROBE_POINTS) if points.count > 1 else 1
             # the blocks of one run (a long --at - input) share what the first one measured
             work = (id(target), mode, order, tuple(variables), tuple(c.label for c in comps),
                     tuple(sorted(sizes.items())))
@@ -178,9 +179,9 @@ def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progr
                  probe: int = B.PROBE_POINTS, measure: Optional[Callable] = None,
                  memo: Optional[tuple] = None):
     """Passes over the points: the first of ``probe`` points measured by ``measure``
-    (``budget.measured`` by default), the others as large as the budget holds at that cost per point (at most ``CHUNK``). With a
-    ``memo`` key, the cost is kept in ``budget.measured_costs``: a later call for the same
-    work measures nothing."""
+    (``budget.measured`` by default), the others as large as the budget holds at that cost per
+    point (at most ``CHUNK``). With a ``memo`` key, the cost is kept in
+    ``budget.measured_costs``: a later call for the same work measures nothing."""
     pieces = []
     start, step = 0, max(1, min(probe, CHUNK))
     known = budget.measured_costs.get(memo) if memo is not None else None

@@ -89,6 +89,21 @@ def _nodes(tree: E.Expr, vertical: bool
             yield node, [node.left, node.right], _fractional_power_at_zero
 
 
+def kink_notes(trees: list[E.Expr], names: list[str], arrays: list[np.ndarray]) -> list[str]:
+    """A note for each call with a kink or jump at some of the N points (``abs`` at 0, ``floor``
+    at an integer, ``max`` at a tie): the derivative may not exist there, and the number shown
+    is the engine's one-sided value. Worded alike for every block of points, so that a stream
+    says it once."""
+    calls: dict[str, None] = {}
+    for tree in trees:
+        if next(_nodes(tree, False), None) is not None:
+            _, which = kink_mask(tree, names, arrays, vertical=False)
+            calls.update(dict.fromkeys(w for w in which if w is not None))
+    return [f"{call} has a kink or jump at some of the points asked for: the derivative may not "
+            f"exist there, and what is shown is the one-sided value (as TensorFlow gives it)"
+            for call in calls]
+
+
 def kink_mask(tree: E.Expr, names: list[str], arrays: list[np.ndarray],
               vertical: bool = True) -> tuple[np.ndarray, list[str | None]]:
     """Which of N points lie on a kink of ``tree``: ``(mask, which)`` where ``mask[i]`` is

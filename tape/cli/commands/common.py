@@ -13,6 +13,7 @@ import numpy as np
 from .. import options as O, output, points as P
 from ..budget import Budget, from_option
 from ..derivatives import Component, Outcome, components, run
+from ..kinks import kink_notes
 from ..options import Format
 from ..record import Record
 from ..targets import Target, declared_names, make_target, parse_wrt
@@ -136,6 +137,9 @@ def derive(request: Request) -> None:
                       request.order, show_progress, budget, streamed, block.sizes)
         if not vector and outcome.value.ndim != 1:
             _require_scalar(request, outcome.value.shape[1], "function", "values per point")
+        if block.comps:
+            outcome.warnings += kink_notes(block.target.trees, block.variables,
+                                           [block.points.arrays[n] for n in block.variables])
         return REPORTS[request.command](block, outcome, request.order)
 
     if streamed:
