@@ -17,6 +17,7 @@ import io
 import itertools
 import os
 import re
+import sys
 import warnings
 from typing import Iterable, Iterator
 
@@ -104,6 +105,9 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
 _INCOMPLETE_EXPONENT = r"[+-]?((?:[0-9]+\.?[0-9]*|\.[0-9]+))[eE][+-]?$"
 
 
+_NOTED: set = set()     # reading notes on point values already written
+
+
 def parse_number(text: str, where: str) -> float:
     """A float from ``text``: a number or a constant expression (``pi/4``)."""
     text = text.strip()
@@ -122,12 +126,17 @@ def parse_number(text: str, where: str) -> float:
                        f"{mantissa}e0 for the number {mantissa} or {mantissa}*e for "
                        f"{mantissa} times Euler's number")
     try:
-        tree = expr.parse(text)
+        reading = expr.read(text)
     except ExprError:
         raise CLIError(f"{where}: {text!r} is not a number") from None
+    tree = reading.tree
     if expr.free_variables(tree):
         raise CLIError(f"{where}: {text!r} is not a number (it has variables)")
     lower.check_shapes(tree, {}, text)
+    for note in reading.notes:          # sin pi/2 is sin(pi)/2: said once per run, as a target's
+        if note not in _NOTED:
+            _NOTED.add(note)
+            sys.stderr.write(f"note: {where}: {note}\n")
     with np.errstate(all="ignore"):
         return float(np.asarray(lower.to_tape(tree, [])()).reshape(-1)[0])
 

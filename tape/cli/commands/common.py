@@ -136,7 +136,8 @@ def derive(request: Request) -> None:
         outcome = run(block.target, block.points, block.variables, block.comps, mode,
                       request.order, show_progress, budget, streamed, block.sizes)
         if not vector and outcome.value.ndim != 1:
-            _require_scalar(request, outcome.value.shape[1], "function", "values per point")
+            _require_scalar(request, math.prod(outcome.value.shape[1:]), "function",
+                            "values per point")
         if block.comps:
             outcome.warnings += kink_notes(block.target.trees, block.variables,
                                            [block.points.arrays[n] for n in block.variables])
