@@ -103,12 +103,13 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
             outcome = _run_script(target, arrays, variables, sizes, points.count, compute_on,
                                   show_progress, budget)
         else:
-            # (one point has nothing to size)
-            probe = budget.per_pass(_guessed_cost(target, sizes, mode, order, len(comps)),
-                                    B.PROBE_POINTS) if points.count > 1 else 1
             # the blocks of one run (a long --at - input) share what the first one measured
             work = (id(target), mode, order, tuple(variables), tuple(c.label for c in comps),
                     tuple(sorted(sizes.items())))
+            # (one point, or a cost already measured, has nothing to guess)
+            probe = 1 if points.count == 1 or work in budget.measured_costs else \
+                budget.per_pass(_guessed_cost(target, sizes, mode, order, len(comps)),
+                                B.PROBE_POINTS)
             outcome = _run_chunked(target, arrays, variables, sizes, points.count, compute_on,
                                    show_progress, budget, probe, memo=work)
     _refuse_untracked_conversions(caught, target)
@@ -162,7 +163,8 @@ def _guessed_cost(target: Target, sizes: dict, mode: str, order: int, d: int) ->
     each partial asked."""
     from .tree import postorder
 
-    nodes = sum(len(postorder(tree)) for tree in target.trees)
+    nodes = sum(len(postorder(tree) if order is None else order)
+                for tree, order in zip(target.trees, target.orders))
     widest = max([k for k in sizes.values() if k] + [1])
     per_node = (order + 1) * (math.comb(d + order - 1, order) if d and order > 1 else 1)
     if mode in ("jacobian", "hessian"):
@@ -182,11 +184,12 @@ def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progr
     (``budget.measured`` by default), the others as large as the budget holds at that cost per
     point (at most ``CHUNK``). With a ``memo`` key, the cost is kept in
     ``budget.measured_costs``: a later call for the same work measures nothing."""
+    def sized(cost: float) -> int:      # points per pass at ``cost`` bytes a point
+        return budget.per_pass(cost, CHUNK) if cost else CHUNK
+
     pieces = []
-    start, step = 0, max(1, min(probe, CHUNK))
     known = budget.measured_costs.get(memo) if memo is not None else None
-    if known is not None:
-        step = budget.per_pass(known, CHUNK) if known else CHUNK
+    start, step = 0, max(1, min(probe, CHUNK)) if known is None else sized(known)
     shown = show_progress and count > step
     with progress(count, "evaluating", True) if shown else NO_PROGRESS as advance:
         while start < count or not pieces:
@@ -198,7 +201,7 @@ def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progr
             else:
                 piece, peak = (measure or B.measured)(lambda: compute_on(fn, chunk))
                 pieces.append(piece)
-                step = budget.per_pass(peak / n, CHUNK) if peak else CHUNK
+                step = sized(peak / n)
                 if memo is not None:
                     budget.measured_costs[memo] = peak / n
             start += n

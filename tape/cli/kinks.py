@@ -89,14 +89,18 @@ def _nodes(tree: E.Expr, vertical: bool
             yield node, [node.left, node.right], _fractional_power_at_zero
 
 
-def kink_notes(trees: list[E.Expr], names: list[str], arrays: list[np.ndarray]) -> list[str]:
+def kink_notes(trees: list[E.Expr], orders: list, names: list[str],
+               arrays: list[np.ndarray]) -> list[str]:
     """A note for each call with a kink or jump at some of the N points (``abs`` at 0, ``floor``
     at an integer, ``max`` at a tie): the derivative may not exist there, and the number shown
     is the engine's one-sided value. Worded alike for every block of points, so that a stream
-    says it once."""
+    says it once. ``orders``: each tree's postorder list when the reader made one (None
+    otherwise), so a tree without such calls is not walked again."""
     calls: dict[str, None] = {}
-    for tree in trees:
-        if next(_nodes(tree, False), None) is not None:
+    for tree, order in zip(trees, orders):
+        found = (any(type(node) is E.Call and node.name in KINKS for node, _ in order)
+                 if order is not None else next(_nodes(tree, False), None) is not None)
+        if found:
             _, which = kink_mask(tree, names, arrays, vertical=False)
             calls.update(dict.fromkeys(w for w in which if w is not None))
     return [f"{call} has a kink or jump at some of the points asked for: the derivative may not "

@@ -105,7 +105,7 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
 _INCOMPLETE_EXPONENT = r"[+-]?((?:[0-9]+\.?[0-9]*|\.[0-9]+))[eE][+-]?$"
 
 
-_NOTED: set = set()     # reading notes on point values already written
+_NOTED: set = set()     # reading notes on point values this run has written
 
 
 def parse_number(text: str, where: str) -> float:
@@ -283,6 +283,7 @@ def from_options(at: list[str] | None, points_file: str | None, names: list[str]
     (its faults are reported before anything else is done), the blocks still to read (None
     when every point was on the command line), and where they come from, as messages name
     it."""
+    _NOTED.clear()
     if at and points_file:
         raise CLIError("give the points with --at or with --points, not both")
     if at:

@@ -139,7 +139,8 @@ def derive(request: Request) -> None:
             _require_scalar(request, math.prod(outcome.value.shape[1:]), "function",
                             "values per point")
         if block.comps:
-            outcome.warnings += kink_notes(block.target.trees, block.variables,
+            outcome.warnings += kink_notes(block.target.trees, block.target.orders,
+                                           block.variables,
                                            [block.points.arrays[n] for n in block.variables])
         return REPORTS[request.command](block, outcome, request.order)
 
