@@ -920,7 +920,7 @@ def rows_partials(peers, quick):
         return partials_f(*x, sin=tf.sin, exp=tf.exp)
 
     def nested(n, order):
-        from tape.cli.derivatives import Component, partials
+        from tape.calculus.derivatives import Component, partials
         arrays = [np.array([v]) for v in PARTIALS_AT[:n]]
         comps = [Component(f"x{i}", i, None) for i in range(n)]
         def run():

@@ -30,7 +30,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 from typer.main import get_command_from_info
 
-from .errors import BAD_INPUT, INTERNAL_ERROR, INTERRUPTED, CLIError, OutputClosed
+from ..expr.errors import BAD_INPUT, INTERNAL_ERROR, INTERRUPTED, CLIError, OutputClosed
 from .output import print_error
 from .process import run as run_process
 

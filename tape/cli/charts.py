@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import importlib
 
-from .errors import BAD_INPUT, CLIError
+from ..expr.errors import BAD_INPUT, CLIError
 from .output import abort
-from .plotting import Series, line_breaks, view, visible
+from ..calculus.plotting import Series, line_breaks, view, visible
 
 INSTALL_HINT = "install the plot extra: pip install 'tape[plot]'"
 #: image formats matplotlib writes for ``--out``

@@ -6,7 +6,7 @@ border. Each label shows the op (or name), the forward value and the adjoint. Re
 """
 from __future__ import annotations
 
-from .tracing import Node, Trace
+from ..calculus.tracing import Node, Trace
 from .values import preview
 
 _SHAPES = {"variable": "ellipse", "constant": "plaintext", "op": "box"}

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator, TextIO
 
 import numpy as np
 
-from .record import Record
+from ..expr.record import Record
 
 #: numbers formatted at a time (a block has this many cells over all columns)
 BLOCK_CELLS = 65_536

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from . import output
-from . import symbolic as S
+from ..expr import symbolic as S
 from .options import DIFF_MAX_ORDER, Format
 
 _SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -205,7 +205,7 @@ class StepsResult(output.Result):
 
 def _compute_steps(tree, wrt, order, style):
     """In the time-limited child: the verified derivation."""
-    from .steps import derivation
+    from ..calculus.steps import derivation
 
     return derivation(tree, wrt, order, shower(style))
 
@@ -214,9 +214,9 @@ def derivation_steps(expression: str, wrt_text, order: int, latex: bool,
                      fmt: Format, timeout: float) -> StepsResult:
     """``tape diff --steps``: read EXPR and --wrt, then compute the verified derivation (in a
     child process under ``timeout``)."""
-    from .symbolic import infer_sizes
-    from .targets import declared_names, expression_target
-    from .timelimit import run_limited
+    from ..expr.symbolic import infer_sizes
+    from ..calculus.targets import declared_names, expression_target
+    from ..calculus.timelimit import run_limited
 
     if order > MAX_STEPS_ORDER:
         output.abort(f"--steps shows orders up to {MAX_STEPS_ORDER}; got --order {order} "

@@ -21,9 +21,9 @@ from typing import Any, Callable, Iterable, Iterator, NoReturn, Optional, Sequen
 
 import numpy as np
 
-from .errors import BAD_INPUT, CLIError, OutputClosed
+from ..expr.errors import BAD_INPUT, CLIError, OutputClosed
 from .options import Format
-from .record import Record
+from ..expr.record import Record
 
 #: rows drawn in a terminal table; the rest are summarised (machine formats print all)
 MAX_TABLE_ROWS = 1000

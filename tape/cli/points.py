@@ -23,8 +23,8 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from .errors import CLIError, ExprError
-from .expr import check_look_alikes, normalize
+from ..expr.errors import CLIError, ExprError
+from ..expr.parse import check_look_alikes, normalize
 
 #: most points accepted in one run (--at, --at -, --points); memory grows with the count
 MAX_POINTS = 10_000_000
@@ -49,7 +49,7 @@ def too_many_points(where: str) -> str:
     """The message for more than ``MAX_POINTS`` points."""
     return (f"{where}: more than {MAX_POINTS:,} points (the limit on points per run); "
             f"split the input")
-from .record import Record
+from ..expr.record import Record
 
 
 class Points(Record):
@@ -115,7 +115,7 @@ def parse_number(text: str, where: str) -> float:
         return float(text)
     except ValueError:
         pass
-    from . import expr, lower
+    from ..expr import parse as expr, lower
 
     if not text:
         raise CLIError(f"{where}: a value is missing")

@@ -41,7 +41,7 @@ from threading import active_count     # loaded at start-up anyway (Typer, rich)
 # per call (a script's every call saves and restores handlers)
 import _signal as signal
 
-from .errors import BAD_INPUT, INTERRUPTED, CLIError, OutputClosed
+from ..expr.errors import BAD_INPUT, INTERRUPTED, CLIError, OutputClosed
 
 STDIN, STDOUT, STDERR = 0, 1, 2
 

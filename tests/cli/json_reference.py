@@ -13,10 +13,12 @@ import math
 
 import numpy as np
 
-from tape.cli import derivatives, expr, output
+from tape.calculus import derivatives
+from tape.expr import parse as expr
+from tape.cli import output
 from tape.cli.commands.common import gradient_report, hessian_report, jacobian_report, prepare
-from tape.cli.derivatives import multisets
-from tape.cli.crosscheck import CheckSettings, Layout, check
+from tape.calculus.derivatives import multisets
+from tape.grading.crosscheck import CheckSettings, Layout, check
 
 
 def grad_document(problem, outcome, order: int) -> dict:

@@ -9,7 +9,8 @@ import sympy as sp
 
 from cli_helpers import tape_cli
 
-from tape.cli import timelimit, verdict
+from tape.calculus import timelimit
+from tape.grading import verdict
 
 ACCEPTED = [
     ("sin(x)^2", "2*sin(x)*cos(x)"),
@@ -177,7 +178,7 @@ def test_a_right_answer_never_loads_sympy():
     import subprocess
     import sys
 
-    code = ("import sys; from tape.cli.homework import decide; "
+    code = ("import sys; from tape.grading.homework import decide; "
             "d = decide('x^2*e^x', 'x*(x+2)*exp(x)', None, 1, 10.0)[0]; "
             "print(d.correct, d.method, d.expected, 'sympy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -289,7 +290,7 @@ def test_dependent_needs_implicit():
 
 
 def test_a_failing_diagnosis_does_not_change_the_verdict(monkeypatch):
-    from tape.cli import diagnosis
+    from tape.grading import diagnosis
 
     def broken(*args):
         raise RuntimeError("a SymPy failure")

@@ -54,7 +54,7 @@ def test_other_names_stay_apart():
 
 
 def test_greek_twins():
-    from tape.cli.reading import greek_twin
+    from tape.expr.notation import greek_twin
 
     assert greek_twin("theta") == "θ" and greek_twin("θ") == "theta"
     assert greek_twin("lambda") == "λ" and greek_twin("λ") == "lambda"

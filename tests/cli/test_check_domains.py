@@ -12,7 +12,7 @@ import sympy as sp
 
 from cli_helpers import tape_cli
 
-from tape.cli import homework
+from tape.grading import homework
 
 #: (expression, right answer, wrong answer, the domain's ends)
 NARROW = [

@@ -15,9 +15,9 @@ import pytest
 
 from cli_helpers import tape_cli
 
-from tape.cli import crosscheck
-from tape.cli.expr import read
-from tape.cli.kinks import kink_at, kink_mask
+from tape.grading import crosscheck
+from tape.expr.parse import read
+from tape.expr.kinks import kink_at, kink_mask
 
 # (expression, --at values, the call named as not smooth): tape and SymPy differ at each
 DIFFERING = [

@@ -10,7 +10,7 @@ import pytest
 
 from cli_helpers import tape_cli
 
-from tape.cli import highprec as H
+from tape.expr import highprec as H
 
 #: (expression, an answer off by a tiny amount): every one was called correct before
 TINY_MISSES = [
@@ -87,7 +87,7 @@ def test_a_small_gap_is_real_only_when_it_stays_at_more_digits():
 
 
 def _tree(text):
-    from tape.cli import expr as E
+    from tape.expr import parse as E
 
     return E.read(text).tree
 

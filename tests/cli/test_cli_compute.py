@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import tape
-from tape.cli import derivatives
-from tape.cli.derivatives import Component
+from tape.calculus import derivatives
+from tape.calculus.derivatives import Component
 
 
 def test_multisets_are_lexicographic_and_distinct():

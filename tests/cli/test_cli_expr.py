@@ -6,9 +6,9 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tape.cli import expr as E
-from tape.cli.errors import ExprError
-from tape.cli.functions import FUNCTIONS
+from tape.expr import parse as E
+from tape.expr.errors import ExprError
+from tape.expr.functions import FUNCTIONS
 
 
 def evaluate(text: str, **env: float) -> float:
@@ -149,7 +149,7 @@ def test_unicode_names_keep_their_columns():
 
 
 def test_every_function_in_the_table_parses():
-    from tape.cli.reading import ALIASES
+    from tape.expr.notation import ALIASES
 
     for name, fn in FUNCTIONS.items():
         args = ", ".join(["x"] * fn.arity)
@@ -217,7 +217,7 @@ def test_parser_raises_only_its_own_error_on_near_valid_text(text):
 def test_docstring_examples():
     import doctest
 
-    from tape.cli import tree
+    from tape.expr import tree
 
     for module in (E, tree):
         assert doctest.testmod(module).failed == 0

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tape.cli import expr as E
-from tape.cli import lower
-from tape.cli.functions import CONSTANTS, FUNCTIONS, call_sympy
+from tape.expr import parse as E
+from tape.expr import lower
+from tape.expr.functions import CONSTANTS, FUNCTIONS, call_sympy
 
 POINT = {"acosh": 1.5, "asec": 1.5, "acsc": 1.5, "acoth": 1.5}          # inside each function's domain; 0.4 otherwise
 VECTOR = [0.3, 0.7, -0.2]

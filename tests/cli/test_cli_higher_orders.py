@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from tape.cli.derivatives import Component, multisets, partials as nested_partials
-from tape.cli.targets import expression_target
+from tape.calculus.derivatives import Component, multisets, partials as nested_partials
+from tape.calculus.targets import expression_target
 
 from cli_helpers import tape_cli as run_cli
 

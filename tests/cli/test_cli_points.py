@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tape.cli import points as P
-from tape.cli.errors import CLIError
+from tape.expr.errors import CLIError
 
 
 def test_split_top_level_respects_brackets():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tape.cli import points as P
-from tape.cli.errors import CLIError
+from tape.expr.errors import CLIError
 
 CELLS = ["1", " 1.5 ", "1_000", "1e5", "1E5", "+1", "-0", "-0.0", "inf", "-inf", "+inf",
          "Infinity", "INF", "nan", "NaN", "-nan", "1.", ".5", "1e", "e5", "0x10", "1d3", "",

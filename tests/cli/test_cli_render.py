@@ -10,7 +10,7 @@ import pytest
 from cli_helpers import tape_cli
 from tape.cli import output
 from tape.cli.options import Format
-from tape.cli.targets import Target
+from tape.calculus.targets import Target
 
 COMMANDS = {
     "grad": ["grad", "x^2", "--at", "3"],

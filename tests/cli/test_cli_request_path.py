@@ -11,11 +11,11 @@ import pytest
 
 import tape
 from cli_helpers import ROOT
-from tape.cli import derivatives as D
-from tape.cli import targets as T
-from tape.cli.errors import CLIError
-from tape.cli.lower import to_tape
-from tape.cli.tree import postorder
+from tape.calculus import derivatives as D
+from tape.calculus import targets as T
+from tape.expr.errors import CLIError
+from tape.expr.lower import to_tape
+from tape.expr.tree import postorder
 
 XS = np.array([0.5, -1.25, 2.0])
 YS = np.array([3.0, 0.75, -2.5])
@@ -128,7 +128,7 @@ def test_main_freezes_start_up_objects_once_per_process():
                                   "d/dx x*w", "3", "2xy", "sqrt(w[0]^2 + w[1]^2)",
                                   "f(t) = t e^t", "sin^2 x + cos^2 x"])
 def test_reading_lists_the_free_variables_its_walk_found(text):
-    from tape.cli import expr as E
+    from tape.expr import parse as E
 
     reading = E.read(text, relation=True)
     assert reading.variables == E.free_variables(reading.tree)
@@ -161,7 +161,7 @@ def test_reused_literals_give_the_values_and_gradients_of_fresh_ones(text):
 def test_the_readers_postorder_list_is_the_trees_own(text):
     """The reader keeps the postorder list it built the tree from; the shape check and the
     lowering walk that list instead of the tree, so it must be the tree's postorder."""
-    from tape.cli import expr as E
+    from tape.expr import parse as E
 
     readings = ([r for _, r in E.read_list(text)] if text.startswith("[")
                 else [E.read(text, declared=("w",))])
@@ -173,7 +173,7 @@ def test_the_readers_postorder_list_is_the_trees_own(text):
 
 
 def test_the_reader_spells_declared_names_as_it_spells_the_text():
-    from tape.cli import expr as E
+    from tape.expr import parse as E
 
     # declared as typed (fullwidth), the name stays whole: not r*a*t*e
     assert E.read("rate*x", declared=["ｒａｔｅ", " x "]).variables == ["rate", "x"]
@@ -182,8 +182,8 @@ def test_the_reader_spells_declared_names_as_it_spells_the_text():
 
 
 def test_declared_look_alike_names_are_refused_by_the_reader():
-    from tape.cli import expr as E
-    from tape.cli.errors import ExprError
+    from tape.expr import parse as E
+    from tape.expr.errors import ExprError
 
     with pytest.raises(ExprError, match="look alike"):
         E.read("x + 1", declared=["x", "х"])       # Latin x, Cyrillic х
@@ -250,8 +250,8 @@ def test_a_scalar_expression_is_lowered_once_with_its_shape_check():
 
 
 def test_only_scalars_of_scalar_variables_are_lowered_ahead():
-    from tape.cli import expr as E
-    from tape.cli.lower import check_and_lower
+    from tape.expr import parse as E
+    from tape.expr.lower import check_and_lower
 
     assert check_and_lower(E.parse("sum(w)*x"), {"w": 2, "x": None}, ["w", "x"]) == (None, None)
     assert check_and_lower(E.parse("2*w"), {"w": 3}, ["w"]) == (3, None)

@@ -14,7 +14,7 @@ import pytest
 from cli_helpers import numbers, tape_cli
 from tape.cli import points as P
 from tape.cli.commands import common as C
-from tape.cli.errors import CLIError
+from tape.expr.errors import CLIError
 from tape.cli.options import Format
 
 

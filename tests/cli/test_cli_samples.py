@@ -6,7 +6,7 @@ import math
 import pytest
 
 from cli_helpers import SAMPLES, numbers, tape_cli
-from tape.cli import expr as E
+from tape.expr import parse as E
 
 VECTORS = {"w": "[0.3,0.7]", "v": "[1,2,3]"}
 

@@ -13,13 +13,13 @@ import pytest
 
 from cli_helpers import ROOT, tape_cli
 from tape.cli import app as A
-from tape.cli import tree as T
-from tape.cli.derivatives import Component
-from tape.cli.crosscheck import CheckSettings, Layout
-from tape.cli.derivatives import Outcome
+from tape.expr import tree as T
+from tape.calculus.derivatives import Component
+from tape.grading.crosscheck import CheckSettings, Layout
+from tape.calculus.derivatives import Outcome
 from tape.cli.points import Points
-from tape.cli.record import Frozen, Record
-from tape.cli.targets import Target
+from tape.expr.record import Frozen, Record
+from tape.calculus.targets import Target
 
 EVERY_COMMAND = ["grad", "jacobian", "hessian", "diff", "check", "tangent", "taylor", "trace",
                  "plot"]
@@ -56,8 +56,8 @@ def test_grad_loads_only_what_grad_needs():
     assert "tape.cli.commands.grad" in loaded
     for other in EVERY_COMMAND[1:]:
         assert f"tape.cli.commands.{other}" not in loaded
-    unwanted = {"tape.cli.crosscheck", "tape.cli.symbolic", "tape.cli.tracing",
-                "tape.cli.plotting", "tape.cli.homework", "sympy", "rich", "matplotlib",
+    unwanted = {"tape.grading.crosscheck", "tape.expr.symbolic", "tape.calculus.tracing",
+                "tape.calculus.plotting", "tape.grading.homework", "sympy", "rich", "matplotlib",
                 "plotext", "json", "csv", "dataclasses", "pydantic"}
     # what ``import numpy, typer`` loads itself (Typer 0.29 imports dataclasses) is not tape's
     loaded -= modules_of("import numpy, typer")
@@ -162,4 +162,4 @@ def test_frozen_records_hash_and_refuse_assignment():
 
 def test_grad_check_still_loads_the_checker():
     loaded = modules_after("grad", "x^2", "--at", "3", "--check", "--format", "plain")
-    assert "tape.cli.crosscheck" in loaded
+    assert "tape.grading.crosscheck" in loaded

@@ -6,9 +6,9 @@ import pytest
 from typer.testing import CliRunner
 
 import tape
-from tape.cli import expr as E
+from tape.expr import parse as E
 from tape.cli.app import app
-from tape.cli.errors import ExprError
+from tape.expr.errors import ExprError
 
 
 def tape_run(*args):
@@ -48,7 +48,7 @@ def test_symbolic_derivative_of_cbrt_of_an_expression_has_no_unevaluated_derivat
 def test_jacobian_of_many_outputs_is_one_sweep_per_variable():
     # 300 outputs used to take 300 backward sweeps; now one forward pass per component (here
     # fewer components than outputs), or batch_jacobian's one sweep per variable
-    from tape.cli import derivatives
+    from tape.calculus import derivatives
     from tape.engine import tape as tape_module
     import numpy as np
     x = np.array([0.3, 0.7])

@@ -1,4 +1,4 @@
-"""The function table's columns agree with each other (tape/cli/functions.py).
+"""The function table's columns agree with each other (tape/expr/functions.py).
 
 Each function's derivative is written once, as a template that two builders turn into tape's
 trees (``treediff``) and into SymPy (``steps``); both must be the derivative of the function's
@@ -8,11 +8,11 @@ from __future__ import annotations
 import mpmath
 import pytest
 
-from tape.cli import highprec as H
-from tape.cli import symbolic as S
-from tape.cli import tree as E
-from tape.cli.functions import FUNCTIONS, mpmath_function
-from tape.cli.treediff import TreeBuilder
+from tape.expr import highprec as H
+from tape.expr import symbolic as S
+from tape.expr import tree as E
+from tape.expr.functions import FUNCTIONS, mpmath_function
+from tape.calculus.treediff import TreeBuilder
 
 #: points spread over the domains (each function is checked where it is defined)
 POINTS = [-2.7, -1.3, -0.6, -0.2, 0.3, 0.5, 0.7, 0.9, 1.4, 1.9, 2.9]

@@ -25,11 +25,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from tape.cli import expr as E
-from tape.cli import lower
+from tape.expr import parse as E
+from tape.expr import lower
 from tape.cli import points as P
-from tape.cli.errors import CLIError, ExprError
-from tape.cli.functions import FUNCTIONS
+from tape.expr.errors import CLIError, ExprError
+from tape.expr.functions import FUNCTIONS
 
 FUZZ = settings(max_examples=200, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -196,7 +196,7 @@ def test_injection_tricks_execute_nothing(text, tmp_path, monkeypatch):
     # only tape's own reader modules (LaTeX) and the standard library's unicodedata and
     # difflib (folding fullwidth text, suggesting a name) may load on the way
     new = set(sys.modules) - modules
-    assert new <= {"tape.cli.latex", "unicodedata", "difflib"}, new
+    assert new <= {"tape.expr.latex", "unicodedata", "difflib"}, new
     assert dict(vars(builtins)) == builtin_names
 
 

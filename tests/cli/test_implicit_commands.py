@@ -5,7 +5,7 @@ import json
 import pytest
 import sympy as sp
 
-from tape.cli.implicit import curve_from_text, points_on_curve
+from tape.calculus.implicit import curve_from_text, points_on_curve
 
 from cli_helpers import tape_cli
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from cli_helpers import central_difference, tape_capped, tape_cli
 
-from tape.cli import derivatives
+from tape.calculus import derivatives
 
 CASES = [
     # several expressions: rows are outputs, one with an infinite slope at the point

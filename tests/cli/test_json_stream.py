@@ -12,7 +12,8 @@ import pytest
 
 import json_reference as REF
 from cli_helpers import tape_cli
-from tape.cli import derivatives, jsonstream, output
+from tape.calculus import derivatives
+from tape.cli import jsonstream, output
 from tape.cli.jsonstream import Column, Document
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from cli_helpers import tape_cli
 
-from tape.cli import derivatives
+from tape.calculus import derivatives
 
 # a NumPy warning escaping the blocks would mean they ran outside run()'s warning handling
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")

@@ -11,7 +11,7 @@ import pytest
 import sympy
 from cli_helpers import central_difference, numbers, tape_capped, tape_cli
 
-from tape.cli import derivatives
+from tape.calculus import derivatives
 from tape.cli.commands.common import prepare
 
 SCRIPT = "import tape as tf\n\ndef f(x):\n    return tf.reduce_sum(x**2) * x[0]\n"

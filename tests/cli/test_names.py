@@ -14,8 +14,8 @@ import pytest
 
 from cli_helpers import tape_cli
 
-from tape.cli.errors import CLIError
-from tape.cli.expr import LOOK_ALIKES, check_look_alikes, normalize
+from tape.expr.errors import CLIError
+from tape.expr.parse import LOOK_ALIKES, check_look_alikes, normalize
 
 
 # ------------------------------------------------------------------ the functions

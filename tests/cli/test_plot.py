@@ -14,9 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 import tape
-from tape.cli import charts, plotting
+from tape.cli import charts
+from tape.calculus import plotting
 from tape.cli.app import app
-from tape.cli.targets import make_target
+from tape.calculus.targets import make_target
 
 POLY = "2*x**3+4*x**2+5*x+6"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

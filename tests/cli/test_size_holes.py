@@ -151,7 +151,8 @@ def test_a_long_input_is_measured_once_per_run(monkeypatch):
     # cost per point measured by the first block now sizes the passes of the others
     from cli_helpers import tape_cli
 
-    from tape.cli import budget as B, points as P
+    from tape.calculus import budget as B
+    from tape.cli import points as P
 
     probes = []
     measured = B.measured

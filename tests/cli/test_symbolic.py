@@ -15,10 +15,12 @@ import sympy as sp
 
 from cli_helpers import ROOT, SAMPLES, tape_cli
 
-from tape.cli import crosscheck, fdcheck, symbolic, timelimit
-from tape.cli.errors import CLIError
-from tape.cli.expr import parse
-from tape.cli.functions import FUNCTIONS, Function
+from tape.grading import crosscheck
+from tape.calculus import fdcheck, timelimit
+from tape.expr import symbolic
+from tape.expr.errors import CLIError
+from tape.expr.parse import parse
+from tape.expr.functions import FUNCTIONS, Function
 
 x_, y_ = sp.symbols("x y", real=True)
 

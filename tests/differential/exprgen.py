@@ -2,7 +2,7 @@
 
 ``Generator(seed).expression()`` returns a ``Generated``: the expression as text (in the
 language ``tape`` accepts, ``^`` and implicit multiplication included) and a guaranteed range
-of its value over the input box. Every function in ``tape.cli.functions.FUNCTIONS`` is drawn
+of its value over the input box. Every function in ``tape.expr.functions.FUNCTIONS`` is drawn
 with equal probability; when the argument's range does not fit the function's domain (or keeps
 it too close to a singularity), the argument is wrapped in a transformation that does, e.g.
 ``log(1 + g^2)``, ``asin(tanh(g)/2)``, ``acosh(1.5 + g^2)``, ``tan(tanh(g))``, ``a / exp(g)``.
@@ -27,7 +27,7 @@ import math
 import random
 from dataclasses import dataclass, field
 
-from tape.cli.functions import FUNCTIONS
+from tape.expr.functions import FUNCTIONS
 
 SCALARS = ("x", "y", "z")
 VECTORS = {"v": 3, "w": 3}

@@ -3,7 +3,7 @@
 One place per concept:
 
 * ``sympy_of(text, sizes)`` - the expression -> SymPy, through the CLI's own lowering
-  (``tape.cli.symbolic.to_sympy``), with pi and e as symbols valued at evaluation.
+  (``tape.expr.symbolic.to_sympy``), with pi and e as symbols valued at evaluation.
 * ``exact(...)`` - SymPy derivatives evaluated at 30 significant digits (mpmath), at the
   float64 point itself (``mpf(float)`` is exact), so only tape's arithmetic is on trial.
 * ``naive(...)`` - the same SymPy derivative evaluated in 53-bit arithmetic. When even that
@@ -27,11 +27,11 @@ import numpy as np
 import sympy as sp
 
 import tape
-from tape.cli import derivatives
-from tape.cli import expr as E
-from tape.cli.functions import CONSTANTS
-from tape.cli.symbolic import component_symbols, to_sympy
-from tape.cli.targets import expression_target, expressions_target
+from tape.calculus import derivatives
+from tape.expr import parse as E
+from tape.expr.functions import CONSTANTS
+from tape.expr.symbolic import component_symbols, to_sympy
+from tape.calculus.targets import expression_target, expressions_target
 
 from exprgen import BOX, SCALARS, VECTORS, Generated
 
@@ -48,7 +48,7 @@ KINK_MARGIN = 0.05
 # --------------------------------------------------------------------------- SymPy lowering
 
 #: the lowering under test alongside the engine: the CLI's own (``--check``, ``tape diff``)
-LOWERING = "tape.cli.symbolic"
+LOWERING = "tape.expr.symbolic"
 
 #: pi and e reach SymPy as symbols valued only when evaluated: exactly for the exact value, at
 #: their float64 values for the 53-bit one. (As sp.pi, SymPy would turn sin(pi) into 0, which no

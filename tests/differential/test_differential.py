@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 
 import tape
-from tape.cli.expr import parse
-from tape.cli.functions import FUNCTIONS
+from tape.expr.parse import parse
+from tape.expr.functions import FUNCTIONS
 
 import reference as R
 from exprgen import BOX, Generator, Generated

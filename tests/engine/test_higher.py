@@ -12,8 +12,8 @@ import pytest
 import sympy as sp
 
 import tape
-from tape.cli.derivatives import Component, multisets
-from tape.cli.derivatives import partials as nested_partials
+from tape.calculus.derivatives import Component, multisets
+from tape.calculus.derivatives import partials as nested_partials
 from tape.engine.higher import MAX_PARTIALS, _block, multi_indices, partial_count
 
 

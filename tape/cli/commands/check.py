@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 import typer
 
 from .. import options as O, output
-from ..errors import CHECK_FAILED, UNDECIDED
+from ...expr.errors import CHECK_FAILED, UNDECIDED
 
 
 def check(
@@ -27,7 +27,7 @@ def check(
     dependent: O.DependentOption = O.DEPENDENT,
 ) -> None:
     """Is ANSWER the derivative of EXPR? Exit 0 correct, 1 wrong (with a counterexample)."""
-    from ..homework import decide
+    from ...grading.homework import decide
     along = len(wrt.split(",")) if wrt else 1
     if along > O.CHECK_MAX_ORDER:   # --wrt x,x,...,x is an order too, bounded like --order
         output.abort(f"--wrt names {along} differentiations (a mixed partial of order {along}); "
@@ -79,7 +79,7 @@ def _word(correct: Optional[bool]) -> str:
 
 
 def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
-    from ..reading import asks_for_derivative
+    from ...expr.notation import asks_for_derivative
 
     lines = [_word(decision.correct)]
     lines += [decision.diagnosis["detail"]] if decision.diagnosis else []

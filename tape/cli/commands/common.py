@@ -11,12 +11,12 @@ from typing import Callable, Iterable, Iterator, Optional, Union
 import numpy as np
 
 from .. import options as O, output, points as P
-from ..budget import Budget, from_option
-from ..derivatives import Component, Outcome, components, run
-from ..kinks import kink_notes
+from ...calculus.budget import Budget, from_option
+from ...calculus.derivatives import Component, Outcome, components, run
+from ...expr.kinks import kink_notes
 from ..options import Format
-from ..record import Record
-from ..targets import Target, declared_names, make_target, parse_wrt
+from ...expr.record import Record
+from ...calculus.targets import Target, declared_names, make_target, parse_wrt
 
 #: refuse to compute more distinct partial derivatives than this per point
 MAX_PARTIALS = 10_000
@@ -159,7 +159,7 @@ def derive(request: Request) -> None:
     if not request.check:   # what crosscheck.finish does without --check, without importing it
         output.render(report, fmt, request.precision)
         return
-    from ..crosscheck import CheckSettings, Layout, finish
+    from ...grading.crosscheck import CheckSettings, Layout, finish
 
     finish(report, problem, Layout.for_report(request.command, problem.comps, request.order,
                                               report.value.shape[1]),
@@ -468,7 +468,7 @@ class SlopeReport(output.FieldsResult):
 
 def implicit_slopes(text: str, dependent: str, request: Request) -> None:
     """``grad EQUATION --implicit --at x=..,y=..``: the slope of the curve at points on it."""
-    from ..implicit import curve_from_text, require_on_curve, slope_at
+    from ...calculus.implicit import curve_from_text, require_on_curve, slope_at
 
     fmt = output.resolve_format(request.fmt)
     if request.order > 2:

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from .. import options as O, output
-from ..timelimit import run_limited, run_optional
+from ...calculus.timelimit import run_limited, run_optional
 from .common import by_variable, check_partial_count, derivative_labels, parse_wrt
 
 #: the most distinct partial derivatives one ``tape diff`` prints
@@ -93,9 +93,9 @@ class DiffResult(output.FieldsResult):
 def differentiate(expression: str, wrt, order: int, style: str, timeout: float) -> DiffResult:
     """Every distinct partial of ``order`` of ``expression`` by SymPy, tidied when that
     finishes within ``timeout`` seconds, written in ``style`` (plain, pretty or latex)."""
-    from ..derivatives import components, multisets
-    from ..symbolic import infer_sizes
-    from ..targets import declared_names, expression_target
+    from ...calculus.derivatives import components, multisets
+    from ...expr.symbolic import infer_sizes
+    from ...calculus.targets import declared_names, expression_target
 
     target = expression_target(expression, declared=declared_names(wrt=wrt))
     names = target.wrt_names(wrt)
@@ -126,7 +126,7 @@ def differentiate(expression: str, wrt, order: int, style: str, timeout: float) 
 def _differentiate(tree, sizes, wrt, keys, style, tidy):
     """In a child: each distinct partial (``tidy``: in a readable form), rendered in
     ``style``."""
-    from .. import symbolic as S
+    from ...expr import symbolic as S
 
     f = S.as_scalar(S.to_sympy(tree, sizes))
     comps = S.component_symbols(wrt, sizes)
@@ -169,7 +169,7 @@ class ImplicitResult(output.FieldsResult):
 def implicit_derivative(expression: str, wrt, dependent: str, order: int, style: str,
                         timeout: float) -> ImplicitResult:
     """dy/dx (order 1) or d²y/dx² (order 2) of the curve ``expression`` (an equation)."""
-    from ..implicit import curve_from_text, slope_text
+    from ...calculus.implicit import curve_from_text, slope_text
 
     if order > 2:
         output.abort("--implicit gives dy/dx (--order 1) or d2y/dx2 (--order 2)")

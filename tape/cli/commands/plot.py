@@ -20,9 +20,9 @@ import numpy as np
 import typer
 
 from .. import options as O, output
-from ..budget import from_option
-from ..plotting import Series, compute_series, parse_range, tangent_line
-from ..targets import make_target
+from ...calculus.budget import from_option
+from ...calculus.plotting import Series, compute_series, parse_range, tangent_line
+from ...calculus.targets import make_target
 
 #: image size in pixels when --width/--height are not given
 IMAGE_SIZE = (800, 500)

@@ -42,11 +42,11 @@ def tangent(
 def tangent_result(expression: str, at: str):
     """The target read from ``expression`` and a dict of the value, slope(s), tangent (and for
     one variable normal) equations at ``at``."""
-    from .. import derivatives as compute
-    from ..kinks import kink_at
+    from ...calculus import derivatives as compute
+    from ...expr.kinks import kink_at
     from ..mathtext import shifted_polynomial
     from ..points import parse_point
-    from ..targets import expression_target
+    from ...calculus.targets import expression_target
 
     target = expression_target(expression)
     names = target.names

@@ -14,7 +14,7 @@ import numpy as np
 import typer
 
 from .. import options as O, output
-from ..errors import CHECK_FAILED
+from ...expr.errors import CHECK_FAILED
 
 #: --check: c_k agrees with SymPy's e_k when |c_k - e_k| <= RTOL * (|e_(k-1)| + |e_k| +
 #: |e_(k+1)|). The recurrences build c_k from the coefficients next to it, so their rounding
@@ -64,7 +64,7 @@ def taylor_coefficients(tree, name: str, a: float, order: int) -> np.ndarray:
     """
     import tape
 
-    from ..lower import to_tape
+    from ...expr.lower import to_tape
 
     fn = to_tape(tree, [name])
     powers = np.arange(order, -1, -1)
@@ -85,10 +85,10 @@ def taylor_coefficients(tree, name: str, a: float, order: int) -> np.ndarray:
 def taylor_result(expression: str, at: str, order: int):
     """The target read from ``expression`` and a dict of its Taylor coefficients about
     ``at`` and the polynomial."""
-    from ..kinks import kink_at
+    from ...expr.kinks import kink_at
     from ..mathtext import shifted_polynomial
     from ..points import parse_point
-    from ..targets import expression_target
+    from ...calculus.targets import expression_target
 
     target = expression_target(expression)
     names = target.names
@@ -118,7 +118,7 @@ def taylor_result(expression: str, at: str, order: int):
 
 def _series(tree, name: str, a: float, order: int) -> list[float]:
     """SymPy's series coefficients (in the time-limited child)."""
-    from .. import symbolic as S
+    from ...expr import symbolic as S
 
     sp = S.sympy()
     x = S.symbol(name)
@@ -131,7 +131,7 @@ def _series(tree, name: str, a: float, order: int) -> list[float]:
 
 
 def check_with_sympy(tree, result: dict, timeout: float) -> dict:
-    from ..timelimit import run_limited
+    from ...calculus.timelimit import run_limited
 
     (name, a), = result["at"].items()
     expected = run_limited(_series, tree, name, a, result["order"],

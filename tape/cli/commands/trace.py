@@ -20,8 +20,8 @@ from typing import Annotated
 import typer
 
 from .. import options as O, output, points as P
-from ..targets import make_target
-from ..tracing import Node, Trace, record
+from ...calculus.targets import make_target
+from ...calculus.tracing import Node, Trace, record
 from ..values import exact, preview
 
 

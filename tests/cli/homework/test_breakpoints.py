@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tape.cli.homework import _exercise, breakpoints, candidate_points, decide
+from tape.grading.homework import _exercise, breakpoints, candidate_points, decide
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])

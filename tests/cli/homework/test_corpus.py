@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tape.cli.homework import decide
+from tape.grading.homework import decide
 
 from .corpus import RIGHT, WRONG
 

@@ -5,10 +5,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tape.cli import symbolic as S
-from tape.cli.errors import UNDECIDED, CLIError
-from tape.cli.expr import parse
-from tape.cli.homework import decide
+from tape.expr import symbolic as S
+from tape.expr.errors import UNDECIDED, CLIError
+from tape.expr.parse import parse
+from tape.grading.homework import decide
 
 TIMEOUT = 5.0
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,

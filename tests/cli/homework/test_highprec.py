@@ -1,11 +1,11 @@
-"""High-precision values and derivatives (tape/cli/highprec.py)."""
+"""High-precision values and derivatives (tape/expr/highprec.py)."""
 from __future__ import annotations
 
 import mpmath
 import pytest
 
-from tape.cli import highprec as H
-from tape.cli.expr import parse
+from tape.expr import highprec as H
+from tape.expr.parse import parse
 
 
 def _fn(text, variables=("x",)):
@@ -59,14 +59,14 @@ def test_differ_is_beyond_rounding_only():
 
 
 def _sympy_fn(text):
-    from tape.cli import symbolic as S
+    from tape.expr import symbolic as S
 
     expr = S.as_scalar(S.to_sympy(parse(text), {"x": None}))
     return H.compile_sympy(expr, [S.symbol("x")])
 
 
 def _calls():
-    from tape.cli.functions import FUNCTIONS
+    from tape.expr.functions import FUNCTIONS
 
     second = {"atan2": "0.7", "log": "3", "root": "3", "max": "0.25", "min": "0.25"}
     for name, function in FUNCTIONS.items():

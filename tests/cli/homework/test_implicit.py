@@ -1,4 +1,4 @@
-"""The implicit-differentiation machinery (tape/cli/implicit.py)."""
+"""The implicit-differentiation machinery (tape/calculus/implicit.py)."""
 from __future__ import annotations
 
 import math
@@ -6,11 +6,11 @@ import math
 import pytest
 import sympy as sp
 
-from tape.cli import highprec as H
-from tape.cli import implicit as I
-from tape.cli.errors import CLIError
-from tape.cli.expr import parse
-from tape.cli.tree import Binary, Number, Variable
+from tape.expr import highprec as H
+from tape.calculus import implicit as I
+from tape.expr.errors import CLIError
+from tape.expr.parse import parse
+from tape.expr.tree import Binary, Number, Variable
 
 
 @pytest.mark.parametrize("text, message", [

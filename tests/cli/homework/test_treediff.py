@@ -1,14 +1,14 @@
-"""Derivatives without SymPy (tape/cli/treediff.py): right, and readable."""
+"""Derivatives without SymPy (tape/calculus/treediff.py): right, and readable."""
 from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tape.cli import highprec as H
-from tape.cli import symbolic as S
-from tape.cli.expr import parse, read_as
-from tape.cli.functions import FUNCTIONS
-from tape.cli.treediff import NoRule, derivative
+from tape.expr import highprec as H
+from tape.expr import symbolic as S
+from tape.expr.parse import parse, read_as
+from tape.expr.functions import FUNCTIONS
+from tape.calculus.treediff import NoRule, derivative
 
 from .test_fuzz_verdicts import EXPRESSIONS
 
@@ -73,7 +73,7 @@ def test_functions_without_a_rule_give_none():
     for text in ["relu(x)", "max(x, 1)", "erf(x)", "sigmoid(x)", "log(x, 3)"]:
         assert derivative(parse(text), ["x"]) is None
     with pytest.raises(NoRule):
-        from tape.cli.treediff import _d
+        from tape.calculus.treediff import _d
         _d(parse("erf(x)"), "x")
 
 

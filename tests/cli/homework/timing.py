@@ -35,8 +35,8 @@ def _rows():
 
 
 def _in_process(expression, answer, options):
-    from tape.cli.errors import CLIError
-    from tape.cli.homework import decide
+    from tape.expr.errors import CLIError
+    from tape.grading.homework import decide
 
     try:
         decide(expression, answer, timeout=10.0, **{"wrt": None, "order": 1, **options})

@@ -9,8 +9,8 @@ import pytest
 
 from cli_helpers import tape_cli
 from notation_corpus import (DECLARED, ERRORS, NOTED, READINGS, UNNOTED, VERDICTS)
-from tape.cli import expr as E
-from tape.cli.errors import ExprError
+from tape.expr import parse as E
+from tape.expr.errors import ExprError
 
 
 @pytest.mark.parametrize("typed, meaning", [c for c in READINGS if c[1] is not None])

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from notation_corpus import DECLARED, NOTED, READINGS, UNNOTED
-from tape.cli import expr as E
-from tape.cli.errors import ExprError
+from tape.expr import parse as E
+from tape.expr.errors import ExprError
 
 TESTS = Path(__file__).resolve().parents[2]
 

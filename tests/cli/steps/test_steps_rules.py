@@ -12,8 +12,8 @@ import pytest
 import sympy as sp
 
 from cli_helpers import tape_cli
-from tape.cli import steps as ST
-from tape.cli.expr import parse
+from tape.calculus import steps as ST
+from tape.expr.parse import parse
 
 RULES = {"constant", "identity", "constant multiple", "sum", "power", "product", "quotient",
          "chain", "exponential", "logarithm", "trigonometric", "inverse trigonometric",
@@ -334,7 +334,7 @@ def test_random_expressions_derive_to_sympy_s_derivative(seed):
     """Random nestings of the rules: the root result is SymPy's derivative, and no step is
     ever refused as wrong (exit 70) — at worst an expression without a real domain is
     undecided (exit 3)."""
-    from tape.cli.errors import CLIError
+    from tape.expr.errors import CLIError
 
     rng = random.Random(seed)
     text = _random_expression(rng, 4)

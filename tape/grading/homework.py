@@ -33,9 +33,9 @@ from typing import Optional
 
 import numpy as np
 
-from . import tree as E
-from .errors import CLIError, ExprError
-from .expr import normalize
+from ..expr import tree as E
+from ..expr.errors import CLIError, ExprError
+from ..expr.parse import normalize
 from .verdict import ENOUGH, POLISH, Decision, optional_work, settle
 
 #: float agreements re-checked in high precision
@@ -90,7 +90,7 @@ def decide(expression: str, answer: str, wrt: Optional[str], order: int, timeout
     if timeout is None or timeout <= 0:
         raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
     if implicit:
-        from .implicit import check_implicit
+        from ..calculus.implicit import check_implicit
 
         return check_implicit(expression, answer, wrt, order, dependent, timeout)
     if dependent != "y":
@@ -106,7 +106,7 @@ def decide(expression: str, answer: str, wrt: Optional[str], order: int, timeout
 
 
 def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> Exercise:
-    from .targets import declared_names, expression_target
+    from ..calculus.targets import declared_names, expression_target
 
     target = expression_target(expression, declared=declared_names(wrt=wrt))
     given = expression_target(answer, label="--answer", declared=target.names)
@@ -155,7 +155,7 @@ def other_reading(exercise: Exercise) -> Optional[str]:
 
 def _right_as(exercise: Exercise, text: str) -> bool:
     """Is ``text``, read afresh, a right answer by the numbers?"""
-    from .expr import read
+    from ..expr.parse import read
 
     try:
         tree = read(text, declared=exercise.variables).tree
@@ -171,7 +171,7 @@ def _right_as(exercise: Exercise, text: str) -> bool:
 def in_the_names_of(answer, used, names):
     """The answer's tree with a Greek letter spelled the other way than in the expression
     renamed to the expression's spelling (``cos(theta)`` for ``sin θ``)."""
-    from .reading import greek_twin
+    from ..expr.notation import greek_twin
 
     twins = {n: greek_twin(n) for n in used if n not in names and greek_twin(n) in names}
     return E.renamed(answer, twins) if twins else answer
@@ -180,7 +180,7 @@ def in_the_names_of(answer, used, names):
 def refuse_a_question(answer: str, names) -> None:
     """An answer that starts with ``d/dx`` asks for the derivative instead of giving it (read
     as the expression after it, it would be compared as if it were the derivative)."""
-    from .reading import asks_for_derivative
+    from ..expr.notation import asks_for_derivative
 
     if asks_for_derivative(answer, names):
         raise CLIError(f"--answer: '{answer.strip()}' asks for a derivative instead of "
@@ -253,9 +253,9 @@ def dense_points(width: int, seed: int = SEED) -> np.ndarray:
 def _engine(tree, variables: list[str], points: np.ndarray, along: list[str]):
     """``tree`` and its derivative along ``along`` (tape engine) at every point: two (n,)
     arrays (the derivative is None when ``along`` is empty)."""
-    from .derivatives import components, run
-    from .points import Points
-    from .targets import Target
+    from ..calculus.derivatives import components, run
+    from ..cli.points import Points
+    from ..calculus.targets import Target
 
     if not len(points):
         return np.empty(0), (np.empty(0) if along else None)
@@ -425,7 +425,7 @@ class Evidence:
     """High-precision findings at sample points."""
 
     def __init__(self, exercise: Exercise):
-        from . import highprec as H
+        from ..expr import highprec as H
 
         self.H = H
         self.exercise = exercise
@@ -565,8 +565,8 @@ SHOWN_RTOL = 1e-6
 def _plain_derivative(exercise: Exercise, evidence: Evidence) -> Optional[str]:
     """The derivative asked for as text without SymPy (``treediff``), when it has a rule for
     every function and matches the engine's derivative wherever both are defined; else None."""
-    from .expr import read_as
-    from .treediff import derivative
+    from ..expr.parse import read_as
+    from ..calculus.treediff import derivative
 
     tree = derivative(exercise.tree, exercise.along)
     if tree is None:
@@ -590,7 +590,7 @@ def _raw_in_time(args: tuple) -> Optional[str]:
 
 def sympy_sides(tree, answer_tree, variables, along):
     """f, its derivative along ``along``, the answer (SymPy) and the symbols."""
-    from . import symbolic as S
+    from ..expr import symbolic as S
 
     sizes = {n: None for n in variables}
     f = S.as_scalar(S.to_sympy(tree, sizes))
@@ -599,13 +599,13 @@ def sympy_sides(tree, answer_tree, variables, along):
 
 
 def _raw_derivative(tree, answer_tree, variables, along):
-    from . import symbolic as S
+    from ..expr import symbolic as S
 
     return S.render(sympy_sides(tree, answer_tree, variables, along)[1])
 
 
 def _tidy_derivative(tree, answer_tree, variables, along):
-    from . import symbolic as S
+    from ..expr import symbolic as S
 
     return S.render(S.tidy(sympy_sides(tree, answer_tree, variables, along)[1]))
 
@@ -626,7 +626,7 @@ def _shown_and_diagnosed(tree, answer_tree, variables, along, points):
 def _shown_and_expanded(tree, answer_tree, variables, along):
     """For an answer the numbers accept, in one child: the right derivative (tidy), and
     whether the cheap rewritings of ``_quickly_zero`` prove the difference 0."""
-    from . import symbolic as S
+    from ..expr import symbolic as S
 
     _, d, a = sympy_sides(tree, answer_tree, variables, along)
     return S.render(S.tidy(d)), _quickly_zero(S._drop_deltas(d - a))
@@ -634,7 +634,7 @@ def _shown_and_expanded(tree, answer_tree, variables, along):
 
 def _quickly_zero(difference) -> bool:
     """Does expanding, or rewriting in exponentials and cancelling, give 0?"""
-    from . import symbolic as S
+    from ..expr import symbolic as S
 
     sp = S.sympy()
     for quick in (sp.expand, lambda e: sp.cancel(sp.expand(e.rewrite(sp.exp)))):
@@ -649,7 +649,7 @@ def _quickly_zero(difference) -> bool:
 def _difference_is_zero(tree, answer_tree, variables, along):
     """True when SymPy proves derivative - answer == 0 (cheap rewritings first, then
     ``simplify``), False when it proves it is not, else None."""
-    from . import symbolic as S
+    from ..expr import symbolic as S
 
     _, d, a = sympy_sides(tree, answer_tree, variables, along)
     difference = S._drop_deltas(d - a)

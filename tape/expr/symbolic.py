@@ -9,7 +9,7 @@ each function's SymPy builder from the single table in ``functions.py``. Variabl
 symbols; a vector variable ``x`` of length k becomes the list of symbols ``x[0] .. x[k-1]``, and
 vector values are Python lists, combined elementwise like the batched tape values.
 
->>> from tape.cli.expr import parse
+>>> from tape.expr.parse import parse
 >>> d = derivative(to_sympy(parse("x^2*y"), {"x": None, "y": None}), [symbol("x")])
 >>> render(tidy(d))
 '2*x*y'
@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from . import tree as E
 from .errors import CLIError
 from .functions import CONSTANTS, FUNCTIONS, call_sympy, sympy_function
-from .points import MAX_VECTOR_LENGTH
+from ..cli.points import MAX_VECTOR_LENGTH
 
 #: Expressions with more operations than this are shown as differentiated (``simplify`` is
 #: superlinear and rarely helps on big expressions).

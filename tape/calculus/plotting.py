@@ -19,9 +19,9 @@ from typing import Optional
 import numpy as np
 
 from . import budget as B
-from .output import abort
-from .options import PLOT_MAX_ORDER as MAX_ORDER, PLOT_MAX_POINTS as MAX_POINTS
-from .options import PLOT_NESTED_MAX_ORDER as NESTED_MAX_ORDER
+from ..cli.output import abort
+from ..cli.options import PLOT_MAX_ORDER as MAX_ORDER, PLOT_MAX_POINTS as MAX_POINTS
+from ..cli.options import PLOT_NESTED_MAX_ORDER as NESTED_MAX_ORDER
 from .targets import ScriptError, Target
 
 #: a y-range this many interquartile ranges tall is taken to come from a pole and is cut ...
@@ -58,7 +58,7 @@ def derivative_label(k: int) -> str:
 
 def parse_range(text: str) -> tuple[float, float]:
     """``"-5:5"`` or ``"-pi:pi"`` -> ``(lo, hi)`` with lo < hi, both finite."""
-    from .points import parse_number
+    from ..cli.points import parse_number
 
     parts = text.split(":")
     if len(parts) != 2:
@@ -226,12 +226,12 @@ def tangent_line(target: Target, series: Series, text: str) -> tuple[str, np.nda
     """The tangent of f at the point ``text`` (a number or a constant such as pi/4) over the
     series' grid, as (label, values): f(a) + f'(a)(x - a), both by the engine."""
     import tape
-    from .points import parse_number
+    from ..cli.points import parse_number
 
     a = parse_number(text, "--tangent")
     variable, fn = plot_function(target, 1)
     if not target.is_script:
-        from .kinks import kink_at
+        from ..expr.kinks import kink_at
 
         kink = kink_at(target.trees[0], {variable: a})
         if kink is not None:

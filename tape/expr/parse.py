@@ -29,12 +29,25 @@ import sys
 import threading
 from typing import Iterable
 
-from . import reading as R
+from . import notation as R
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS, allowed_summary
 from .record import Record
-from .tree import (Binary, Call, Constant, Expr, Index, Number, Relation, Unary, Variable,
-                   build, children, fold, free_variables)
+from .tree import (
+    Binary,
+    Call,
+    Constant,
+    Expr,
+    Index,
+    Number,
+    Relation,
+    Unary,
+    Variable,
+    build,
+    children,
+    fold,
+    free_variables,
+)
 
 __all__ = ["read", "parse", "parse_list", "rewrite", "read_as", "Reading", "normalize",
            "check_look_alikes", "LOOK_ALIKES", "MAX_LENGTH",

@@ -13,13 +13,13 @@ import sys
 import traceback
 from typing import Any, Callable
 
-from . import expr as E
-from .expr import check_look_alikes, normalize
-from .errors import CLIError
-from .lower import check_and_lower, check_shapes, to_tape
-from .points import split_top_level
-from .process import script_code
-from .record import Record
+from ..expr import parse as E
+from ..expr.parse import check_look_alikes, normalize
+from ..expr.errors import CLIError
+from ..expr.lower import check_and_lower, check_shapes, to_tape
+from ..cli.points import split_top_level
+from ..cli.process import script_code
+from ..expr.record import Record
 
 #: ``path.py`` or ``path.py:function``; a plain string, compiled (and cached by ``re``) when
 #: first matched: an expression target never needs it

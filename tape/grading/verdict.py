@@ -15,9 +15,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from .errors import UNDECIDED, CLIError
-from .highprec import AGREED_DIGITS
-from .timelimit import SymbolicFailure, SymbolicTimeout, run_limited, run_optional
+from ..expr.errors import UNDECIDED, CLIError
+from ..expr.highprec import AGREED_DIGITS
+from ..calculus.timelimit import SymbolicFailure, SymbolicTimeout, run_limited, run_optional
 
 #: high-precision agreements needed to accept without a symbolic proof
 ENOUGH = 16

@@ -29,10 +29,10 @@ import numpy as np
 from tape import pointwise_partials
 
 from . import budget as B
-from .errors import CLIError
-from .output import StreamedMatrix, progress
-from .points import Points
-from .record import Frozen, Record
+from ..expr.errors import CLIError
+from ..cli.output import StreamedMatrix, progress
+from ..cli.points import Points
+from ..expr.record import Frozen, Record
 from .targets import ScriptError, Target
 
 #: most points per vectorized pass (fewer when the memory budget says so: every recorded op
@@ -161,7 +161,7 @@ def _guessed_cost(target: Target, sizes: dict, mode: str, order: int, d: int) ->
     measured, so that the measured first pass itself fits the budget: every node keeps
     ``order + 1`` Taylor coefficients (or a value and an adjoint) of its widest vector, for
     each partial asked."""
-    from .tree import postorder
+    from ..expr.tree import postorder
 
     nodes = sum(len(postorder(tree) if order is None else order)
                 for tree, order in zip(target.trees, target.orders))

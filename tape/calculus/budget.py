@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 from typing import Callable, Optional, TypeVar
 
-from .errors import CLIError
-from .record import Frozen
+from ..expr.errors import CLIError
+from ..expr.record import Frozen
 
 #: the memory budget of a run, in MiB, unless --memory or TAPE_MEMORY says otherwise
 DEFAULT_MEMORY_MB = 1024

@@ -17,9 +17,9 @@ import time
 import traceback
 from typing import Any, Callable
 
-from .options import TIMEOUT as DEFAULT_TIMEOUT   # the default --timeout, in seconds
-from .errors import UNDECIDED, CLIError
-from .output import abort
+from ..cli.options import TIMEOUT as DEFAULT_TIMEOUT  # the default --timeout, in seconds
+from ..expr.errors import UNDECIDED, CLIError
+from ..cli.output import abort
 
 
 class SymbolicTimeout(CLIError):

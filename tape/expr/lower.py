@@ -19,7 +19,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from . import expr as E
+from . import parse as E
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS
 from .tree import postorder, run_postorder

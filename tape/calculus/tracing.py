@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .output import abort
+from ..cli.output import abort
 from .targets import Target
 
 
@@ -122,7 +122,7 @@ def _function(target: Target, variables: list[str], point: dict):
     """The callable to trace, shape-checked against the point."""
     if target.is_script:
         return target.batched(variables, {}, 1)
-    from .lower import check_shapes, to_tape
+    from ..expr.lower import check_shapes, to_tape
 
     if len(target.trees) != 1:
         abort("tape trace takes one expression")

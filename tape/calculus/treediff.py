@@ -15,8 +15,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Optional
 
-from . import tree as E
-from .functions import FUNCTIONS
+from ..expr import tree as E
+from ..expr.functions import FUNCTIONS
 
 ZERO, ONE = E.Number(0.0), E.Number(1.0)
 #: larger trees, given or derived, are left to SymPy (the like-term search here is

@@ -23,8 +23,8 @@ from typing import Optional
 
 import numpy as np
 
-from . import tree as E
-from .errors import CLIError
+from ..expr import tree as E
+from ..expr.errors import CLIError
 
 #: |F| above this (relative to the size of the terms) means the point is off the curve
 ON_CURVE_TOL = 1e-9
@@ -47,7 +47,7 @@ class Curve:
     @property
     def read_as(self) -> str:
         """How the equation was read, in SymPy syntax (``x**2 + y**2 = 1``)."""
-        from .expr import read_as
+        from ..expr.parse import read_as
 
         return read_as(E.Relation(self.left, self.right))
 
@@ -55,7 +55,7 @@ class Curve:
 def curve_from_text(text: str, dependent: str = "y", wrt: Optional[str] = None) -> Curve:
     """Read an equation (the reader's ``Relation``); ``dependent`` is y, ``wrt`` (default: the
     other name) is x. Both names are declared to the reader, so they are never split."""
-    from .expr import normalize, read
+    from ..expr.parse import normalize, read
     from .targets import show_notes
 
     dependent = normalize(dependent)
@@ -90,7 +90,7 @@ def curve_from_text(text: str, dependent: str = "y", wrt: Optional[str] = None) 
 
 def slope(curve: Curve, order: int = 1):
     """dy/dx (order 1) or d²y/dx² (order 2) on the curve, simplified (SymPy)."""
-    from . import symbolic as S
+    from ..expr import symbolic as S
 
     if order not in (1, 2):
         raise CLIError("--implicit gives dy/dx (--order 1) or d²y/dx² (--order 2)")
@@ -108,7 +108,7 @@ def slope(curve: Curve, order: int = 1):
 
 def _engine(curve: Curve, x: float, y: float, order: int):
     from .derivatives import components, run
-    from .points import Points
+    from ..cli.points import Points
     from .targets import Target
 
     variables = curve.variables
@@ -156,7 +156,7 @@ def slope_text(curve: Curve, order: int, style: str, timeout: float) -> str:
 
 
 def _slope_rendered(curve: Curve, order: int, style: str) -> str:
-    from . import symbolic as S
+    from ..expr import symbolic as S
 
     return S.render(slope(curve, order), style)
 
@@ -165,8 +165,8 @@ def points_on_curve(curve: Curve, count: int = _X_SCAN, seed: int = 20240229) ->
     """Points (x, y) on the curve as 40-digit mpf pairs: for ``count`` x values spread over
     the line, every sign change of F along a y grid refined by bisection; poles (where F
     changes sign through infinity) are dropped."""
-    from . import highprec as H
-    from . import symbolic as S
+    from ..expr import highprec as H
+    from ..expr import symbolic as S
 
     sp = S.sympy()
     mp = H.mpmath()
@@ -233,7 +233,7 @@ def slope_high_precision(curve: Curve, fn, x, y, order: int = 1, digits: Optiona
     """dy/dx (or d²y/dx²) at a point on the curve in 40 digits, from ``fn`` =
     ``highprec.compile_tree(curve.function, curve.variables)``; None where F is not
     differentiable or F_y = 0 (a vertical tangent or a singular point of the curve)."""
-    from . import highprec as H
+    from ..expr import highprec as H
 
     mp = H.mpmath()
     digits = digits or H.DIGITS
@@ -262,10 +262,10 @@ def slope_high_precision(curve: Curve, fn, x, y, order: int = 1, digits: Optiona
 def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, dependent: str,
                    timeout: float):
     """``tape check EQUATION --implicit --answer A``: ``(Decision, wrt, variables)``."""
-    from . import highprec as H
-    from .homework import in_the_names_of, refuse_a_question
+    from ..expr import highprec as H
+    from ..grading.homework import in_the_names_of, refuse_a_question
     from .targets import expression_target
-    from .verdict import POLISH, Decision, settle, shown
+    from ..grading.verdict import POLISH, Decision, settle, shown
 
     curve = curve_from_text(equation, dependent, wrt)
     if order not in (1, 2):
@@ -301,7 +301,7 @@ def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, d
     args = (curve, given, order)
     renderers = (_slope_text, _slope_text)
     if counterexample:
-        from .diagnosis import scaled_or_shifted
+        from ..grading.diagnosis import scaled_or_shifted
 
         expected = shown(time.monotonic() + min(timeout, POLISH), renderers, args)
         found = scaled_or_shifted(pairs, expected or f"d{curve.y}/d{curve.x}")
@@ -317,7 +317,7 @@ def _gap_persists(curve: Curve, f, a, x, y, order: int, gap) -> Optional[bool]:
     """The slope and the answer did not agree at (x, y), ``gap`` apart: the point polished
     onto the curve at more digits and both sides recomputed there
     (``highprec.same_gap_again``: True for a real difference)."""
-    from . import highprec as H
+    from ..expr import highprec as H
 
     mp = H.mpmath()
     digits = H.MORE_DIGITS
@@ -331,13 +331,13 @@ def _gap_persists(curve: Curve, f, a, x, y, order: int, gap) -> Optional[bool]:
 
 
 def _slope_text(curve: Curve, given, order: int) -> str:
-    from . import symbolic as S
+    from ..expr import symbolic as S
 
     return S.render(slope(curve, order))
 
 
 def _slope_minus_answer_is_zero(curve: Curve, given, order: int):
-    from . import symbolic as S
+    from ..expr import symbolic as S
 
     a = S.as_scalar(S.to_sympy(given, {curve.x: None, curve.y: None}))
     return S.is_zero(slope(curve, order) - a)

@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from . import symbolic as S
-from . import tree as E
-from .errors import INTERNAL_ERROR, UNDECIDED, CLIError
-from .functions import FUNCTIONS
+from ..expr import symbolic as S
+from ..expr import tree as E
+from ..expr.errors import INTERNAL_ERROR, UNDECIDED, CLIError
+from ..expr.functions import FUNCTIONS
 
 #: placeholder names for the inner part of a chain step, tried in order (the first one that is
 #: not a variable of the expression is used)
@@ -347,7 +347,7 @@ def engine_derivative(tree: E.Expr, x: str, point: dict[str, np.ndarray]):
     """The engine's value and derivative along ``x`` of ``tree`` at every point (arrays)."""
     import tape
 
-    from .lower import to_tape
+    from ..expr.lower import to_tape
 
     names = sorted(point)
     fn = to_tape(tree, names)

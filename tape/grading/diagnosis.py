@@ -42,8 +42,8 @@ def diagnose(tree, answer_tree, variables: list[str], along: list[str],
 
     ``points`` are float tuples in ``variables`` order: the first a counterexample, the others
     points where the answer is right (a mistaken derivative must match it everywhere)."""
-    from . import highprec as H
-    from .tree import fold
+    from ..expr import highprec as H
+    from ..expr.tree import fold
 
     if fold(tree, lambda node, kids: 1 + sum(kids)) > MAX_NODES:
         return None
@@ -89,7 +89,7 @@ def scaled_or_shifted(pairs: list, derivative: str) -> Optional[dict]:
     """The answer as k * derivative (``constant factor``; ``sign`` for k = -1) or derivative + c
     (``extra term``), judged from high-precision ``(derivative, answer)`` pairs at two or more
     points; None otherwise. ``derivative`` is the right derivative as text."""
-    from . import highprec as H
+    from ..expr import highprec as H
 
     mp = H.mpmath()
     if len(pairs) < 2:
@@ -120,7 +120,7 @@ class _Rules:
     """Rule-by-rule differentiation of expression trees along one variable, with mistakes."""
 
     def __init__(self, variables: list[str], wrt: str):
-        from . import symbolic as S
+        from ..expr import symbolic as S
 
         self.S = S
         self.sp = S.sympy()
@@ -142,7 +142,7 @@ class _Rules:
     def depends(self, node) -> bool:
         key = id(node)
         if key not in self._depends:
-            from .tree import free_variables
+            from ..expr.tree import free_variables
 
             self._depends[key] = self.wrt in free_variables(node)
         return self._depends[key]
@@ -154,7 +154,7 @@ class _Rules:
         """f'(u) for a one-argument function of the language: the function table's textbook
         form, as the ``d/dx`` line and ``tape diff --steps`` write it; SymPy's where the table
         has none."""
-        from .functions import FUNCTIONS, call_sympy
+        from ..expr.functions import FUNCTIONS, call_sympy
 
         template = FUNCTIONS[name].derivative
         if template is not None:
@@ -166,7 +166,7 @@ class _Rules:
     def d(self, node, override: dict):
         """The derivative of ``node``, with the derivatives of the nodes in ``override``
         replaced (a mistake made there)."""
-        from . import tree as E
+        from ..expr import tree as E
 
         key = id(node)
         if key in override:
@@ -212,7 +212,7 @@ class _Rules:
 
     # ----------------------------------------------------------------- the mistakes
     def mistakes(self, tree) -> list[Mistake]:
-        from . import tree as E
+        from ..expr import tree as E
 
         out: list[Mistake] = []
         stack = [tree]

@@ -17,10 +17,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .errors import CHECK_FAILED, UNDECIDED, CLIError
-from .options import ATOL, RTOL, TIMEOUT
-from .record import Frozen, Record
-from .timelimit import run_limited, run_optional
+from ..expr.errors import CHECK_FAILED, UNDECIDED, CLIError
+from ..cli.options import ATOL, RTOL, TIMEOUT
+from ..expr.record import Frozen, Record
+from ..calculus.timelimit import run_limited, run_optional
 
 #: above this many point-by-derivative evaluations, evaluate in float64 (NumPy), not mpmath
 EXACT_LIMIT = 20_000
@@ -65,7 +65,7 @@ class Layout(Record):
 
     @classmethod
     def for_grad(cls, comps, order: int) -> "Layout":
-        from .derivatives import multisets
+        from ..calculus.derivatives import multisets
 
         keys = multisets(len(comps), order) if comps else []
         kind = "gradient" if order == 1 else ("derivative" if len(comps) == 1 else "partials")
@@ -138,7 +138,7 @@ def finish(report, problem, layout: Layout, settings: CheckSettings, fmt,
            precision: int) -> None:
     """Render ``report`` (checked when ``settings.enabled``); abort with 1 on disagreement,
     3 when SymPy ran out of time (after rendering the numbers, which still stand)."""
-    from . import output
+    from ..cli import output
 
     if not settings.enabled:
         output.render(report, fmt, precision)
@@ -153,7 +153,7 @@ def finish(report, problem, layout: Layout, settings: CheckSettings, fmt,
     report.appendix = lambda console, digits: _draw_check(console, report, verdict, digits)
     output.render(report, fmt, precision)
     if verdict.kink_at:
-        from .targets import show_notes
+        from ..calculus.targets import show_notes
 
         show_notes([_kink_note(report, verdict)])
     if verdict.failed.any():
@@ -182,7 +182,7 @@ def _kinks(trees, variables: list[str], arrays: list[np.ndarray], disagree: np.n
            ) -> dict:
     """The disagreeing points that lie on a kink of one of ``trees``, each with the call that
     has it (the first tree's, where several do); only those points are looked at."""
-    from .kinks import kink_mask
+    from ..expr.kinks import kink_mask
 
     found_at: dict = {}
     rows = np.flatnonzero(disagree)
@@ -220,7 +220,7 @@ def compare(tape_values: np.ndarray, expected: np.ndarray, rtol: float, atol: fl
 
 def _derivatives(trees, sizes, wrt, layout: Layout) -> list:
     """The SymPy derivative behind every report column (repeated partials computed once)."""
-    from . import symbolic as S
+    from ..expr import symbolic as S
 
     comps = S.component_symbols(wrt, sizes)
     if layout.kind == "jacobian":
@@ -238,7 +238,7 @@ def _derivatives(trees, sizes, wrt, layout: Layout) -> list:
 
 def _values_job(trees, variables, wrt, sizes, arrays, layout: Layout):
     """In a child: each column's derivative as text, and its exact value at every point."""
-    from . import symbolic as S
+    from ..expr import symbolic as S
 
     raw = _derivatives(trees, sizes, wrt, layout)
     symbols = S.variable_symbols({n: sizes[n] for n in variables})
@@ -261,7 +261,7 @@ def _values_job(trees, variables, wrt, sizes, arrays, layout: Layout):
 
 def _tidy_job(trees, sizes, wrt, layout: Layout) -> list[str]:
     """In a child: each column's derivative in a readable form (for display only)."""
-    from . import symbolic as S
+    from ..expr import symbolic as S
 
     raw = _derivatives(trees, sizes, wrt, layout)
     tidied: dict = {}
@@ -272,9 +272,9 @@ def _tidy_job(trees, sizes, wrt, layout: Layout) -> list[str]:
 
 
 def _finite_difference(tape_values, problem, layout: Layout, settings: CheckSettings):
-    from . import fdcheck
-    from .derivatives import run
-    from .points import Points
+    from ..calculus import fdcheck
+    from ..calculus.derivatives import run
+    from ..cli.points import Points
 
     names = problem.variables
     base = [np.asarray(problem.points.arrays[n], dtype=np.float64) for n in names]
@@ -308,7 +308,7 @@ def _attach(report, layout: Layout, verdict: Verdict) -> None:
     build = report.document
 
     def document():
-        from .jsonstream import Column
+        from ..cli.jsonstream import Column
 
         doc = build()
         expected = [Column(verdict.expected[:, j]) for j in range(verdict.expected.shape[1])]
