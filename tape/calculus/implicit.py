@@ -47,7 +47,7 @@ class Curve:
     @property
     def read_as(self) -> str:
         """How the equation was read, in SymPy syntax (``x**2 + y**2 = 1``)."""
-        from ..expr.parse import read_as
+        from ..expr.printer import read_as
 
         return read_as(E.Relation(self.left, self.right))
 

@@ -17,7 +17,7 @@ from ..expr import parse as E
 from ..expr.parse import check_look_alikes, normalize
 from ..expr.errors import CLIError
 from ..expr.lower import check_and_lower, check_shapes, to_tape
-from ..cli.points import split_top_level
+from ..expr.notation import split_top_level
 from ..cli.process import script_code
 from ..expr.record import Record
 

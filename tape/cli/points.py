@@ -24,12 +24,11 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from ..expr.errors import CLIError, ExprError
-from ..expr.parse import check_look_alikes, normalize
+from ..expr.notation import split_top_level
+from ..expr.parse import MAX_VECTOR_LENGTH, check_look_alikes, normalize
 
 #: most points accepted in one run (--at, --at -, --points); memory grows with the count
 MAX_POINTS = 10_000_000
-#: most components of one vector variable (x=[...])
-MAX_VECTOR_LENGTH = 10_000
 #: characters of a numeric CSV parsed at a time by the fast path
 CSV_SLICE = 4_000_000
 #: points read from a stream (standard input, a CSV file) before they are evaluated and printed
@@ -82,21 +81,6 @@ class Points(Record):
         return Points(self.names, arrays, min(stop, self.count) - start)
 
 
-def split_top_level(text: str, sep: str = ",") -> list[str]:
-    """Split at ``sep`` outside brackets: ``"w=[1,2],y=2"`` -> ``["w=[1,2]", "y=2"]``."""
-    parts, depth, current = [], 0, []
-    for ch in text:
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        if ch == sep and depth == 0:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(ch)
-    parts.append("".join(current))
-    return [p.strip() for p in parts]
 
 
 #: ``1e``, ``2e+``: a number whose exponent is missing (not ``1*e``, which is written so); a

@@ -118,7 +118,7 @@ def kink_mask(tree: E.Expr, names: list[str], arrays: list[np.ndarray],
     """
     import tape
 
-    from .parse import read_as
+    from .printer import read_as
     from .lower import to_tape
 
     count = len(arrays[0]) if arrays else 1

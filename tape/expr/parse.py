@@ -16,7 +16,7 @@ Steps (``read``; ``parse`` returns just the tree):
    never passed to ``eval``/``exec`` or to SymPy's string parser.
 
 The result is a tree of ``tree.py`` nodes (re-exported here: ``expr.Number``, ``expr.fold``,
-...); ``read_as(tree)`` writes it back in SymPy syntax; reading that gives the same tree.
+...); ``printer.read_as(tree)`` writes it back in SymPy syntax; reading that gives the same tree.
 The reader also owns variable names (the last section): the one spelling of a name
 (``normalize``), applied to the names a command declares too, and the refusal of look-alike
 names (``check_look_alikes``), so ``read`` returns a checked ``Reading``.
@@ -32,6 +32,7 @@ from typing import Iterable
 from . import notation as R
 from .errors import ExprError
 from .functions import CONSTANTS, FUNCTIONS, allowed_summary
+from .printer import read_as
 from .record import Record
 from .tree import (
     Binary,
@@ -49,7 +50,7 @@ from .tree import (
     free_variables,
 )
 
-__all__ = ["read", "parse", "parse_list", "rewrite", "read_as", "Reading", "normalize",
+__all__ = ["read", "parse", "parse_list", "rewrite", "Reading", "normalize",
            "check_look_alikes", "LOOK_ALIKES", "MAX_LENGTH",
            "MAX_NESTING", "Expr", "Number", "Constant", "Variable", "Unary", "Binary", "Call",
            "Index", "Relation", "children", "fold", "free_variables"]
@@ -58,6 +59,8 @@ __all__ = ["read", "parse", "parse_list", "rewrite", "read_as", "Reading", "norm
 MAX_LENGTH = 250_000
 #: Deepest bracket nesting accepted (SPEC: at least 100; Python's parser stops at 200).
 MAX_NESTING = 150
+#: most components of one vector variable (x=[...])
+MAX_VECTOR_LENGTH = 10_000
 
 ALLOWED = ("expressions may use numbers, variable names, + - * / ** ^, parentheses, pi, e, "
            "x[0] on vectors, and functions")
@@ -170,9 +173,7 @@ def rewrite(text: str, declared=()) -> tuple[str, list[int]]:
     return source.python, source.origin
 
 
-def read_as(tree) -> str:
-    """The canonical reading of a tree in SymPy syntax (``2*x*y``, ``sin(x)**2``)."""
-    return R.canonical(tree)
+
 
 
 # --------------------------------------------------------------------------- parsing

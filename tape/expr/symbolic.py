@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from . import tree as E
 from .errors import CLIError
 from .functions import CONSTANTS, FUNCTIONS, call_sympy, sympy_function
-from ..cli.points import MAX_VECTOR_LENGTH
+from .parse import MAX_VECTOR_LENGTH
 
 #: Expressions with more operations than this are shown as differentiated (``simplify`` is
 #: superlinear and rarely helps on big expressions).

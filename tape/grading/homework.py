@@ -565,7 +565,7 @@ SHOWN_RTOL = 1e-6
 def _plain_derivative(exercise: Exercise, evidence: Evidence) -> Optional[str]:
     """The derivative asked for as text without SymPy (``treediff``), when it has a rule for
     every function and matches the engine's derivative wherever both are defined; else None."""
-    from ..expr.parse import read_as
+    from ..expr.printer import read_as
     from ..calculus.treediff import derivative
 
     tree = derivative(exercise.tree, exercise.along)

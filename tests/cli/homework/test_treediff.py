@@ -6,7 +6,8 @@ from hypothesis import HealthCheck, given, settings
 
 from tape.expr import highprec as H
 from tape.expr import symbolic as S
-from tape.expr.parse import parse, read_as
+from tape.expr.parse import parse
+from tape.expr.printer import read_as
 from tape.expr.functions import FUNCTIONS
 from tape.calculus.treediff import NoRule, derivative
 
