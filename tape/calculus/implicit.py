@@ -61,7 +61,7 @@ def curve_from_text(text: str, dependent: str = "y", wrt: Optional[str] = None) 
     dependent = normalize(dependent)
     wrt = normalize(wrt) if wrt is not None else None
     declared = [dependent] + ([wrt] if wrt else [])
-    reading = read(text, declared=declared, relation=True)
+    reading = read(text, names=declared, relation=True)
     if not isinstance(reading.tree, E.Relation):
         why = ("its left side is a label (a lone name or f(x)), so it reads as the expression "
                f"{reading.read_as}; write the equation with both names on one side, or check "

@@ -187,9 +187,9 @@ def expression_target(text: str, label: str | None = None, declared=()) -> Targe
     """A target from one expression. ``label`` names the text in errors and notes
     (``--answer``); ``declared`` are the names the command was given (never split into
     letters). Notes on ambiguous readings go to standard error."""
-    reading = E.read(text, label=label, declared=declared)
+    reading = E.read(text, names=declared, label=label)
     show_notes(reading.notes, label)
-    return Target(text, "expression", reading.variables, [reading.tree], [text],
+    return Target(text, "expression", sorted(reading.variables), [reading.tree], [text],
                   notes=reading.notes, wrt_hint=reading.wrt, orders=[reading.order])
 
 
@@ -199,7 +199,7 @@ def expressions_target(texts: list[str], declared=()) -> Target:
         items = E.read_list(texts[0], declared=declared)
         source = [t for t, _ in items] if texts[0].strip().startswith("[") else texts[0]
     else:
-        items = [(t, E.read(t, declared=declared)) for t in texts]
+        items = [(t, E.read(t, names=declared)) for t in texts]
         source = list(texts)
     notes = [n for _, r in items for n in r.notes]
     show_notes(notes)

@@ -1,4 +1,5 @@
-"""The CLI's domain errors. Each carries the exit code it maps to; ``app.main`` prints them.
+"""The domain errors of every layer. Each carries the exit code the command line maps it to;
+``app.main`` prints them, the library only raises them.
 
 Exit codes (SPEC section 3): 0 success, 1 a check failed, 2 bad input, 3 undecided, 130
 interrupted (Ctrl-C).
@@ -26,8 +27,10 @@ class CLIError(Exception):
         return self.message.splitlines() or [""]
 
 
-class ExprError(CLIError):
-    """An expression the language does not accept, pointing at the offending part.
+class ExprError(CLIError, ValueError):
+    """An expression the language does not accept, pointing at the offending part
+    (``tape.expr.ReadError``). ``str()`` is the message the command line prints, with the
+    column and a caret; ``column`` is 1-based, or None when no place is known.
 
     ``start`` and ``end`` are character offsets into ``text`` (the expression as the user
     typed it); ``lines()`` shows the message with the column, the text and a caret under it.
@@ -46,6 +49,13 @@ class ExprError(CLIError):
         self.end = end
         self.hint: str | None = None
         self.label: str | None = None
+
+    @property
+    def column(self) -> int | None:
+        return None if self.start is None else self.start + 1
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
 
     def lines(self) -> list[str]:
         hint = [self.hint] if self.hint else []

@@ -48,6 +48,7 @@ from .tree import (
     children,
     fold,
     free_variables,
+    postorder,
 )
 
 __all__ = ["read", "parse", "parse_list", "rewrite", "Reading", "normalize",
@@ -71,8 +72,8 @@ ALLOWED = ("expressions may use numbers, variable names, + - * / ** ^, parenthes
 class Reading(Record):
     """What a text was read as: the tree, its canonical spelling ``read_as`` (SymPy syntax),
     the ``notes`` on readings with another plausible meaning, and ``wrt`` when the text
-    said ``d/dx`` (or ``dy/dx = ...``). ``variables``: the tree's free names, sorted (the
-    walk that built the tree collects them; otherwise ``free_variables`` finds them)."""
+    said ``d/dx`` (or ``dy/dx = ...``). ``variables``: the tree's free names in the order
+    they first appear, left to right."""
 
     _fields = ("tree", "notes", "wrt")
 
@@ -81,7 +82,7 @@ class Reading(Record):
         self.tree = tree
         self.notes = notes
         self.wrt = wrt
-        self.variables = free_variables(tree) if variables is None else variables
+        self.variables = _in_order_of_appearance(tree, order) if variables is None else variables
         self.order = order      # the tree's ``postorder`` list, when the reader has it
 
     @property
@@ -90,16 +91,20 @@ class Reading(Record):
         return read_as(self.tree)
 
 
-def read(text: str, label: str | None = None, declared=(), relation: bool = False
+def read(text: str, *, names=(), relation: bool = False, label: str | None = None
          ) -> Reading:
-    """Read one expression (SPEC sections 3 and 4) or raise ``ExprError``.
+    """Read one expression (SPEC sections 3, 4 and 8) or raise ``ExprError`` (``ReadError``).
 
-    ``label`` names the text in errors (``--answer``); ``declared`` are names the command
-    was given (``--at``, ``--wrt``, ...), never split into letters (spelled here as
-    ``normalize`` spells them; look-alike names are refused here too); with ``relation`` an
-    equation that is not a label is returned as a ``Relation`` tree, otherwise it is an error.
+    ``names`` are names the caller knows (a command's ``--at``, ``--wrt``, ...), never split
+    into letters (spelled here as ``normalize`` spells them; look-alike names are refused here
+    too); with ``relation`` an equation that is not a label is returned as a ``Relation``
+    tree, otherwise it is an error. ``label`` names the text in errors (``--answer``).
+
+    >>> reading = read("x^2 sin x")
+    >>> reading.read_as, reading.variables
+    ('x**2*sin(x)', ['x'])
     """
-    declared = _declared(declared)
+    declared = _declared(names)
     try:
         try:
             reading = _read(text, declared, relation)
@@ -116,6 +121,11 @@ def read(text: str, label: str | None = None, declared=(), relation: bool = Fals
         raise
 
 
+def _in_order_of_appearance(tree, order=None) -> list[str]:
+    nodes = order if order is not None else postorder(tree)
+    return list(dict.fromkeys(node.name for node, _ in nodes if isinstance(node, Variable)))
+
+
 def _declared(declared) -> tuple[str, ...]:
     """The names a command declared, each in its one spelling (``normalize``); what is not a
     name after that is dropped."""
@@ -127,12 +137,11 @@ def _read(text, declared, relation) -> Reading:
     read = R.read_text(text, declared)
     if read.equation is None:
         ((source, notes),) = read.pieces
-        tree, names, order = _tree(source)
-        return Reading(tree, notes, read.wrt, sorted(names), order)
+        tree, _, order = _tree(source)
+        return Reading(tree, notes, read.wrt, order=order)
     (left, notes), (right, more) = read.pieces
-    lhs, names, _ = _tree(left)
-    rhs, more_names, _ = _tree(right)
-    names |= more_names
+    lhs, _, _ = _tree(left)
+    rhs, _, _ = _tree(right)
     equals, whole = read.equation
     tree = Relation(lhs, rhs, whole)
     notes += [n for n in more if n not in notes]
@@ -140,7 +149,7 @@ def _read(text, declared, relation) -> Reading:
         raise ExprError(f"{text.strip()} is an equation, read as an implicit "
                         f"relation; this command takes an expression (implicit "
                         f"derivatives: --implicit)", text, *equals)
-    return Reading(tree, notes, read.wrt, sorted(names))
+    return Reading(tree, notes, read.wrt)
 
 
 def _check_text(text) -> None:
@@ -180,7 +189,7 @@ def rewrite(text: str, declared=()) -> tuple[str, list[int]]:
 
 def parse(text: str, declared=()) -> Expr:
     """Parse one scalar-or-vector expression into a tree, or raise ``ExprError``."""
-    return read(text, declared=declared).tree
+    return read(text, names=declared).tree
 
 
 def parse_list(text: str, declared=()) -> list[tuple[str, Expr]]:
@@ -191,7 +200,7 @@ def parse_list(text: str, declared=()) -> list[tuple[str, Expr]]:
 def read_list(text: str, label: str | None = None, declared=()) -> list[tuple[str, Reading]]:
     """Like ``read`` for ``"[f1, f2, ...]"``: (source text, reading) for each item."""
     if not (isinstance(text, str) and text.strip().startswith("[")):
-        return [(text.strip(), read(text, label, declared))]
+        return [(text.strip(), read(text, names=declared, label=label))]
     declared = _declared(declared)
     try:
         check_look_alikes(declared, text)

@@ -158,7 +158,7 @@ def _right_as(exercise: Exercise, text: str) -> bool:
     from ..expr.parse import read
 
     try:
-        tree = read(text, declared=exercise.variables).tree
+        tree = read(text, names=exercise.variables).tree
     except ExprError:
         return False
     if set(E.free_variables(tree)) - set(exercise.variables):

@@ -131,8 +131,8 @@ def test_reading_lists_the_free_variables_its_walk_found(text):
     from tape.expr import parse as E
 
     reading = E.read(text, relation=True)
-    assert reading.variables == E.free_variables(reading.tree)
-    assert reading.variables == sorted(set(reading.variables))
+    assert sorted(reading.variables) == E.free_variables(reading.tree)
+    assert len(reading.variables) == len(set(reading.variables))
 
 
 @pytest.mark.parametrize("text", ["x^2", "2^x + x/3 - 1", "sin(2)*x - 3*x", "-2*x + pi*e",
@@ -164,20 +164,23 @@ def test_the_readers_postorder_list_is_the_trees_own(text):
     from tape.expr import parse as E
 
     readings = ([r for _, r in E.read_list(text)] if text.startswith("[")
-                else [E.read(text, declared=("w",))])
+                else [E.read(text, names=("w",))])
     for reading in readings:
         assert reading.order is not None
         assert [(id(n), k) for n, k in reading.order] == \
             [(id(n), k) for n, k in postorder(reading.tree)]
-        assert reading.variables == sorted(E.free_variables(reading.tree))
+        # the free names, each once, in the order they first appear (SPEC section 8)
+        assert sorted(reading.variables) == sorted(E.free_variables(reading.tree))
+        appearance = [n.name for n, _ in postorder(reading.tree) if isinstance(n, E.Variable)]
+        assert reading.variables == list(dict.fromkeys(appearance))
 
 
 def test_the_reader_spells_declared_names_as_it_spells_the_text():
     from tape.expr import parse as E
 
     # declared as typed (fullwidth), the name stays whole: not r*a*t*e
-    assert E.read("rate*x", declared=["ｒａｔｅ", " x "]).variables == ["rate", "x"]
-    assert E.read("rate*x").variables == ["a", "r", "t", "x"]       # e is the constant
+    assert E.read("rate*x", names=["ｒａｔｅ", " x "]).variables == ["rate", "x"]
+    assert E.read("rate*x").variables == ["r", "a", "t", "x"]       # e is the constant
     assert T.declared_names(["ｒａｔｅ=1"]) == ("ｒａｔｅ",)     # collected as typed
 
 
@@ -186,7 +189,7 @@ def test_declared_look_alike_names_are_refused_by_the_reader():
     from tape.expr.errors import ExprError
 
     with pytest.raises(ExprError, match="look alike"):
-        E.read("x + 1", declared=["x", "х"])       # Latin x, Cyrillic х
+        E.read("x + 1", names=["x", "х"])       # Latin x, Cyrillic х
 
 
 class _Stream:

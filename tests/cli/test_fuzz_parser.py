@@ -352,10 +352,10 @@ def read_or_error(text, **options):
 @example("{x}=x", (), True)     # an equation with a lone name on the left: not a label again
 @example("(y) = x^2 + y", ("x", "y", "rate"), True)
 def test_people_notation_reads_or_raises_expr_error(text, declared, relation):
-    reading = read_or_error(text, declared=declared, relation=relation)
+    reading = read_or_error(text, names=declared, relation=relation)
     if reading is None:
         return
-    again = E.read(reading.read_as, declared=declared, relation=relation)
+    again = E.read(reading.read_as, names=declared, relation=relation)
     assert again.tree == reading.tree, (text, reading.read_as)
     if not isinstance(reading.tree, E.Relation):
         evaluate_or_error(reading.tree)

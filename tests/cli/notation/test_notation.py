@@ -51,9 +51,9 @@ def test_errors_say_what_to_write(typed, fragment):
 
 @pytest.mark.parametrize("typed, declared, meaning", DECLARED)
 def test_declared_names_are_never_split(typed, declared, meaning):
-    tree = E.read(typed, declared=declared).tree
+    tree = E.read(typed, names=declared).tree
     assert tree == E.parse(meaning, declared=declared)
-    assert E.read(E.read_as(tree), declared=declared).tree == tree
+    assert E.read(E.read_as(tree), names=declared).tree == tree
 
 
 @pytest.mark.parametrize("expression, right, wrong", VERDICTS)

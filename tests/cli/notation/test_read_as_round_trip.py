@@ -58,5 +58,5 @@ def test_read_as_reads_back_to_the_same_tree(chunk):
 
 @pytest.mark.parametrize("typed, declared, meaning", DECLARED)
 def test_read_as_round_trips_with_declared_names(typed, declared, meaning):
-    reading = E.read(typed, declared=declared)
-    assert E.read(reading.read_as, declared=declared).tree == reading.tree
+    reading = E.read(typed, names=declared)
+    assert E.read(reading.read_as, names=declared).tree == reading.tree
