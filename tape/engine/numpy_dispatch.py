@@ -182,14 +182,13 @@ _OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "
               np.floor_divide: "//", np.remainder: "%", np.power: "**", np.matmul: "@"}
 
 
-def _written_into_array(ufunc):
-    name = f"numpy.{ufunc.__name__}"
-    op = _OPERATORS.get(ufunc)
+def _written_into_array(ufunc, method, augmented):
+    call = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
+    op = _OPERATORS.get(ufunc) if augmented else None
     if op is not None:
-        what, instead = f"`a {op}= x` on a NumPy array `a` ({name} with out=)", f"`a = a {op} x`"
+        what, instead = f"`a {op}= x` on a NumPy array `a` (numpy.{call} with out=)", f"`a = a {op} x`"
     else:
-        what = f"`np.{ufunc.__name__}(..., out=a)` on a NumPy array `a`"
-        instead = f"`a = np.{ufunc.__name__}(...)`"
+        what, instead = f"`np.{call}(..., out=a)` on a NumPy array `a`", f"`a = np.{call}(...)`"
     return (f"in-place NumPy operation: {what} writes the values into `a`, and they leave the "
             "tape: `a` is a constant, so nothing computed from it is differentiated. To stay on "
             f"the tape, write {instead} (a new tape tensor), or make `a` a tape tensor first "
@@ -208,7 +207,10 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         if any(isinstance(o, Tensor) for o in np.atleast_1d(kwargs["out"]) if o is not None):
             raise TypeError("out= cannot be a tape tensor (tensors are immutable)")
         if is_recording():
-            _warn(_written_into_array(ufunc))
+            out = kwargs["out"]
+            # `a += x` reaches here as np.add(a, x, out=(a,)): the output is the first input
+            augmented = method == "__call__" and type(out) is tuple and out[0] is inputs[0]
+            _warn(_written_into_array(ufunc, method, augmented))
         return getattr(ufunc, method)(*_unwrap(inputs), **_unwrap(kwargs))
     if method == "at" and isinstance(inputs[0], Tensor):
         # ufunc.at writes into its first argument

@@ -216,18 +216,24 @@ def test_inplace_op_warns_every_time_under_always_and_once_per_line_by_default()
     np.testing.assert_allclose(a, [14.0, 21.0])
 
 
-def test_ufunc_with_out_names_the_ufunc():
+@pytest.mark.parametrize("call, named, values", [
+    (lambda x, a: np.sin(x, out=a), "np.sin", np.sin([0.5, 1.0])),
+    # not `a += x`: the output is not the first input
+    (lambda x, a: np.add(x, 1.0, out=a), "np.add", [1.5, 2.0]),
+    (lambda x, a: np.add.accumulate(x, out=a), "np.add.accumulate", [0.5, 1.5]),
+])
+def test_ufunc_with_out_names_the_call(call, named, values):
     x = tape.constant([0.5, 1.0])
     a = np.zeros(2)
     with tape.GradientTape() as t:
         t.watch(x)
         with warnings.catch_warnings(record=True) as rec:
             warnings.simplefilter("always")
-            np.sin(x, out=a)
+            call(x, a)
     (message,) = [str(w.message) for w in rec]
-    assert "`np.sin(..., out=a)` on a NumPy array `a`" in message, message
-    assert "`a = np.sin(...)`" in message, message
-    np.testing.assert_allclose(a, np.sin([0.5, 1.0]))
+    assert f"`{named}(..., out=a)` on a NumPy array `a`" in message, message
+    assert f"`a = {named}(...)`" in message, message
+    np.testing.assert_allclose(a, values)
 
 
 def test_the_suggested_fixes_stay_on_the_tape_without_a_warning():
