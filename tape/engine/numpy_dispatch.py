@@ -2,11 +2,14 @@
 
 ``np.sin(t)`` calls ``Tensor.__array_ufunc__`` and ``np.sum(t)`` calls ``Tensor.__array_function__``;
 both look the NumPy callable up in a table and run the matching tape op. A NumPy function with no
-entry runs on plain arrays and returns a plain NumPy result; while a tape is recording it warns
-(once per function) that the result is not differentiated.
+entry, or a ufunc writing into a NumPy array (``out=``, as ``a += t`` does for an ndarray ``a``),
+runs on plain arrays and gives a plain NumPy result; while a tape is recording it warns that the
+result is not differentiated. Python's warning filters decide how often (by default once per line
+of the caller).
 """
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -130,12 +133,11 @@ FUNCTIONS = {
     np.ravel: lambda a, order="C": A.reshape(a, (-1,)),
     np.diag: lambda v, k=0: L.diag_part(v) if np.ndim(v) == 2 and k == 0 else _plain(np.diag, (v, k), {}),
     np.copy: lambda a, **kw: A.identity(a),
+    np.ndim: lambda a: a.ndim, np.shape: lambda a: a.shape,       # no values, nothing to warn about
     np.atleast_1d: lambda a: A.reshape(a, (1,)) if np.ndim(a) == 0 else a,
     np.split: lambda ary, indices_or_sections, axis=0: A.split(ary, indices_or_sections, axis)
     if isinstance(indices_or_sections, int) else _plain(np.split, (ary, indices_or_sections, axis), {}),
 }
-
-_warned: set = set()
 
 
 def _unwrap(obj):
@@ -149,15 +151,48 @@ def _unwrap(obj):
 
 
 def _plain(func, args, kwargs):
-    """Run ``func`` on plain arrays; warn once per function if a tape is recording."""
+    """Run ``func`` on plain arrays; warn if a tape is recording."""
     if is_recording():
-        name = getattr(func, "__name__", repr(func))
-        if name not in _warned:
-            _warned.add(name)
-            warnings.warn(f"numpy.{name} has no gradient rule in tape: its result is a constant "
-                          "and is not differentiated. Use tape ops, or tape.primitive with "
-                          "RegisterGradient, to differentiate through it.", UserWarning, stacklevel=3)
+        _warn(_no_rule(_numpy_name(func)))
     return func(*_unwrap(args), **_unwrap(kwargs))
+
+
+def _warn(message):
+    """Warn at the first caller outside this module, so that the default filter's "once per
+    location" means once per line of user code (not once for every caller of this module)."""
+    frame, level = sys._getframe(1), 2        # stacklevel 2 is the frame that called _warn
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, UserWarning, stacklevel=level)
+
+
+def _numpy_name(func):
+    module = getattr(func, "__module__", None) or "numpy"
+    return f"{module if module.startswith('numpy') else 'numpy'}.{getattr(func, '__name__', func)}"
+
+
+def _no_rule(name):
+    return (f"{name} has no gradient rule in tape: its result is a constant and is not "
+            "differentiated. Use tape ops, or tape.primitive with RegisterGradient, to "
+            "differentiate through it.")
+
+
+#: the augmented assignments that NumPy runs as a ufunc with out= (``a += t`` is np.add(a, t, out=a))
+_OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/",
+              np.floor_divide: "//", np.remainder: "%", np.power: "**", np.matmul: "@"}
+
+
+def _written_into_array(ufunc, method, augmented):
+    call = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
+    op = _OPERATORS.get(ufunc) if augmented else None
+    if op is not None:
+        what, instead = f"`a {op}= x` on a NumPy array `a` (numpy.{call} with out=)", f"`a = a {op} x`"
+    else:
+        what, instead = f"`np.{call}(..., out=a)` on a NumPy array `a`", f"`a = np.{call}(...)`"
+    return (f"in-place NumPy operation: {what} writes the values into `a`, and they leave the "
+            "tape: `a` is a constant, so nothing computed from it is differentiated. To stay on "
+            f"the tape, write {instead} (a new tape tensor), or make `a` a tape tensor first "
+            "(`a = tape.constant(a)`).")
 
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
@@ -171,12 +206,25 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if "out" in kwargs and kwargs["out"] is not None:
         if any(isinstance(o, Tensor) for o in np.atleast_1d(kwargs["out"]) if o is not None):
             raise TypeError("out= cannot be a tape tensor (tensors are immutable)")
+        if is_recording():
+            out = kwargs["out"]
+            # `a += x` reaches here as np.add(a, x, out=(a,)): the output is the first input
+            augmented = method == "__call__" and type(out) is tuple and out[0] is inputs[0]
+            _warn(_written_into_array(ufunc, method, augmented))
+        return getattr(ufunc, method)(*_unwrap(inputs), **_unwrap(kwargs))
+    if method == "at" and isinstance(inputs[0], Tensor):
+        # ufunc.at writes into its first argument
+        raise TypeError(f"numpy.{ufunc.__name__}.at cannot change a tape tensor in place "
+                        "(tensors are immutable)")
     if method == "reduce" and ufunc in (np.add, np.multiply, np.maximum, np.minimum):
         reducer = {np.add: R.reduce_sum, np.multiply: R.reduce_prod, np.maximum: R.reduce_max,
                    np.minimum: R.reduce_min}[ufunc]
         axis = kwargs.get("axis", 0)
         return reducer(inputs[0], axis=axis, keepdims=kwargs.get("keepdims", False))
-    return _plain(getattr(ufunc, method), inputs, kwargs)
+    if is_recording():
+        _warn(_no_rule(f"numpy.{ufunc.__name__}" if method == "__call__"
+                       else f"numpy.{ufunc.__name__}.{method}"))
+    return getattr(ufunc, method)(*_unwrap(inputs), **_unwrap(kwargs))
 
 
 def array_function(self, func, types, args, kwargs):

@@ -269,10 +269,13 @@ class GradientTape:
     # -- gradients ------------------------------------------------------------------------
     def _begin_use(self, what):
         if self._used and not self._persistent:
-            raise RuntimeError(f"GradientTape.{what} can only be called once on non-persistent "
-                               "tapes: a non-persistent GradientTape can only be used to compute "
-                               "one set of gradients (or jacobians). Create the tape with "
-                               "GradientTape(persistent=True).")
+            # TensorFlow's wording first: its tests (and users' code) match the start of it
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               f"set of gradients (or jacobians): GradientTape.{what} can only "
+                               "be called once on it, and this tape has already been used. To "
+                               "compute several, create the tape with "
+                               "GradientTape(persistent=True) (and `del` it when done), or run "
+                               "the computation again under a new tape.")
         self._used = True
         if self._recording and not self._persistent:
             self._pop()      # as in TensorFlow: asking for gradients ends a non-persistent tape's recording

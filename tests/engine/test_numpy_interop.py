@@ -75,7 +75,12 @@ def test_numpy_function_gradients(name):
     check(f, args, label=name)
 
 
-def test_numpy_function_without_rule_returns_constant_and_warns_once_while_recording():
+def _messages(rec, text):
+    return [str(w.message) for w in rec if issubclass(w.category, UserWarning)
+            and text in str(w.message)]
+
+
+def test_numpy_function_without_rule_returns_constant_and_warns_while_recording():
     x = tape.constant([0.3, 0.7])
     with tape.GradientTape() as t:
         t.watch(x)
@@ -84,12 +89,28 @@ def test_numpy_function_without_rule_returns_constant_and_warns_once_while_recor
             y1 = np.sinc(x)
             y2 = np.sinc(x * 2.0)
         z = y1 * x
-    relevant = [w for w in rec if issubclass(w.category, UserWarning) and "sinc" in str(w.message)]
-    assert len(relevant) == 1, [str(w.message) for w in rec]
+    # "always" means every call: the engine keeps no memory of its own
+    assert len(_messages(rec, "numpy.sinc has no gradient rule")) == 2, [str(w.message) for w in rec]
+    assert {w.filename for w in rec} == {__file__}       # attributed to the caller's line
     np.testing.assert_allclose(np.asarray(y1), np.sinc([0.3, 0.7]))
     np.testing.assert_allclose(np.asarray(y2), np.sinc([0.6, 1.4]))
     # the result is a constant: z = const * x, so dz/dx = sinc(x) only
     np.testing.assert_allclose(t.gradient(z, x).numpy(), np.sinc([0.3, 0.7]))
+
+
+def test_numpy_function_without_rule_warns_once_per_line_under_the_default_filter():
+    x = tape.constant([0.3, 0.7])
+    with tape.GradientTape() as t:
+        t.watch(x)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("default")
+            for _ in range(3):
+                np.sinc(x)
+            np.sinc(x)                                    # another line: said again
+            np.diag(x * 1.0, 1)                           # through a table entry, still this line
+    assert len(_messages(rec, "numpy.sinc has no gradient rule")) == 2, [str(w.message) for w in rec]
+    assert len(_messages(rec, "numpy.diag has no gradient rule")) == 1, [str(w.message) for w in rec]
+    assert {w.filename for w in rec} == {__file__}
 
 
 def test_numpy_function_without_rule_does_not_warn_outside_recording():
@@ -139,3 +160,119 @@ def test_np_asarray_gives_the_values():
     a = np.asarray(t)
     assert isinstance(a, np.ndarray) and a.tolist() == [[1.0, 2.0]]
     assert np.array(t, dtype=np.float32).dtype == np.float32
+
+
+# -- in-place NumPy operations on plain arrays ------------------------------------------------
+# `a += x` with `a` an ndarray is np.add(a, x, out=a): NumPy writes the values into `a`.
+INPLACE = {
+    "+=": lambda a, x: a.__iadd__(x), "-=": lambda a, x: a.__isub__(x),
+    "*=": lambda a, x: a.__imul__(x), "/=": lambda a, x: a.__itruediv__(x),
+    "**=": lambda a, x: a.__ipow__(x),
+}
+
+
+@pytest.mark.parametrize("op", INPLACE)
+def test_inplace_op_on_an_array_says_what_happened_and_how_to_stay_on_the_tape(op):
+    x = tape.constant([2.0, 3.0])
+    a = np.array([1.0, 4.0])
+    expected = {"+=": a + [2, 3], "-=": a - [2, 3], "*=": a * [2, 3], "/=": a / [2, 3],
+                "**=": a ** [2, 3]}[op]
+    with tape.GradientTape() as t:
+        t.watch(x)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            INPLACE[op](a, x)
+        y = tape.reduce_sum(a * x)
+    (message,) = [str(w.message) for w in rec]
+    plain = op[:-1]
+    assert message.startswith("in-place NumPy operation"), message
+    assert f"`a {op} x` on a NumPy array `a`" in message, message
+    assert "leave the tape" in message and "constant" in message, message
+    assert f"`a = a {plain} x`" in message and "tape.constant(a)" in message, message
+    assert "__call__" not in message
+    assert type(a) is np.ndarray
+    np.testing.assert_allclose(a, expected)
+    # what the warning says: `a` is a constant, so dy/dx is `a` alone
+    np.testing.assert_allclose(t.gradient(y, x).numpy(), expected)
+
+
+def test_inplace_op_warns_every_time_under_always_and_once_per_line_by_default():
+    x = tape.constant([2.0, 3.0])
+    a = np.zeros(2)
+    with tape.GradientTape() as t:
+        t.watch(x)
+        with warnings.catch_warnings(record=True) as always:
+            warnings.simplefilter("always")
+            for _ in range(3):
+                a += x
+        with warnings.catch_warnings(record=True) as default:
+            warnings.simplefilter("default")
+            for _ in range(3):
+                a += x
+            a += x                                        # another line
+    assert len(_messages(always, "in-place NumPy operation")) == 3
+    assert len(_messages(default, "in-place NumPy operation")) == 2
+    assert {w.filename for w in always + default} == {__file__}
+    np.testing.assert_allclose(a, [14.0, 21.0])
+
+
+@pytest.mark.parametrize("call, named, values", [
+    (lambda x, a: np.sin(x, out=a), "np.sin", np.sin([0.5, 1.0])),
+    # not `a += x`: the output is not the first input
+    (lambda x, a: np.add(x, 1.0, out=a), "np.add", [1.5, 2.0]),
+    (lambda x, a: np.add.accumulate(x, out=a), "np.add.accumulate", [0.5, 1.5]),
+])
+def test_ufunc_with_out_names_the_call(call, named, values):
+    x = tape.constant([0.5, 1.0])
+    a = np.zeros(2)
+    with tape.GradientTape() as t:
+        t.watch(x)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            call(x, a)
+    (message,) = [str(w.message) for w in rec]
+    assert f"`{named}(..., out=a)` on a NumPy array `a`" in message, message
+    assert f"`a = {named}(...)`" in message, message
+    np.testing.assert_allclose(a, values)
+
+
+def test_the_suggested_fixes_stay_on_the_tape_without_a_warning():
+    x = tape.constant([2.0, 3.0])
+    with tape.GradientTape(persistent=True) as t:
+        t.watch(x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            a = np.array([1.0, 4.0])
+            a = a + x
+            b = tape.constant(np.array([1.0, 4.0]))
+            b += x                                        # a tensor: rebinds b to b + x
+        ya, yb = tape.reduce_sum(a * x), tape.reduce_sum(b * x)
+    # d/dx sum((c + x) x) = c + 2x
+    np.testing.assert_allclose(t.gradient(ya, x).numpy(), [5.0, 10.0])
+    np.testing.assert_allclose(t.gradient(yb, x).numpy(), [5.0, 10.0])
+
+
+def test_inplace_op_without_a_tape_does_not_warn():
+    x = tape.constant([2.0, 3.0])
+    a = np.ones(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a += x
+        np.sin(x, out=a)
+    np.testing.assert_allclose(a, np.sin([2.0, 3.0]))
+
+
+def test_ufunc_at_cannot_change_a_tensor():
+    x = tape.constant([1.0, 2.0])
+    with pytest.raises(TypeError, match="immutable"):
+        np.add.at(x, [0], 5.0)
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
+
+
+def test_np_ndim_and_shape_of_a_tensor_do_not_warn():
+    x = tape.constant([[1.0, 2.0]])
+    with tape.GradientTape() as t:
+        t.watch(x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert np.ndim(x) == 2 and np.shape(x) == (1, 2)

@@ -28,6 +28,26 @@ def test_second_gradient_call_on_non_persistent_tape_raises():
         t.jacobian(y, x)
 
 
+@pytest.mark.parametrize("first", ["gradient", "jacobian", "batch_jacobian"])
+@pytest.mark.parametrize("second", ["gradient", "jacobian", "batch_jacobian"])
+def test_used_non_persistent_tape_message(first, second):
+    x = _c([[1.0, 2.0]])
+    with tape.GradientTape() as t:
+        t.watch(x)
+        y = x * x
+    getattr(t, first)(y, x)
+    with pytest.raises(RuntimeError) as info:
+        getattr(t, second)(y, x)
+    message = str(info.value)
+    # TensorFlow's own words come first: TensorFlow's tests and user code match on them
+    assert message.startswith("A non-persistent GradientTape can only be used to compute one "
+                              "set of gradients (or jacobians)"), message
+    # TensorFlow 2.1-2.3 worded it "GradientTape.gradient can only be called once ..."
+    assert f"GradientTape.{second} can only be called once" in message, message
+    # and what to do instead
+    assert "GradientTape(persistent=True)" in message and "new tape" in message, message
+
+
 def test_jacobian_then_gradient_on_non_persistent_tape_raises():
     x = _c([1.0, 2.0])
     with tape.GradientTape() as t:

@@ -459,6 +459,10 @@ def test_gradient_tape_with_while_loop():
     assert g.gradient(y, [x])[0].numpy() == 4.0
 
 
+# testGradientTapeGradientCalledMultipleTimes, testGradientTapeJacobianCalledMultipleTimes and
+# testGradientTapeBatchJacobianCalledMultipleTimes as in TensorFlow 2.4 and later (the 2.1-2.3
+# version of the first matched 'GradientTape.gradient can only be called once'; tape's message
+# says both, see test_tape_semantics.py).
 def test_gradient_tape_gradient_called_multiple_times():
     with tf.GradientTape() as g:
         x = tf.constant(3.0)
@@ -466,8 +470,31 @@ def test_gradient_tape_gradient_called_multiple_times():
         y = x * x
         z = y * y
     g.gradient(z, [x])
-    with pytest.raises(RuntimeError, match='GradientTape.gradient can only be called once'):
+    with pytest.raises(RuntimeError, match='A non-persistent GradientTape can only'):
         g.gradient(y, [x])
+
+
+def test_gradient_tape_jacobian_called_multiple_times():
+    with tf.GradientTape() as g:
+        x = tf.constant(3.0)
+        g.watch(x)
+        y = x * x
+        z = y * y
+    g.jacobian(z, [x])
+    with pytest.raises(RuntimeError, match='A non-persistent GradientTape can only'):
+        g.jacobian(y, [x])
+
+
+def test_gradient_tape_batch_jacobian_called_multiple_times():
+    with tf.GradientTape() as g:
+        x = tf.constant([[3.0]])
+        g.watch(x)
+        y = x * x
+        z = y * y
+    g.batch_jacobian(z, x)
+    # a list where batch_jacobian takes one source: the used tape is reported first
+    with pytest.raises(RuntimeError, match='A non-persistent GradientTape can only'):
+        g.batch_jacobian(y, [x])
 
 
 def test_persistent_tape():
