@@ -19,9 +19,9 @@ from typing import Optional
 import numpy as np
 
 from . import budget as B
-from ..cli.output import abort
-from ..cli.options import PLOT_MAX_ORDER as MAX_ORDER, PLOT_MAX_POINTS as MAX_POINTS
-from ..cli.options import PLOT_NESTED_MAX_ORDER as NESTED_MAX_ORDER
+from ..expr.errors import CLIError
+from .limits import PLOT_MAX_ORDER as MAX_ORDER, PLOT_MAX_POINTS as MAX_POINTS
+from .limits import PLOT_NESTED_MAX_ORDER as NESTED_MAX_ORDER
 from .targets import ScriptError, Target
 
 #: a y-range this many interquartile ranges tall is taken to come from a pole and is cut ...
@@ -56,32 +56,14 @@ def derivative_label(k: int) -> str:
     return "f" + "'" * k if k <= 3 else f"f^({k})"
 
 
-def parse_range(text: str) -> tuple[float, float]:
-    """``"-5:5"`` or ``"-pi:pi"`` -> ``(lo, hi)`` with lo < hi, both finite."""
-    from ..cli.points import parse_number
-
-    parts = text.split(":")
-    if len(parts) != 2:
-        abort(f"--range: {text!r} is not of the form A:B (for example -5:5)")
-    lo, hi = (parse_number(p, "--range") for p in parts)
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        abort(f"--range: {text!r} must have finite ends")
-    if not lo < hi:
-        abort(f"--range: the start must be below the end (got {text!r})")
-    with np.errstate(over="ignore"):
-        width = np.float64(hi) - np.float64(lo)
-    if not np.isfinite(width) or not np.isfinite(width / 2):
-        abort(f"--range: {text!r} is wider than a float can hold (its width overflows); "
-              f"keep |B - A| below about 1e308")
-    return lo, hi
 
 
 def plot_function(target: Target, count: int):
     """``(variable, f)``: the target as a function of one ``(count,)`` tensor."""
     names = target.ordered([])
     if len(names) > 1:
-        abort(f"tape plot draws functions of one variable; {target.source!r} has "
-              f"{len(names)} ({', '.join(names)})")
+        raise CLIError(f"tape plot draws functions of one variable; {target.source!r} has "
+                       f"{len(names)} ({', '.join(names)})")
     if not names:  # a constant: draw it over x, its derivatives are zero
         run = target.batched([], {}, count)
         return "x", lambda x: run() + 0.0 * x
@@ -95,9 +77,9 @@ def compute_series(target: Target, lo: float, hi: float, points: int, order: int
     """f and its derivatives up to ``order`` on ``points`` evenly spaced x in [lo, hi], in
     passes over the grid that fit in ``budget`` (default: ``budget.from_option(None)``)."""
     if not 2 <= points <= MAX_POINTS:
-        abort(f"--points must be between 2 and {MAX_POINTS}")
+        raise CLIError(f"--points must be between 2 and {MAX_POINTS}")
     if not 0 <= order <= MAX_ORDER:
-        abort(f"--order must be between 0 and {MAX_ORDER}")
+        raise CLIError(f"--order must be between 0 and {MAX_ORDER}")
     budget = B.from_option(None) if budget is None else budget
     grid = np.linspace(lo, hi, points)
     variable = None
@@ -134,8 +116,9 @@ def _series_on(target: Target, grid: np.ndarray, order: int) -> tuple[str, list[
         if order and hasattr(tape, "derivative"):
             ys = _taylor(tape, fn, grid, order)
         if ys is None and order > NESTED_MAX_ORDER:
-            abort(f"--order {order}: this function cannot go through Taylor mode, and the "
-                  f"nested tapes that can differentiate it stop at order {NESTED_MAX_ORDER}")
+            raise CLIError(f"--order {order}: this function cannot go through Taylor mode, and "
+                           f"the nested tapes that can differentiate it stop at order "
+                           f"{NESTED_MAX_ORDER}")
         if ys is None:
             try:
                 ys = _nested(tape, fn, grid, order)
@@ -174,8 +157,8 @@ def _clean(y, points, target) -> np.ndarray:
     if y.shape != (points,):
         if y.size == 1:
             return np.full(points, float(y.reshape(-1)[0]))
-        abort(f"tape plot needs a scalar function; {target.source!r} gives shape "
-              f"{y.shape[1:]} per point")
+        raise CLIError(f"tape plot needs a scalar function; {target.source!r} gives shape "
+                       f"{y.shape[1:]} per point")
     y = y.copy()
     y[~np.isfinite(y)] = np.nan
     return y
@@ -222,22 +205,22 @@ def line_breaks(defined: np.ndarray) -> list[int]:
     return (np.flatnonzero(np.diff(kept) > 1) + 1).tolist()
 
 
-def tangent_line(target: Target, series: Series, text: str) -> tuple[str, np.ndarray]:
-    """The tangent of f at the point ``text`` (a number or a constant such as pi/4) over the
-    series' grid, as (label, values): f(a) + f'(a)(x - a), both by the engine."""
+def tangent_line(target: Target, series: Series, a: float, text: str | None = None
+                 ) -> tuple[str, np.ndarray]:
+    """The tangent of f at ``a`` over the series' grid, as (label, values): f(a) + f'(a)(x - a),
+    both by the engine. ``text`` is ``a`` as the user typed it, for messages."""
     import tape
-    from ..cli.points import parse_number
 
-    a = parse_number(text, "--tangent")
+    text = repr(a) if text is None else text
     variable, fn = plot_function(target, 1)
     if not target.is_script:
         from ..expr.kinks import kink_at
 
         kink = kink_at(target.trees[0], {variable: a})
         if kink is not None:
-            abort(f"--tangent {text}: f is not differentiable at {variable} = {a!r} ({kink} has a "
-                  f"kink or jump there), "
-                  f"so there is no tangent line there")
+            raise CLIError(f"--tangent {text}: f is not differentiable at {variable} = {a!r} "
+                           f"({kink} has a kink or jump there), so there is no tangent line "
+                           f"there")
     x = tape.constant(np.array([a]))
     with np.errstate(all="ignore"), tape.GradientTape() as t:
         t.watch(x)
@@ -245,6 +228,7 @@ def tangent_line(target: Target, series: Series, text: str) -> tuple[str, np.nda
     value = float(np.ravel(np.asarray(y.numpy(), dtype=np.float64))[0])
     slope = float(np.ravel(np.asarray(t.gradient(y, x).numpy(), dtype=np.float64))[0])
     if not (np.isfinite(value) and np.isfinite(slope)):
-        abort(f"--tangent {text}: f has no finite value and slope at {series.variable} = {a!r} "
-              f"(value {value!r}, slope {slope!r}), so there is no tangent line there")
+        raise CLIError(f"--tangent {text}: f has no finite value and slope at "
+                       f"{series.variable} = {a!r} (value {value!r}, slope {slope!r}), so there "
+                       f"is no tangent line there")
     return f"tangent at {series.variable}={a!r}", value + slope * (series.x - a)

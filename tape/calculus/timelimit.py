@@ -17,9 +17,8 @@ import time
 import traceback
 from typing import Any, Callable
 
-from ..cli.options import TIMEOUT as DEFAULT_TIMEOUT  # the default --timeout, in seconds
 from ..expr.errors import UNDECIDED, CLIError
-from ..cli.output import abort
+from .limits import TIMEOUT as DEFAULT_TIMEOUT  # the default --timeout, in seconds
 
 
 class SymbolicTimeout(CLIError):
@@ -51,7 +50,7 @@ def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIM
     raises ``SymbolicTimeout(timeout, what, consequence)``.
     """
     if timeout is None or timeout <= 0:
-        abort(f"--timeout must be a positive number of seconds, got {timeout}")
+        raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
     import multiprocessing
 
     import sympy  # noqa: F401  (loaded before the fork, so the child starts warm)
@@ -84,7 +83,7 @@ def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIM
         return payload
     if status == "cli":
         message, code = payload
-        abort(message, code)
+        raise CLIError(message, code)
     raise SymbolicFailure(f"{what} failed inside SymPy: {payload}")
 
 

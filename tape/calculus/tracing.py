@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cli.output import abort
+from ..expr.errors import CLIError
 from .targets import Target
 
 
@@ -93,8 +93,8 @@ def record(target: Target, variables: list[str], point: dict) -> Trace:
         if not isinstance(y, tape.Tensor):
             y = tape.convert_to_tensor(y, dtype=tape.float64)
         if _value(y).dtype.kind not in "fc":
-            abort(f"the target's result has dtype {_value(y).dtype}; "
-                  f"it must be a floating-point number")
+            raise CLIError(f"the target's result has dtype {_value(y).dtype}; "
+                           f"it must be a floating-point number")
         nodes, tensors = _number(t.recorded_operations(), xs, variables)
         output = next((n for n, tensor in zip(nodes, tensors) if tensor is y), None)
         if output is None:  # the result was not recorded (it does not depend on anything)
@@ -125,7 +125,7 @@ def _function(target: Target, variables: list[str], point: dict):
     from ..expr.lower import check_shapes, to_tape
 
     if len(target.trees) != 1:
-        abort("tape trace takes one expression")
+        raise CLIError("tape trace takes one expression")
     sizes = {n: (len(point[n]) if isinstance(point[n], list) else None) for n in variables}
     check_shapes(target.trees[0], sizes, target.texts[0])
     return to_tape(target.trees[0], variables)

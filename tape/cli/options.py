@@ -1,8 +1,7 @@
 """Every option of every command, declared once (a command's signature lists the ones it takes).
 
-Each ``...Option`` is a ``typing.Annotated`` type for a command parameter; the defaults that
-other modules need (``RTOL``, ``ATOL``, ``TIMEOUT``) live here too, so that declaring
-``--check`` does not import the checking machinery.
+Each ``...Option`` is a ``typing.Annotated`` type for a command parameter; the bounds and
+defaults are the library's (``calculus.limits``), re-exported here for the commands.
 """
 from __future__ import annotations
 
@@ -10,6 +9,21 @@ from enum import Enum
 from typing import Annotated, Optional
 
 import typer
+
+from ..calculus.limits import (  # noqa: F401  (the commands read them as options.NAME)
+    ATOL,
+    CHECK_MAX_ORDER,
+    DEPENDENT,
+    DIFF_MAX_ORDER,
+    GRAD_MAX_ORDER,
+    MAX_TIMEOUT,
+    PLOT_MAX_ORDER,
+    PLOT_MAX_POINTS,
+    PLOT_NESTED_MAX_ORDER,
+    RTOL,
+    TAYLOR_MAX_ORDER,
+    TIMEOUT,
+)
 
 
 class Format(str, Enum):
@@ -45,16 +59,6 @@ OnePointOption = Annotated[Optional[list[str]], typer.Option(
     "--at", "-a", metavar="POINT",
     help="The point: 0.5, x=1,y=2, 1,2 (variable order) or x=[1,2,3].")]
 
-#: highest --order of grad (Taylor mode; scripts and vector variables stop at order 10)
-GRAD_MAX_ORDER = 30
-#: highest --order of diff
-DIFF_MAX_ORDER = 20
-#: highest --order of check
-CHECK_MAX_ORDER = 10
-#: the most derivatives ``tape plot`` draws (Taylor mode; nested tapes stop at 6)
-PLOT_MAX_ORDER = 30
-#: the highest order ``tape plot`` takes with nested tapes, for functions Taylor mode cannot do
-PLOT_NESTED_MAX_ORDER = 6
 
 GradOrderOption = Annotated[int, typer.Option(
     "--order", "-n", min=1, max=GRAD_MAX_ORDER,
@@ -63,8 +67,6 @@ GradOrderOption = Annotated[int, typer.Option(
 DiffOrderOption = Annotated[int, typer.Option(
     "--order", "-n", min=1, max=DIFF_MAX_ORDER,
     help="Derivative order; with several variables every distinct N-th partial.")]
-#: highest --order of taylor (the polynomial's degree)
-TAYLOR_MAX_ORDER = 30
 TaylorOrderOption = Annotated[int, typer.Option(
     "--order", "-n", min=0, max=TAYLOR_MAX_ORDER,
     help=f"The polynomial's degree N (up to {TAYLOR_MAX_ORDER}).")]
@@ -79,8 +81,6 @@ MemoryOption = Annotated[Optional[int], typer.Option(
          "evaluated in passes that fit, and work that cannot fit is refused (exit 2).")]
 
 # ------------------------------------------------------------------ --check and its tolerances
-#: the longest --timeout (a day): beyond it a time limit means nothing, and 1e308 overflows
-MAX_TIMEOUT = 86_400.0
 
 CheckOption = Annotated[bool, typer.Option(
     "--check", help="Cross-check every number: SymPy for expressions, finite differences "
@@ -92,10 +92,6 @@ AtolOption = Annotated[float, typer.Option(
 TimeoutOption = Annotated[float, typer.Option(
     "--timeout", min=0.0, max=MAX_TIMEOUT, help="Seconds the symbolic work may take (then exit 3).")]
 
-RTOL = 1e-6
-ATOL = 1e-9
-#: seconds the symbolic work may take by default
-TIMEOUT = 10.0
 
 # ------------------------------------------------------------------ one command's own options
 LatexOption = Annotated[bool, typer.Option(
@@ -123,14 +119,10 @@ ImplicitOption = Annotated[bool, typer.Option(
     help="EXPR is an equation F(x,y) = G(x,y) (a curve): the derivative is dy/dx along it.")]
 DependentOption = Annotated[str, typer.Option(
     "--dependent", metavar="NAME", help="With --implicit: the dependent variable.")]
-#: the dependent variable of an --implicit equation unless --dependent says otherwise
-DEPENDENT = "y"
 DotOption = Annotated[Optional[str], typer.Option(
     "--dot", metavar="FILE",
     help="Also write the graph as Graphviz DOT to FILE ('-': print only the DOT).")]
 
-#: the most grid points of ``tape plot``
-PLOT_MAX_POINTS = 100_000
 
 RangeOption = Annotated[str, typer.Option(
     "--range", "-r", metavar="A:B", help="The x range, e.g. -5:5 or -pi:pi.")]

@@ -19,9 +19,9 @@ from typing import Annotated
 import numpy as np
 import typer
 
-from .. import options as O, output
+from .. import options as O, output, points as P
 from ...calculus.budget import from_option
-from ...calculus.plotting import Series, compute_series, parse_range, tangent_line
+from ...calculus.plotting import Series, compute_series, tangent_line
 from ...calculus.targets import make_target
 
 #: image size in pixels when --width/--height are not given
@@ -60,7 +60,8 @@ def plot(
     series = compute_series(target, lo, hi, points, order, budget)
     _warn_gaps(series)
     if tangent is not None:
-        series.extra.append(tangent_line(target, series, tangent))
+        a = P.parse_number(tangent, "--tangent")
+        series.extra.append(tangent_line(target, series, a, tangent))
     if out is not None:
         from ..charts import save_image
 
@@ -127,3 +128,21 @@ def _warn_gaps(series: Series) -> None:
     if undefined:
         output.warn(f"f is undefined (inf or nan) at {undefined} of {len(series.x)} points; "
                     f"they are left as gaps")
+
+
+def parse_range(text: str) -> tuple[float, float]:
+    """``"-5:5"`` or ``"-pi:pi"`` -> ``(lo, hi)`` with lo < hi, both finite."""
+    parts = text.split(":")
+    if len(parts) != 2:
+        output.abort(f"--range: {text!r} is not of the form A:B (for example -5:5)")
+    lo, hi = (P.parse_number(p, "--range") for p in parts)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        output.abort(f"--range: {text!r} must have finite ends")
+    if not lo < hi:
+        output.abort(f"--range: the start must be below the end (got {text!r})")
+    with np.errstate(over="ignore"):
+        width = np.float64(hi) - np.float64(lo)
+    if not np.isfinite(width) or not np.isfinite(width / 2):
+        output.abort(f"--range: {text!r} is wider than a float can hold (its width overflows); "
+                     f"keep |B - A| below about 1e308")
+    return lo, hi
