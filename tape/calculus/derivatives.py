@@ -30,8 +30,6 @@ from tape import pointwise_partials
 
 from . import budget as B
 from ..expr.errors import CLIError
-from ..cli.output import StreamedMatrix, progress
-from ..cli.points import Points
 from ..expr.record import Frozen, Record
 from .targets import ScriptError, Target
 
@@ -40,10 +38,60 @@ from .targets import ScriptError, Target
 CHUNK = 65_536
 #: rows (points x directions) per Taylor-mode pass of ``taylor_partials``
 TAYLOR_ROWS = 32_768
-#: what ``output.progress`` gives when it is disabled, without calling it
+#: no progress to show: ``advance(n)`` does nothing. A caller that shows progress passes
+#: ``progress(total, description)``, a context manager that yields ``advance``
 NO_PROGRESS = contextlib.nullcontext(lambda n: None)
 #: the highest order taken with nested tapes (their cost grows exponentially with the order)
 NESTED_MAX_ORDER = 10
+
+
+class Points(Record):
+    """Stacked points: ``arrays[name]`` is ``(N,)`` (scalar) or ``(N, k)`` (vector)."""
+
+    _fields = ("names", "arrays", "count")
+
+    def __init__(self, names: list[str], arrays: dict[str, np.ndarray], count: int) -> None:
+        self.names = names
+        self.arrays = arrays
+        self.count = count
+
+    def sizes(self) -> dict[str, int | None]:
+        """Each variable's vector length, or None for a scalar variable."""
+        return {n: (a.shape[1] if a.ndim == 2 else None) for n, a in self.arrays.items()}
+
+    def all_at(self) -> list[dict]:
+        """Every point as a plain dict (as ``at`` would give), built column-wise (fast)."""
+        columns = [self.arrays[n].tolist() for n in self.names]
+        return [dict(zip(self.names, row)) for row in zip(*columns)] if columns else \
+            [{} for _ in range(self.count)]
+
+    def slice(self, start: int, stop: int) -> "Points":
+        """Points ``start:stop`` (for chunked evaluation)."""
+        arrays = {n: a[start:stop] for n, a in self.arrays.items()}
+        return Points(self.names, arrays, min(stop, self.count) - start)
+
+
+class StreamedMatrix:
+    """One point's ``rows`` x ``cols`` matrix too big to hold whole (a Jacobian beyond the
+    memory budget): ``blocks()`` computes it as (r, cols) blocks of consecutive rows while it
+    is written, and notes whether any entry was inf or nan. As a report's ``derivatives`` it
+    stands for the (1, rows * cols) row, which the command line writes block by block."""
+
+    def __init__(self, rows: int, cols: int, blocks: Callable[[], Iterator[np.ndarray]]) -> None:
+        self.shape = (1, rows * cols)
+        self._blocks = blocks
+        self.nonfinite = False
+
+    def guard(self, wrap: Callable[[Iterator[np.ndarray]], Iterator[np.ndarray]]) -> None:
+        """Compute the blocks through ``wrap(blocks)`` (the caller's warning handling)."""
+        produce = self._blocks
+        self._blocks = lambda: wrap(iter(produce()))
+
+    def blocks(self) -> Iterator[np.ndarray]:
+        for block in self._blocks():
+            if not np.isfinite(block).all():
+                self.nonfinite = True
+            yield block
 
 
 class Outcome(Record):
@@ -62,14 +110,15 @@ class Outcome(Record):
 
 
 def run(target: Target, points: Points, variables: list[str], comps, mode: str,
-        order: int = 1, show_progress: bool = False,
+        order: int = 1, progress: Optional[Callable] = None,
         budget: Optional[B.Budget] = None, streamed: bool = False,
         sizes: Optional[dict] = None) -> Outcome:
     """Evaluate ``mode`` ("partials" of ``order``, "jacobian" or "hessian") at every point, in
     passes that fit in ``budget`` (default: ``budget.from_option(None)``). ``streamed``: the
     result is written as it comes, so a Jacobian or Hessian of one point too big to hold whole
-    may be an ``output.StreamedMatrix`` (see ``jacobian``, ``hessian``). ``sizes``:
-    ``points.sizes()``, when the caller has it."""
+    may be a ``StreamedMatrix`` (see ``jacobian``, ``hessian``). ``sizes``:
+    ``points.sizes()``, when the caller has it. ``progress(total, description)``: a context
+    manager yielding ``advance(n)``, for long runs (None: nothing is shown)."""
     sizes = points.sizes() if sizes is None else sizes
     arrays = [points.arrays[n] for n in variables]
     budget = B.from_option(None) if budget is None else budget
@@ -101,7 +150,7 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
         warnings.simplefilter("always")
         if target.is_script and points.count > 0:
             outcome = _run_script(target, arrays, variables, sizes, points.count, compute_on,
-                                  show_progress, budget)
+                                  progress, budget)
         else:
             # the blocks of one run (a long --at - input) share what the first one measured
             work = (id(target), mode, order, tuple(variables), tuple(c.label for c in comps),
@@ -111,7 +160,7 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
                 budget.per_pass(_guessed_cost(target, sizes, mode, order, len(comps)),
                                 B.PROBE_POINTS)
             outcome = _run_chunked(target, arrays, variables, sizes, points.count, compute_on,
-                                   show_progress, budget, probe, memo=work)
+                                   progress, budget, probe, memo=work)
     _refuse_untracked_conversions(caught, target)
     outcome.warnings = _distinct_messages(caught)
     if isinstance(outcome.jacobian, StreamedMatrix):
@@ -177,7 +226,7 @@ def _guessed_cost(target: Target, sizes: dict, mode: str, order: int, d: int) ->
 GUESSED_BYTES_PER_NODE = 16
 
 
-def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progress, budget,
+def _run_chunked(target, arrays, variables, sizes, count, compute_on, progress, budget,
                  probe: int = B.PROBE_POINTS, measure: Optional[Callable] = None,
                  memo: Optional[tuple] = None):
     """Passes over the points: the first of ``probe`` points measured by ``measure``
@@ -190,8 +239,8 @@ def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progr
     pieces = []
     known = budget.measured_costs.get(memo) if memo is not None else None
     start, step = 0, max(1, min(probe, CHUNK)) if known is None else sized(known)
-    shown = show_progress and count > step
-    with progress(count, "evaluating", True) if shown else NO_PROGRESS as advance:
+    shown = progress is not None and count > step
+    with progress(count, "evaluating") if shown else NO_PROGRESS as advance:
         while start < count or not pieces:
             n = min(step, count - start) if count else 1
             chunk = [a[start:start + n] for a in arrays]
@@ -209,7 +258,7 @@ def _run_chunked(target, arrays, variables, sizes, count, compute_on, show_progr
     return _join(pieces)
 
 
-def _run_script(target, arrays, variables, sizes, count, compute_on, show_progress, budget):
+def _run_script(target, arrays, variables, sizes, count, compute_on, progress, budget):
     def one(i):
         fn = unbatched(target.batched(variables, sizes, 1))
         return _differentiate_script(compute_on, fn, [a[i:i + 1] for a in arrays])
@@ -225,14 +274,14 @@ def _run_script(target, arrays, variables, sizes, count, compute_on, show_progre
         if probe > 1:
             whole = _run_chunked(target, arrays, variables, sizes, count,
                                  lambda fn, chunk: _differentiate_script(compute_on, fn, chunk),
-                                 show_progress, budget, probe, B.measured_resident)
+                                 progress, budget, probe, B.measured_resident)
             if _agrees(whole, first, 0, count) and _agrees(whole, one(count - 1), count - 1,
                                                            count):
                 return whole
     except CLIError:
         pass
     pieces = [first]
-    with progress(count, "evaluating point by point", show_progress) as advance:
+    with progress(count, "evaluating point by point") if progress else NO_PROGRESS as advance:
         advance(1)
         for i in range(1, count):
             pieces.append(one(i))
@@ -398,7 +447,7 @@ def jacobian(fn, arrays: list[np.ndarray], comps: list[Component],
     (Jacobian-vector) pass; otherwise each variable's block is a ``batch_jacobian``: backward
     sweeps carrying as many of the m output rows at once as the budget holds (a row of
     cotangents costs about what the forward pass recorded). A Jacobian of one point that the
-    budget cannot hold whole is, when ``streamed``, an ``output.StreamedMatrix`` written a
+    budget cannot hold whole is, when ``streamed``, a ``StreamedMatrix`` written a
     block of rows at a time (forward mode: from its columns taken once when their raw numbers
     fit, else the passes again for each block); otherwise it is refused before its
     derivatives are taken, and so is one whose single row the budget cannot hold.
@@ -463,7 +512,7 @@ def hessian(fn, arrays: list[np.ndarray], comps: list[Component],
     many points a component or the components are mostly separate variables (``_by_rows``);
     otherwise as blocks of batched cotangent rows as large as the budget holds, as
     ``jacobian`` does: both give the same numbers. A Hessian of one point that the budget
-    cannot hold whole is, when ``streamed``, an ``output.StreamedMatrix`` written a block of
+    cannot hold whole is, when ``streamed``, a ``StreamedMatrix`` written a block of
     rows at a time; what mirroring keeps of the rows already written (at most a quarter of
     the matrix, 8 bytes an entry) must fit, or it is refused before the sweeps.
     """

@@ -108,7 +108,7 @@ def slope(curve: Curve, order: int = 1):
 
 def _engine(curve: Curve, x: float, y: float, order: int):
     from .derivatives import components, run
-    from ..cli.points import Points
+    from .derivatives import Points
     from .targets import Target
 
     variables = curve.variables

@@ -425,36 +425,22 @@ class LabelGrid(Sequence):
         return self.pattern.format(row, col)
 
 
-class StreamedMatrix:
-    """One point's ``rows`` x ``cols`` matrix too big to hold whole (a Jacobian beyond the
-    memory budget): ``blocks()`` computes it as (r, cols) blocks of consecutive rows while it
-    is written, and notes whether any entry was inf or nan. As a report's ``derivatives`` it
-    stands for the (1, rows * cols) row, written by plain, csv and json only."""
+def streamed_text(matrix, sep: str) -> Iterator[str]:
+    """A ``StreamedMatrix``'s entries row after row as reprs joined by ``sep`` (no newline)."""
+    first = True
+    for block in matrix.blocks():
+        for start in range(0, block.size, OUTPUT_BLOCK):
+            piece = sep.join(map(repr, block.ravel()[start:start + OUTPUT_BLOCK].tolist()))
+            yield piece if first else sep + piece
+            first = False
 
-    def __init__(self, rows: int, cols: int, blocks: Callable[[], Iterator[np.ndarray]]) -> None:
-        self.shape = (1, rows * cols)
-        self._blocks = blocks
-        self.nonfinite = False
 
-    def guard(self, wrap: Callable[[Iterator[np.ndarray]], Iterator[np.ndarray]]) -> None:
-        """Compute the blocks through ``wrap(blocks)`` (the caller's warning handling)."""
-        produce = self._blocks
-        self._blocks = lambda: wrap(iter(produce()))
+def _streamed() -> type:
+    # the class comes with the computation that makes one; a command that never streams a
+    # matrix has it loaded already or needs no answer but "no"
+    from ..calculus.derivatives import StreamedMatrix
 
-    def blocks(self) -> Iterator[np.ndarray]:
-        for block in self._blocks():
-            if not np.isfinite(block).all():
-                self.nonfinite = True
-            yield block
-
-    def text(self, sep: str) -> Iterator[str]:
-        """The entries row after row as reprs joined by ``sep`` (no newline)."""
-        first = True
-        for block in self.blocks():
-            for start in range(0, block.size, OUTPUT_BLOCK):
-                piece = sep.join(map(repr, block.ravel()[start:start + OUTPUT_BLOCK].tolist()))
-                yield piece if first else sep + piece
-                first = False
+    return StreamedMatrix
 
 
 class FieldsResult(Result):
@@ -526,7 +512,7 @@ class Report(Result, Record):
     def nonfinite(self) -> tuple[int, str]:
         """How many points have an inf or nan result, and the first of them (as text; for a
         ``StreamedMatrix``, known once it is written)."""
-        if isinstance(self.derivatives, StreamedMatrix):
+        if isinstance(self.derivatives, _streamed()):
             slopes = np.array([not self.derivatives.nonfinite])
         else:
             slopes = np.isfinite(self.derivatives).all(axis=1)
@@ -541,10 +527,10 @@ class Report(Result, Record):
         return itertools.chain(self.at_labels, self.value_labels, self.derivative_labels)
 
     def csv_text(self) -> Iterator[str]:
-        if isinstance(self.derivatives, StreamedMatrix):
+        if isinstance(self.derivatives, _streamed()):
             yield ",".join(map(repr, np.concatenate([self.at[0], self.value[0]]).tolist()))
             yield from ("," + piece if i == 0 else piece
-                        for i, piece in enumerate(self.derivatives.text(",")))
+                        for i, piece in enumerate(streamed_text(self.derivatives, ",")))
             yield "\n"
             return
         step = max(1, OUTPUT_BLOCK // max(1, self.derivatives.shape[1]))
@@ -557,8 +543,8 @@ class Report(Result, Record):
     def lines(self) -> Iterator[str]:
         # plain prints derivatives only: a target without variables has an empty line per point
         numbers = self.derivatives
-        if isinstance(numbers, StreamedMatrix):
-            yield from numbers.text(" ")
+        if isinstance(numbers, _streamed()):
+            yield from streamed_text(numbers, " ")
             yield "\n"
             return
         if not numbers.shape[1]:

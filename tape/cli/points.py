@@ -23,6 +23,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from ..calculus.derivatives import Points  # noqa: F401  (readers return them)
 from ..expr.errors import CLIError, ExprError
 from ..expr.notation import split_top_level
 from ..expr.parse import MAX_VECTOR_LENGTH, check_look_alikes, normalize
@@ -49,38 +50,6 @@ def too_many_points(where: str) -> str:
     return (f"{where}: more than {MAX_POINTS:,} points (the limit on points per run); "
             f"split the input")
 from ..expr.record import Record
-
-
-class Points(Record):
-    """Stacked points: ``arrays[name]`` is ``(N,)`` (scalar) or ``(N, k)`` (vector)."""
-
-    _fields = ("names", "arrays", "count")
-
-    def __init__(self, names: list[str], arrays: dict[str, np.ndarray], count: int) -> None:
-        self.names = names
-        self.arrays = arrays
-        self.count = count
-
-    def sizes(self) -> dict[str, int | None]:
-        """Each variable's vector length, or None for a scalar variable."""
-        return {n: (a.shape[1] if a.ndim == 2 else None) for n, a in self.arrays.items()}
-
-    def at(self, i: int) -> dict:
-        """Point ``i`` as a plain dict (floats, lists of floats for vectors)."""
-        return {n: self.arrays[n][i].tolist() for n in self.names}
-
-    def all_at(self) -> list[dict]:
-        """Every point as a plain dict (as ``at`` would give), built column-wise (fast)."""
-        columns = [self.arrays[n].tolist() for n in self.names]
-        return [dict(zip(self.names, row)) for row in zip(*columns)] if columns else \
-            [{} for _ in range(self.count)]
-
-    def slice(self, start: int, stop: int) -> "Points":
-        """Points ``start:stop`` (for chunked evaluation)."""
-        arrays = {n: a[start:stop] for n, a in self.arrays.items()}
-        return Points(self.names, arrays, min(stop, self.count) - start)
-
-
 
 
 #: ``1e``, ``2e+``: a number whose exponent is missing (not ``1*e``, which is written so); a

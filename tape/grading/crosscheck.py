@@ -274,7 +274,7 @@ def _tidy_job(trees, sizes, wrt, layout: Layout) -> list[str]:
 def _finite_difference(tape_values, problem, layout: Layout, settings: CheckSettings):
     from ..calculus import fdcheck
     from ..calculus.derivatives import run
-    from ..cli.points import Points
+    from ..calculus.derivatives import Points
 
     names = problem.variables
     base = [np.asarray(problem.points.arrays[n], dtype=np.float64) for n in names]

@@ -254,7 +254,7 @@ def _engine(tree, variables: list[str], points: np.ndarray, along: list[str]):
     """``tree`` and its derivative along ``along`` (tape engine) at every point: two (n,)
     arrays (the derivative is None when ``along`` is empty)."""
     from ..calculus.derivatives import components, run
-    from ..cli.points import Points
+    from ..calculus.derivatives import Points
     from ..calculus.targets import Target
 
     if not len(points):

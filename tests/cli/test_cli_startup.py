@@ -17,7 +17,7 @@ from tape.expr import tree as T
 from tape.calculus.derivatives import Component
 from tape.grading.crosscheck import CheckSettings, Layout
 from tape.calculus.derivatives import Outcome
-from tape.cli.points import Points
+from tape.calculus.derivatives import Points
 from tape.expr.record import Frozen, Record
 from tape.calculus.targets import Target
 

@@ -19,7 +19,7 @@ from memory_cases import MANY_VALUES_SCRIPT, long_expression  # noqa: E402
 from tape.calculus import budget as B  # noqa: E402
 from tape.calculus import derivatives as D  # noqa: E402
 from tape.expr.errors import CLIError  # noqa: E402
-from tape.cli.points import Points  # noqa: E402
+from tape.calculus.derivatives import Points  # noqa: E402
 from tape.calculus.targets import make_target  # noqa: E402
 
 #: the address space a capped run may use: Python, NumPy and their libraries take ~300 MB of

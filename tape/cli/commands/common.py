@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import options as O, output, points as P
 from ...calculus.budget import Budget, from_option
-from ...calculus.derivatives import Component, Outcome, components, run
+from ...calculus.derivatives import Component, Outcome, StreamedMatrix, components, run
 from ...expr.kinks import kink_notes
 from ..options import Format
 from ...expr.record import Record
@@ -128,13 +128,14 @@ def derive(request: Request) -> None:
         whole=lambda: output.needs_whole(output.resolve_format(request.fmt), request.check))
     fmt, show_progress, budget, blocks = plan(request, problem, more)
     streamed = not output.needs_whole(fmt, request.check)
+    bar = (lambda total, what: output.progress(total, what, True)) if show_progress else None
 
     def report_of(points: P.Points) -> output.Report:
         block = problem if points is problem.points else \
             Problem(problem.target, problem.variables, problem.wrt, points, problem.comps,
                     problem.output, problem.sizes)
         outcome = run(block.target, block.points, block.variables, block.comps, mode,
-                      request.order, show_progress, budget, streamed, block.sizes)
+                      request.order, bar, budget, streamed, block.sizes)
         if not vector and outcome.value.ndim != 1:
             _require_scalar(request, math.prod(outcome.value.shape[1:]), "function",
                             "values per point")
@@ -286,11 +287,11 @@ def gradient_report(problem: Problem, outcome: Outcome, order: int) -> output.Re
 
 def hessian_report(problem: Problem, outcome: Outcome, order: int = 2) -> output.Report:
     """hessian: the value and the (N, d, d) symmetric matrices (one point's may be an
-    ``output.StreamedMatrix``, written a block of rows at a time)."""
+    ``StreamedMatrix``, written a block of rows at a time)."""
     comps = problem.comps
     d, n = len(comps), problem.points.count
     h = outcome.jacobian
-    streamed = isinstance(h, output.StreamedMatrix)
+    streamed = isinstance(h, StreamedMatrix)
     labels = [c.label for c in comps]
 
     def entry(Column):
@@ -316,7 +317,7 @@ def jacobian_report(problem: Problem, outcome: Outcome, order: int = 1) -> outpu
     outs = ["f"] if m == 1 else [f"f{i + 1}" for i in range(m)]
     comp_labels = [c.label for c in comps]
     jac = outcome.jacobian
-    streamed = isinstance(jac, output.StreamedMatrix)
+    streamed = isinstance(jac, StreamedMatrix)
 
     def entry(Column):
         from ..jsonstream import Nested, Rows
