@@ -1,7 +1,6 @@
 """Implicit differentiation: dy/dx along a curve F_left(x, y) = F_right(x, y).
 
-One place for everything ``--implicit`` needs (``tape check`` now; ``tape diff`` and
-``tape grad`` use the same functions):
+What every ``--implicit`` command computes:
 
 * ``Curve`` - the two sides as expression trees, the independent and dependent names;
   ``curve_from_text`` builds one from the reader's ``Relation`` (``expr.read(text,
@@ -14,7 +13,7 @@ One place for everything ``--implicit`` needs (``tape check`` now; ``tape diff``
 * ``points_on_curve(curve)`` - points on the curve found numerically (a scan in y for
   many x, each sign change refined to 40 digits), and ``slope_high_precision`` there.
 
-``check_implicit`` is ``tape check EQUATION --implicit --answer A``.
+``grading.curves.check_implicit`` grades an answer with these.
 """
 from __future__ import annotations
 
@@ -255,89 +254,3 @@ def slope_high_precision(curve: Curve, fn, x, y, order: int = 1, digits: Optiona
         return None
     with mp.workdps(digits):
         return -(fxx + 2 * fxy * first + fyy * first ** 2) / fy
-
-
-# --------------------------------------------------------------------------- tape check
-
-def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, dependent: str,
-                   timeout: float):
-    """``tape check EQUATION --implicit --answer A``: ``(Decision, wrt, variables)``."""
-    from ..expr import highprec as H
-    from ..grading.homework import in_the_names_of, refuse_a_question
-    from .targets import expression_target
-    from ..grading.verdict import POLISH, Decision, settle, shown
-
-    curve = curve_from_text(equation, dependent, wrt)
-    if order not in (1, 2):
-        raise CLIError("--implicit checks dy/dx (--order 1) or d²y/dx² (--order 2)")
-    answer_target = expression_target(answer, label="--answer", declared=curve.variables)
-    refuse_a_question(answer, curve.variables)
-    given = in_the_names_of(answer_target.trees[0], answer_target.names, curve.variables)
-    extra = [n for n in E.free_variables(given) if n not in curve.variables]
-    if extra:
-        raise CLIError(f"the answer uses {', '.join(map(repr, extra))}, which the equation "
-                       f"does not (its names: {', '.join(curve.variables)})")
-    f = H.compile_tree(curve.function, curve.variables)
-    a = H.compile_tree(given, curve.variables)
-    agree, counterexample, pairs = 0, None, []
-    for x, y in points_on_curve(curve):
-        expected = slope_high_precision(curve, f, x, y, order)
-        got = H.value_at(a, [x, y]) if expected is not None else None
-        if got is None:
-            continue
-        pairs.append((expected, got))
-        if counterexample is not None:
-            pass
-        elif H.agree(expected, got):
-            agree += 1
-        elif _gap_persists(curve, f, a, x, y, order, expected - got):
-            counterexample = {"at": {curve.x: float(x), curve.y: float(y)},
-                              "answer": float(got), "expected": float(expected)}
-        if counterexample and len(pairs) >= 6:
-            break
-    label = f"d{curve.y}/d{curve.x}" if order == 1 else f"d2{curve.y}/d{curve.x}2"
-    details = {"label": f"{label} on", "extra": {"dependent": curve.y},
-               "read_as": {"expression": curve.read_as, "answer": answer_target.read_as}}
-    args = (curve, given, order)
-    renderers = (_slope_text, _slope_text)
-    if counterexample:
-        from ..grading.diagnosis import scaled_or_shifted
-
-        expected = shown(time.monotonic() + min(timeout, POLISH), renderers, args)
-        found = scaled_or_shifted(pairs, expected or f"d{curve.y}/d{curve.x}")
-        decision = Decision(False, "numeric", expected, counterexample, agree,
-                            diagnosis=found, **details)
-    else:
-        decision = settle(agree, "on the curve", _slope_minus_answer_is_zero, args, renderers,
-                          timeout, **details)
-    return decision, curve.x, curve.variables
-
-
-def _gap_persists(curve: Curve, f, a, x, y, order: int, gap) -> Optional[bool]:
-    """The slope and the answer did not agree at (x, y), ``gap`` apart: the point polished
-    onto the curve at more digits and both sides recomputed there
-    (``highprec.same_gap_again``: True for a real difference)."""
-    from ..expr import highprec as H
-
-    mp = H.mpmath()
-    digits = H.MORE_DIGITS
-    with mp.workdps(digits + 10):
-        try:
-            y = mp.findroot(lambda t: f(x, t), y, tol=mp.mpf(10) ** (-2 * digits))
-        except (H.Undefined, ValueError, ZeroDivisionError):
-            return None
-    expected = slope_high_precision(curve, f, x, y, order, digits)
-    return H.same_gap_again(expected, H.value_at(a, [x, y], digits), gap)
-
-
-def _slope_text(curve: Curve, given, order: int) -> str:
-    from ..expr import symbolic as S
-
-    return S.render(slope(curve, order))
-
-
-def _slope_minus_answer_is_zero(curve: Curve, given, order: int):
-    from ..expr import symbolic as S
-
-    a = S.as_scalar(S.to_sympy(given, {curve.x: None, curve.y: None}))
-    return S.is_zero(slope(curve, order) - a)

@@ -36,7 +36,15 @@ import numpy as np
 from ..expr import tree as E
 from ..expr.errors import CLIError, ExprError
 from ..expr.parse import normalize
-from .verdict import ENOUGH, POLISH, Decision, optional_work, settle
+from .verdict import (
+    ENOUGH,
+    POLISH,
+    Decision,
+    in_the_names_of,
+    optional_work,
+    refuse_a_question,
+    settle,
+)
 
 #: float agreements re-checked in high precision
 SAMPLED = 40
@@ -90,7 +98,7 @@ def decide(expression: str, answer: str, wrt: Optional[str], order: int, timeout
     if timeout is None or timeout <= 0:
         raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
     if implicit:
-        from ..calculus.implicit import check_implicit
+        from .curves import check_implicit
 
         return check_implicit(expression, answer, wrt, order, dependent, timeout)
     if dependent != "y":
@@ -168,24 +176,6 @@ def _right_as(exercise: Exercise, text: str) -> bool:
     return evidence.counterexample is None and len(evidence.agree) >= ENOUGH
 
 
-def in_the_names_of(answer, used, names):
-    """The answer's tree with a Greek letter spelled the other way than in the expression
-    renamed to the expression's spelling (``cos(theta)`` for ``sin θ``)."""
-    from ..expr.notation import greek_twin
-
-    twins = {n: greek_twin(n) for n in used if n not in names and greek_twin(n) in names}
-    return E.renamed(answer, twins) if twins else answer
-
-
-def refuse_a_question(answer: str, names) -> None:
-    """An answer that starts with ``d/dx`` asks for the derivative instead of giving it (read
-    as the expression after it, it would be compared as if it were the derivative)."""
-    from ..expr.notation import asks_for_derivative
-
-    if asks_for_derivative(answer, names):
-        raise CLIError(f"--answer: '{answer.strip()}' asks for a derivative instead of "
-                       f"giving one; write the derivative itself (a label such as "
-                       f"dy/dx = ... in front of it is fine)")
 
 
 def _along(names: list[str], wrt: Optional[str], order: int) -> list[str]:

@@ -1,5 +1,5 @@
 """The verdict of ``tape check`` and how evidence becomes one (shared by ``homework.py`` and
-``implicit.py``).
+``curves.py``), and the reading of an answer both of them make.
 
 A confirmed counterexample makes the answer ``wrong``. ``homework.py`` accepts agreement at
 ``ENOUGH`` high-precision points spread over the domain at once (``"method": "numeric"``);
@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from ..expr import tree as E
 from ..expr.errors import UNDECIDED, CLIError
 from ..expr.highprec import AGREED_DIGITS
 from ..calculus.timelimit import SymbolicFailure, SymbolicTimeout, run_limited, run_optional
@@ -94,3 +95,21 @@ def settle(agree: int, where: str, prove: Callable, args: tuple, renderers: tupl
     raise CLIError(f"undecided: {reason}, and only {agree} points {where} could be checked "
                    f"(at least {ENOUGH} are needed)" + (f"; {hint}" if hint else ""),
                    UNDECIDED)
+
+def in_the_names_of(answer, used, names):
+    """The answer's tree with a Greek letter spelled the other way than in the expression
+    renamed to the expression's spelling (``cos(theta)`` for ``sin θ``)."""
+    from ..expr.notation import greek_twin
+
+    twins = {n: greek_twin(n) for n in used if n not in names and greek_twin(n) in names}
+    return E.renamed(answer, twins) if twins else answer
+
+def refuse_a_question(answer: str, names) -> None:
+    """An answer that starts with ``d/dx`` asks for the derivative instead of giving it (read
+    as the expression after it, it would be compared as if it were the derivative)."""
+    from ..expr.notation import asks_for_derivative
+
+    if asks_for_derivative(answer, names):
+        raise CLIError(f"--answer: '{answer.strip()}' asks for a derivative instead of "
+                       f"giving one; write the derivative itself (a label such as "
+                       f"dy/dx = ... in front of it is fine)")
