@@ -7,6 +7,7 @@ rich, or writes to a standard stream.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,7 +52,9 @@ def _imported(module: str, node: ast.AST) -> list[str]:
         prefix = ".".join(base + ([node.module] if node.module else []))
     else:
         prefix = node.module or ""
-    return [prefix] + [f"{prefix}.{a.name}" for a in node.names]
+    # ``from pkg import module`` names the module; ``from module import name``, the module
+    return [f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in MODULES else prefix
+            for a in node.names]
 
 
 def _tape_module(name: str) -> str | None:
@@ -156,35 +159,33 @@ def stream_writers() -> list[str]:
     return bad
 
 
-#: upward imports still to be cut (each entry is removed with its cut; new ones fail the test)
-ALLOWED_UPWARD: set[str] = {
-    "tape.calculus.targets -> tape.cli.process",
-    "tape.grading.crosscheck -> rich",
-    "tape.grading.crosscheck -> tape.cli",
-    "tape.grading.crosscheck -> tape.cli.jsonstream",
-    "tape.grading.crosscheck -> tape.cli.options",
-    "tape.grading.crosscheck -> tape.cli.output",
-}
-ALLOWED_CYCLES: list[list[str]] = []
-ALLOWED_WRITERS: set[str] = {'tape.calculus.targets', 'tape.grading.crosscheck'}
-
-
 def test_imports_only_go_down():
-    assert set(upward_imports()) <= ALLOWED_UPWARD, sorted(set(upward_imports()) - ALLOWED_UPWARD)
+    assert upward_imports() == []
 
 
 def test_no_import_cycles():
-    assert all(c in ALLOWED_CYCLES for c in cycles()), cycles()
+    assert cycles() == []
 
 
 def test_the_library_writes_to_no_stream():
-    found = {line.split(":")[0] for line in stream_writers()}
-    assert found <= ALLOWED_WRITERS, stream_writers()
+    assert stream_writers() == []
 
 
-def test_the_check_sees_what_it_should():
-    """The check itself: a known upward import and a known cycle would be reported."""
-    assert layer_of("tape.cli.app") == "cli" and layer_of("tape.engine.tape") == "engine"
-    assert layer_of("tape.torch") == "api" and layer_of("tape.expr.tree") == "expr"
-    assert _tape_module("tape.expr.tree.Binary") == "tape.expr.tree"
-    assert RANK["cli"] > RANK["grading"] > RANK["calculus"] > RANK["expr"] > RANK["api"]
+def test_the_check_finds_a_planted_upward_import_and_cycle(monkeypatch, tmp_path):
+    """The checks themselves: an upward import, a terminal library below the CLI and a cycle
+    through a function-level import are each reported."""
+    grading = tmp_path / "tape" / "grading"
+    calculus = tmp_path / "tape" / "calculus"
+    for folder in (tmp_path / "tape", grading, calculus, tmp_path / "tape" / "cli"):
+        folder.mkdir(exist_ok=True)
+        (folder / "__init__.py").write_text("")
+    (calculus / "steps.py").write_text("def f():\n    from ..grading import verdict\n")
+    (grading / "verdict.py").write_text("import rich\nfrom ..calculus import steps\n"
+                                        "print('hello')\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", tmp_path / "tape")
+    monkeypatch.setattr(sys.modules[__name__], "MODULES", _modules())
+    assert upward_imports() == ["tape.calculus.steps -> tape.grading.verdict",
+                                "tape.grading.verdict -> rich"]
+    assert cycles() == [["tape.calculus.steps", "tape.grading.verdict"]]
+    assert stream_writers() == ["tape.grading.verdict:3: print('hello')"]

@@ -1,1 +1,2 @@
-"""Derivatives of expressions and scripts: numbers at many points, symbolic, step by step, implicit, Taylor polynomials, plots, traces."""
+"""Derivatives of expressions and scripts: numbers at many points, symbolic, step by step,
+implicit, Taylor polynomials, plots, traces."""

@@ -55,7 +55,7 @@ def curve_from_text(text: str, dependent: str = "y", wrt: Optional[str] = None) 
     """Read an equation (the reader's ``Relation``); ``dependent`` is y, ``wrt`` (default: the
     other name) is x. Both names are declared to the reader, so they are never split."""
     from ..expr.parse import normalize, read
-    from .targets import show_notes
+    from ..expr.notes import tell
 
     dependent = normalize(dependent)
     wrt = normalize(wrt) if wrt is not None else None
@@ -67,7 +67,7 @@ def curve_from_text(text: str, dependent: str = "y", wrt: Optional[str] = None) 
                f"the expression without --implicit") if "=" in text else "it has no '='"
         raise CLIError(f"--implicit needs an equation in two names, like 'x^2 + y^2 = 1'; "
                        f"{text.strip()!r}: {why}")
-    show_notes(reading.notes)
+    tell(reading.notes)
     left, right = reading.tree.left, reading.tree.right
     names = sorted(set(E.free_variables(left)) | set(E.free_variables(right)))
     if dependent not in names:

@@ -7,6 +7,7 @@ parameters in signature order; an expression's variables are its free names, alp
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -18,7 +19,7 @@ from ..expr.parse import check_look_alikes, normalize
 from ..expr.errors import CLIError
 from ..expr.lower import check_and_lower, check_shapes, to_tape
 from ..expr.notation import split_top_level
-from ..cli.process import script_code
+from ..expr.notes import tell
 from ..expr.record import Record
 
 #: ``path.py`` or ``path.py:function``; a plain string, compiled (and cached by ``re``) when
@@ -37,19 +38,19 @@ class Target(Record):
     expressions for ``jacobian``. ``trees`` holds the parsed expressions (empty for scripts),
     ``texts`` their source text; ``function`` and ``path`` describe a script.
     ``read_as`` is how an expression was read, in SymPy syntax (a list for several; None for
-    scripts); ``notes`` the readings that had another plausible meaning (already printed to
-    standard error); ``wrt_hint`` the variable a ``d/dx`` in the text named, if any.
+    scripts); ``notes`` the readings that had another plausible meaning; ``wrt_hint`` the variable a ``d/dx`` in the text named, if any.
     """
 
     _fields = ("source", "kind", "names", "trees", "texts", "function", "path",
-               "keyword_only", "notes", "wrt_hint", "orders", "_shapes")
-    _unshown = ("orders", "_shapes")
+               "keyword_only", "notes", "wrt_hint", "orders", "_shapes", "fence")
+    _unshown = ("orders", "_shapes", "fence")
 
     def __init__(self, source: Any, kind: str, names: list[str], trees: list | None = None,
                  texts: list | None = None, function: Callable | None = None,
                  path: str | None = None, keyword_only: frozenset = frozenset(),
                  notes: list | None = None, wrt_hint: str | None = None,
-                 orders: list | None = None, _shapes: dict | None = None) -> None:
+                 orders: list | None = None, _shapes: dict | None = None,
+                 fence: Callable = contextlib.nullcontext) -> None:
         self.source = source
         self.kind = kind                    # "expression" or "script"
         self.names = names                  # variables in natural order
@@ -63,6 +64,7 @@ class Target(Record):
         # each tree's ``postorder`` list (None where the reader had none), for the walkers
         self.orders = [None] * len(self.trees) if orders is None else orders
         self._shapes = {} if _shapes is None else _shapes
+        self.fence = fence                  # around each run of a script's code
         self.is_script = kind == "script"      # follows from ``kind``: not a field
 
     @property
@@ -186,9 +188,10 @@ def is_script(text: str) -> bool:
 def expression_target(text: str, label: str | None = None, declared=()) -> Target:
     """A target from one expression. ``label`` names the text in errors and notes
     (``--answer``); ``declared`` are the names the command was given (never split into
-    letters). Notes on ambiguous readings go to standard error."""
+    letters). Notes on readings with another plausible meaning are the target's ``notes``
+    (and told to ``expr.notes.listener`` as they are found)."""
     reading = E.read(text, names=declared, label=label)
-    show_notes(reading.notes, label)
+    tell(reading.notes, label)
     return Target(text, "expression", sorted(reading.variables), [reading.tree], [text],
                   notes=reading.notes, wrt_hint=reading.wrt, orders=[reading.order])
 
@@ -202,7 +205,7 @@ def expressions_target(texts: list[str], declared=()) -> Target:
         items = [(t, E.read(t, names=declared)) for t in texts]
         source = list(texts)
     notes = [n for _, r in items for n in r.notes]
-    show_notes(notes)
+    tell(notes)
     names = sorted({n for _, r in items for n in r.variables})
     check_look_alikes(names)   # across the expressions, each read on its own
     hints = {r.wrt for _, r in items if r.wrt}
@@ -212,13 +215,16 @@ def expressions_target(texts: list[str], declared=()) -> Target:
                   orders=[r.order for _, r in items])
 
 
-def make_target(texts: list[str], vector: bool = False, declared=()) -> Target:
+def make_target(texts: list[str], vector: bool = False, declared=(),
+                fence: Callable = contextlib.nullcontext) -> Target:
     """The target for a command's TARGET argument(s); ``declared``: see
-    ``expression_target`` (``declared_names`` collects them from the options)."""
+    ``expression_target`` (``declared_names`` collects them from the options). ``fence``: a
+    context manager around every run of a script's code (its import and each call); the
+    command line's keeps a script's prints and exits away from its own output."""
     if any(is_script(t) for t in texts):
         if len(texts) != 1:
             raise CLIError("a script target must be the only TARGET")
-        return script_target(texts[0].strip())
+        return script_target(texts[0].strip(), fence)
     if vector:
         return expressions_target(texts, declared)
     if len(texts) != 1:
@@ -250,20 +256,14 @@ def declared_names(at: list[str] | None = None, wrt: str | None = None,
     return tuple(n for n in names if n)
 
 
-def show_notes(notes: list[str], label: str | None = None) -> None:
-    """Each note as one ``note: read ... as ...`` line on standard error."""
-    prefix = f"note: {label}: " if label else "note: "
-    for note in notes:
-        sys.stderr.write(prefix + note + "\n")
-
-
-def script_target(text: str) -> Target:
-    """Import ``path.py`` and pick its function (the only public one, or ``:function``)."""
+def script_target(text: str, fence: Callable = contextlib.nullcontext) -> Target:
+    """Import ``path.py`` and pick its function (the only public one, or ``:function``);
+    ``fence``: as for ``make_target``."""
     match = re.match(_SCRIPT, text, re.S)
     path, wanted = match.group("path"), match.group("function")
     if not os.path.isfile(path):
         raise CLIError(f"script not found: {path!r}")
-    module = _import_script(path)
+    module = _import_script(path, fence)
     if wanted:
         function = getattr(module, wanted, None)
         if not callable(function):
@@ -278,7 +278,7 @@ def script_target(text: str) -> Target:
         function = getattr(module, candidates[0])
     names, keyword_only = _parameters(function, text)
     return Target(text, "script", names, function=function, path=os.path.abspath(path),
-                  keyword_only=keyword_only)
+                  keyword_only=keyword_only, fence=fence)
 
 
 def _public_functions(module) -> list[str]:
@@ -308,7 +308,7 @@ def _parameters(function, text: str) -> tuple[list[str], frozenset]:
     return names, frozenset(keyword_only)
 
 
-def _import_script(path: str):
+def _import_script(path: str, fence: Callable):
     import importlib.util
 
     name = "tape_script_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
@@ -320,7 +320,7 @@ def _import_script(path: str):
     sys.path.insert(0, directory)
     sys.modules[name] = module
     try:
-        with script_code():     # stdout carries results only
+        with fence():
             spec.loader.exec_module(module)
     except SyntaxError as exc:
         raise ScriptError(f"{path}:{exc.lineno}: SyntaxError: {exc.msg}") from exc
@@ -361,7 +361,7 @@ def _script_caller(target: Target, variables: list[str]) -> Callable:
         by_name = dict(zip(variables, tensors))
         keyword = target.keyword_only
         try:
-            with script_code():     # a script's prints stay off stdout
+            with target.fence():
                 out = target.function(*[by_name[n] for n in order if n not in keyword],
                                       **{n: by_name[n] for n in order if n in keyword})
         except (CLIError, KeyboardInterrupt):

@@ -30,8 +30,9 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 from typer.main import get_command_from_info
 
+from ..expr import notes
 from ..expr.errors import BAD_INPUT, INTERNAL_ERROR, INTERRUPTED, CLIError, OutputClosed
-from .output import print_error
+from .output import note, print_error
 from .process import run as run_process
 
 #: (module in tape.cli.commands, name) of every command, in help order; the module's function
@@ -196,6 +197,7 @@ class TapeGroup(TyperGroup):
              **extra):
         args = list(sys.argv[1:] if args is None else args)
         debug = _take_debug_flag(args)
+        notes.listener = note   # said as each text is read, before an error it leads to
         try:
             code = super().main(args or ["--help"], prog_name or "tape", complete_var,
                                 standalone_mode=False, **extra)

@@ -49,6 +49,12 @@ def warn(message: str) -> None:
     sys.stderr.flush()
 
 
+def note(message: str) -> None:
+    """Write a ``note: ...`` line to standard error (a reading with another plausible meaning,
+    a one-sided value)."""
+    sys.stderr.write(f"note: {message}\n")
+
+
 def is_terminal(stream) -> bool:
     """Whether ``stream`` is an interactive terminal."""
     try:

@@ -24,6 +24,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from ..calculus.derivatives import Points  # noqa: F401  (readers return them)
+from . import output
 from ..expr.errors import CLIError, ExprError
 from ..expr.notation import split_top_level
 from ..expr.parse import MAX_VECTOR_LENGTH, check_look_alikes, normalize
@@ -89,7 +90,7 @@ def parse_number(text: str, where: str) -> float:
     for note in reading.notes:          # sin pi/2 is sin(pi)/2: said once per run, as a target's
         if note not in _NOTED:
             _NOTED.add(note)
-            sys.stderr.write(f"note: {where}: {note}\n")
+            output.note(f"{where}: {note}")
     with np.errstate(all="ignore"):
         return float(np.asarray(lower.to_tape(tree, [])()).reshape(-1)[0])
 

@@ -2,10 +2,10 @@
 
 Expressions are differentiated by SymPy (through ``symbolic.py``) in a time-limited child
 process and evaluated exactly at the same points; script targets are checked by finite
-differences with Richardson extrapolation (``fdcheck.py``). A command computes its report as
-usual and hands it to ``finish``, which adds the check to the JSON document (per point
-``"check"``, top-level ``"symbolic"``), prints the report, prints a check table on a terminal,
-and exits 1 on disagreement or 3 when SymPy ran out of time (after printing the numbers).
+differences with Richardson extrapolation (``fdcheck.py``). ``check`` takes a command's report
+and returns a ``Verdict``; the command line renders it (``cli/commands/derive.py``: the JSON's
+per-point ``"check"`` and top-level ``"symbolic"``, a check table on a terminal, exit 1 on
+disagreement, 3 when SymPy ran out of time).
 
 A ``Layout`` says what the report's flat derivative columns are, so the expected values and the
 symbolic strings can be given "in the result's shape" (SPEC section 3).
@@ -17,9 +17,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..expr.errors import CHECK_FAILED, UNDECIDED, CLIError
-from ..cli.options import ATOL, RTOL, TIMEOUT
+from ..expr.errors import CLIError
 from ..expr.record import Frozen, Record
+from ..calculus.limits import ATOL, RTOL, TIMEOUT
 from ..calculus.timelimit import run_limited, run_optional
 
 #: above this many point-by-derivative evaluations, evaluate in float64 (NumPy), not mpmath
@@ -132,32 +132,6 @@ class Verdict(Record):
     def failed(self) -> np.ndarray:
         """(N,) bool: the points that count as disagreements."""
         return ~self.agree & ~self.kinks
-
-
-def finish(report, problem, layout: Layout, settings: CheckSettings, fmt,
-           precision: int) -> None:
-    """Render ``report`` (checked when ``settings.enabled``); abort with 1 on disagreement,
-    3 when SymPy ran out of time (after rendering the numbers, which still stand)."""
-    from ..cli import output
-
-    if not settings.enabled:
-        output.render(report, fmt, precision)
-        return
-    try:
-        verdict = check(report, problem, layout, settings)
-    except CLIError as exc:
-        if exc.code == UNDECIDED:
-            output.render(report, fmt, precision)
-        raise
-    _attach(report, layout, verdict)
-    report.appendix = lambda console, digits: _draw_check(console, report, verdict, digits)
-    output.render(report, fmt, precision)
-    if verdict.kink_at:
-        from ..calculus.targets import show_notes
-
-        show_notes([_kink_note(report, verdict)])
-    if verdict.failed.any():
-        output.abort(_failure(report, verdict), CHECK_FAILED)
 
 
 def check(report, problem, layout: Layout, settings: CheckSettings) -> Verdict:
@@ -301,97 +275,3 @@ def _finite_difference(tape_values, problem, layout: Layout, settings: CheckSett
     errors, agree, entries = compare(tape_values, estimate, settings.rtol, settings.atol,
                                      slack=error)
     return Verdict("finite-difference", estimate, errors, agree, entries, estimate=error)
-
-
-def _attach(report, layout: Layout, verdict: Verdict) -> None:
-    """Wrap the report's JSON document so it carries the check (SPEC's shapes)."""
-    build = report.document
-
-    def document():
-        from ..cli.jsonstream import Column
-
-        doc = build()
-        expected = [Column(verdict.expected[:, j]) for j in range(verdict.expected.shape[1])]
-        doc.entry["check"] = {"method": verdict.method, "expected": layout.shape(expected),
-                              "max_abs_error": Column(verdict.max_abs_error),
-                              "agree": Column(verdict.agree)}
-        if verdict.symbolic is not None:
-            doc.tail["symbolic"] = layout.shape(list(verdict.symbolic))
-        if verdict.kink_at:
-            doc.tail["kinks"] = [{"point": i, "kink": name}
-                                 for i, name in sorted(verdict.kink_at.items())]
-        return doc
-
-    report.document = document
-
-
-def _where(report, row: int) -> str:
-    return ", ".join(f"{lab}={v!r}" for lab, v in zip(report.at_labels,
-                                                      report.at[row].tolist())) or "the only point"
-
-
-def _difference(report, verdict: Verdict, row: int) -> str:
-    """The first derivative at point ``row`` on which tape and the check differ."""
-    worst = int(np.argmin(verdict.entries[row]))
-    other = "SymPy" if verdict.method == "sympy" else "finite differences"
-    return (f"{report.derivative_labels[worst]} is {float(report.derivatives[row][worst])!r} "
-            f"by tape, {float(verdict.expected[row][worst])!r} by {other}")
-
-
-def _failure(report, verdict: Verdict) -> str:
-    bad = np.flatnonzero(verdict.failed)
-    first = int(bad[0])
-    other = "SymPy" if verdict.method == "sympy" else "finite differences"
-    return (f"check failed: tape and {other} disagree at {len(bad)} of "
-            f"{len(verdict.agree)} point{'s' if len(verdict.agree) > 1 else ''}\n"
-            f"first at {_where(report, first)}: {_difference(report, verdict, first)}")
-
-
-def _kink_note(report, verdict: Verdict) -> str:
-    """Points on a kink where tape's one-sided derivative and SymPy's differ."""
-    rows = np.flatnonzero(verdict.kinks)
-    first = int(rows[0])
-    more = f" (and {len(rows) - 1} more point{'s' if len(rows) > 2 else ''} on a kink)" \
-        if len(rows) > 1 else ""
-    return (f"f may not be differentiable at {_where(report, first)}{more}, where "
-            f"{verdict.kink_at[first]} is not smooth: {_difference(report, verdict, first)} "
-            f"(a one-sided value or a convention), not counted as a disagreement")
-
-
-def _draw_check(console, report, verdict: Verdict, precision: int) -> None:
-    """Under the report's table: each derivative, its symbolic form (or error estimate) and
-    whether it agrees."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    single = len(verdict.agree) == 1
-    title = "check: SymPy" if verdict.method == "sympy" else \
-        "check: finite differences (Richardson)"
-    table = Table(title=title, title_justify="left")
-    table.add_column("derivative")
-    if verdict.symbolic is not None:
-        table.add_column("symbolic", style="magenta")
-    table.add_column("tape" if single else "max |error|", justify="right", style="green")
-    if single:
-        table.add_column("expected", justify="right")
-    if verdict.estimate is not None:
-        table.add_column("± estimate", justify="right")
-    table.add_column("agree")
-    for j, label in enumerate(report.table_labels):
-        tape_col, expected = report.derivatives[:, j], verdict.expected[:, j]
-        ok = bool(verdict.entries[:, j].all())
-        at_kink = not ok and bool((verdict.entries[:, j] | verdict.kinks).all())
-        row = [escape(label)]
-        if verdict.symbolic is not None:
-            row.append(escape(verdict.symbolic[j]))
-        if single:
-            row += [f"{tape_col[0] + 0.0:.{precision}g}", f"{expected[0] + 0.0:.{precision}g}"]
-        else:
-            with np.errstate(invalid="ignore"):
-                row.append(f"{np.nanmax(np.abs(tape_col - expected)):.2g}")
-        if verdict.estimate is not None:
-            row.append(f"{np.nanmax(verdict.estimate[:, j]):.2g}")
-        row.append("[green]✓[/green]" if ok else "[yellow]kink[/yellow]" if at_kink
-                   else "[red]✗[/red]")
-        table.add_row(*row)
-    console.print(table)

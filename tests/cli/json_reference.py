@@ -16,7 +16,7 @@ import numpy as np
 from tape.calculus import derivatives
 from tape.expr import parse as expr
 from tape.cli import output
-from tape.cli.commands.common import gradient_report, hessian_report, jacobian_report, prepare
+from tape.cli.commands.derive import gradient_report, hessian_report, jacobian_report, prepare
 from tape.calculus.derivatives import multisets
 from tape.grading.crosscheck import CheckSettings, Layout, check
 

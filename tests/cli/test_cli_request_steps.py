@@ -1,6 +1,6 @@
 """The steps of one ``grad``/``jacobian``/``hessian`` request, each entered once: the points a
 command was given (``points.from_options``), the blocks they are cut into
-(``points.blocks_of``), the plan decided after the reading (``common.plan``), and the rest of
+(``points.blocks_of``), the plan decided after the reading (``derive.plan``), and the rest of
 the points read with the first block for a whole report (a terminal table, ``--check``)."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from cli_helpers import numbers, tape_cli
 from tape.cli import points as P
-from tape.cli.commands import common as C
+from tape.cli.commands import derive as C
 from tape.expr.errors import CLIError
 from tape.cli.options import Format
 

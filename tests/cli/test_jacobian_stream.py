@@ -64,13 +64,13 @@ def test_row_blocks_report_an_infinite_slope():
 
 @pytest.mark.parametrize("fmt", ["plain", "csv", "json"])
 def test_several_points_stream_one_point_at_a_time(fmt, monkeypatch):
-    from tape.cli.commands import common
+    from tape.cli.commands import derive
 
     args = ["jacobian", "[x*y, x+y, sin(x)/y]", "--at", "x=1,y=2", "--at", "x=2,y=0",
             "--at", "x=-1,y=3", "--format", fmt]
     whole = tape_cli(*args)
     # a block of one point each (a report "costs" more than the budget), rows one by one
-    monkeypatch.setattr(common, "REPORT_BYTES_PER_NUMBER", 1 << 40)
+    monkeypatch.setattr(derive, "REPORT_BYTES_PER_NUMBER", 1 << 40)
     monkeypatch.setattr(derivatives, "FORCED_ROW_BLOCK", 1)
     got = tape_cli(*args)
     assert whole.exit_code == got.exit_code == 0

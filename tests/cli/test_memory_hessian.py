@@ -12,7 +12,7 @@ import sympy
 from cli_helpers import central_difference, numbers, tape_capped, tape_cli
 
 from tape.calculus import derivatives
-from tape.cli.commands.common import prepare
+from tape.cli.commands.derive import prepare
 
 SCRIPT = "import tape as tf\n\ndef f(x):\n    return tf.reduce_sum(x**2) * x[0]\n"
 MIXED = ("import tape as tf\n\ndef f(x, y):\n    return tf.reduce_sum(tf.sin(x)) * tf.exp(y * x[1])"

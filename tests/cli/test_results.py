@@ -6,7 +6,7 @@ import pytest
 
 from tape.cli import output
 from tape.cli.commands.check import CheckResult
-from tape.cli.commands.common import SlopeReport
+from tape.cli.commands.derive import SlopeReport
 from tape.cli.commands.taylor import TaylorResult
 
 

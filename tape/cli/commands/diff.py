@@ -13,7 +13,7 @@ import typer
 
 from .. import options as O, output
 from ...calculus.timelimit import run_limited, run_optional
-from .common import by_variable, check_partial_count, derivative_labels, parse_wrt
+from .derive import by_variable, check_partial_count, derivative_labels, parse_wrt
 
 #: the most distinct partial derivatives one ``tape diff`` prints
 MAX_PARTIALS = 200

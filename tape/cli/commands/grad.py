@@ -3,7 +3,7 @@ from typing import Annotated
 
 import typer
 
-from .common import derivative_command
+from .derive import derivative_command
 
 grad = derivative_command("grad", Annotated[str, typer.Argument(
     metavar="TARGET",

@@ -4,7 +4,7 @@ from typing import Annotated
 
 import typer
 
-from .common import derivative_command
+from .derive import derivative_command
 
 jacobian = derivative_command("jacobian", Annotated[list[str], typer.Argument(
     metavar="TARGET...",

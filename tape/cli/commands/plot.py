@@ -23,6 +23,7 @@ from .. import options as O, output, points as P
 from ...calculus.budget import from_option
 from ...calculus.plotting import Series, compute_series, tangent_line
 from ...calculus.targets import make_target
+from ..process import script_code
 
 #: image size in pixels when --width/--height are not given
 IMAGE_SIZE = (800, 500)
@@ -49,7 +50,7 @@ def plot(
     piped, it prints one line per point: x f f' ...
     Points where the function is undefined are left as gaps.
     """
-    target = make_target([expression])
+    target = make_target([expression], fence=script_code)
     lo, hi = parse_range(range_)
     budget = from_option(memory)
     if out is not None:

@@ -21,6 +21,7 @@ import typer
 
 from .. import options as O, output, points as P
 from ...calculus.targets import make_target
+from ..process import script_code
 from ...calculus.tracing import Node, Trace, record
 from ..values import exact, preview
 
@@ -44,7 +45,7 @@ def trace(
         output.abort(f"tape trace takes one point, and --at was given {len(at)} times; "
                      f"trace each point in its own run")
     at = at[0] if at else None
-    parsed = make_target([target])
+    parsed = make_target([target], fence=script_code)
     variables = parsed.ordered([])
     if at is None:
         if variables:

@@ -270,7 +270,7 @@ FOOTER = """
 | chained operators (`x**x**...`, `---x`) | a few thousand (Python's parser) | `expr._ast_parse` | exit 2, `error: expression is nested too deeply for the parser (...)` |
 | a number's digits | 4,300 (Python's int limit) | `expr._syntax_error` | exit 2, `error: cannot parse the expression: a number of N digits is too long` |
 | components of one vector variable | 10,000 | `points.MAX_VECTOR_LENGTH` | exit 2, `error: --at x: a vector of N components; the limit is 10,000 ...` |
-| distinct partials per point (`grad --order`) | 10,000 | `commands.common.MAX_PARTIALS` | exit 2, `error: --order N with K components asks for M distinct partial derivatives; the limit is 10000` |
+| distinct partials per point (`grad --order`) | 10,000 | `commands.derive.MAX_PARTIALS` | exit 2, `error: --order N with K components asks for M distinct partial derivatives; the limit is 10000` |
 | `--order` | 30 (grad, plot; scripts and vector variables with several components 10), 20 (diff) | the options | exit 2, usage error |
 | points per run with a terminal table or `--check` (plain, CSV and JSON read `--at -` and `--points` as a stream, without a limit) | 10,000,000 | `points.MAX_POINTS` | exit 2, `error: --points FILE: more than 10,000,000 points (the limit on points per run); split the input` |
 | an index in symbolic work (`tape diff`, `--steps`, no points) | 10,000 components | `symbolic.infer_sizes` (`points.MAX_VECTOR_LENGTH`) | exit 2, `error: x[N] needs a vector of N+1 components; the limit is 10,000 ...` |

@@ -15,8 +15,10 @@ from ...calculus.budget import Budget, from_option
 from ...calculus.derivatives import Component, Outcome, StreamedMatrix, components, run
 from ...expr.kinks import kink_notes
 from ..options import Format
+from ...expr.errors import CHECK_FAILED, UNDECIDED, CLIError
 from ...expr.record import Record
 from ...calculus.targets import Target, declared_names, make_target, parse_wrt
+from ..process import script_code
 
 #: refuse to compute more distinct partial derivatives than this per point
 MAX_PARTIALS = 10_000
@@ -160,7 +162,7 @@ def derive(request: Request) -> None:
     if not request.check:   # what crosscheck.finish does without --check, without importing it
         output.render(report, fmt, request.precision)
         return
-    from ...grading.crosscheck import CheckSettings, Layout, finish
+    from ...grading.crosscheck import CheckSettings, Layout
 
     finish(report, problem, Layout.for_report(request.command, problem.comps, request.order,
                                               report.value.shape[1]),
@@ -232,7 +234,7 @@ def prepare_blocks(texts: list[str], at: Optional[list[str]], points_file: Optio
     problems). Returns the problem of the first block and the blocks still to read (None:
     none)."""
     target = make_target(texts, vector=vector,
-                         declared=declared_names(at, wrt_text, points_file))
+                         declared=declared_names(at, wrt_text, points_file), fence=script_code)
     wrt = target.wrt_names(wrt_text)
     variables = target.ordered(wrt)
     pts, more, where = P.from_options(at, points_file, variables, sys.stdin)
@@ -494,3 +496,123 @@ def implicit_slopes(text: str, dependent: str, request: Request) -> None:
         slopes.append(slope_at(curve, x, y, request.order))
     output.render(SlopeReport(text, curve, request.order, points, slopes), fmt,
                   request.precision)
+
+
+# ---------------------------------------------------------------- --check: the verdict shown
+
+def finish(report, problem, layout, settings, fmt,
+           precision: int) -> None:
+    """Render ``report`` (checked when ``settings.enabled``); abort with 1 on disagreement,
+    3 when SymPy ran out of time (after rendering the numbers, which still stand)."""
+    if not settings.enabled:
+        output.render(report, fmt, precision)
+        return
+    from ...grading.crosscheck import check
+
+    try:
+        verdict = check(report, problem, layout, settings)
+    except CLIError as exc:
+        if exc.code == UNDECIDED:
+            output.render(report, fmt, precision)
+        raise
+    _attach(report, layout, verdict)
+    report.appendix = lambda console, digits: _draw_check(console, report, verdict, digits)
+    output.render(report, fmt, precision)
+    if verdict.kink_at:
+        output.note(_kink_note(report, verdict))
+    if verdict.failed.any():
+        output.abort(_failure(report, verdict), CHECK_FAILED)
+
+
+def _attach(report, layout, verdict) -> None:
+    """Wrap the report's JSON document so it carries the check (SPEC's shapes)."""
+    build = report.document
+
+    def document():
+        from ..jsonstream import Column
+
+        doc = build()
+        expected = [Column(verdict.expected[:, j]) for j in range(verdict.expected.shape[1])]
+        doc.entry["check"] = {"method": verdict.method, "expected": layout.shape(expected),
+                              "max_abs_error": Column(verdict.max_abs_error),
+                              "agree": Column(verdict.agree)}
+        if verdict.symbolic is not None:
+            doc.tail["symbolic"] = layout.shape(list(verdict.symbolic))
+        if verdict.kink_at:
+            doc.tail["kinks"] = [{"point": i, "kink": name}
+                                 for i, name in sorted(verdict.kink_at.items())]
+        return doc
+
+    report.document = document
+
+
+def _where(report, row: int) -> str:
+    return ", ".join(f"{lab}={v!r}" for lab, v in zip(report.at_labels,
+                                                      report.at[row].tolist())) or "the only point"
+
+
+def _difference(report, verdict, row: int) -> str:
+    """The first derivative at point ``row`` on which tape and the check differ."""
+    worst = int(np.argmin(verdict.entries[row]))
+    other = "SymPy" if verdict.method == "sympy" else "finite differences"
+    return (f"{report.derivative_labels[worst]} is {float(report.derivatives[row][worst])!r} "
+            f"by tape, {float(verdict.expected[row][worst])!r} by {other}")
+
+
+def _failure(report, verdict) -> str:
+    bad = np.flatnonzero(verdict.failed)
+    first = int(bad[0])
+    other = "SymPy" if verdict.method == "sympy" else "finite differences"
+    return (f"check failed: tape and {other} disagree at {len(bad)} of "
+            f"{len(verdict.agree)} point{'s' if len(verdict.agree) > 1 else ''}\n"
+            f"first at {_where(report, first)}: {_difference(report, verdict, first)}")
+
+
+def _kink_note(report, verdict) -> str:
+    """Points on a kink where tape's one-sided derivative and SymPy's differ."""
+    rows = np.flatnonzero(verdict.kinks)
+    first = int(rows[0])
+    more = f" (and {len(rows) - 1} more point{'s' if len(rows) > 2 else ''} on a kink)" \
+        if len(rows) > 1 else ""
+    return (f"f may not be differentiable at {_where(report, first)}{more}, where "
+            f"{verdict.kink_at[first]} is not smooth: {_difference(report, verdict, first)} "
+            f"(a one-sided value or a convention), not counted as a disagreement")
+
+
+def _draw_check(console, report, verdict, precision: int) -> None:
+    """Under the report's table: each derivative, its symbolic form (or error estimate) and
+    whether it agrees."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    single = len(verdict.agree) == 1
+    title = "check: SymPy" if verdict.method == "sympy" else \
+        "check: finite differences (Richardson)"
+    table = Table(title=title, title_justify="left")
+    table.add_column("derivative")
+    if verdict.symbolic is not None:
+        table.add_column("symbolic", style="magenta")
+    table.add_column("tape" if single else "max |error|", justify="right", style="green")
+    if single:
+        table.add_column("expected", justify="right")
+    if verdict.estimate is not None:
+        table.add_column("± estimate", justify="right")
+    table.add_column("agree")
+    for j, label in enumerate(report.table_labels):
+        tape_col, expected = report.derivatives[:, j], verdict.expected[:, j]
+        ok = bool(verdict.entries[:, j].all())
+        at_kink = not ok and bool((verdict.entries[:, j] | verdict.kinks).all())
+        row = [escape(label)]
+        if verdict.symbolic is not None:
+            row.append(escape(verdict.symbolic[j]))
+        if single:
+            row += [f"{tape_col[0] + 0.0:.{precision}g}", f"{expected[0] + 0.0:.{precision}g}"]
+        else:
+            with np.errstate(invalid="ignore"):
+                row.append(f"{np.nanmax(np.abs(tape_col - expected)):.2g}")
+        if verdict.estimate is not None:
+            row.append(f"{np.nanmax(verdict.estimate[:, j]):.2g}")
+        row.append("[green]✓[/green]" if ok else "[yellow]kink[/yellow]" if at_kink
+                   else "[red]✗[/red]")
+        table.add_row(*row)
+    console.print(table)
