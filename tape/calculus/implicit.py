@@ -35,9 +35,10 @@ _Y_GRID = np.concatenate([-np.logspace(3, -3, 40), [0.0], np.logspace(-3, 3, 40)
 class Curve:
     """``left = right`` in the independent name ``x`` and the dependent name ``y``."""
 
-    def __init__(self, left: E.Expr, right: E.Expr, x: str, y: str):
+    def __init__(self, left: E.Expr, right: E.Expr, x: str, y: str, notes: tuple = ()):
         self.left, self.right, self.x, self.y = left, right, x, y
         self.function = E.Binary("-", left, right)      # F = left - right
+        self.notes = list(notes)                        # the reading's notes
 
     @property
     def variables(self) -> list[str]:
@@ -82,7 +83,7 @@ def curve_from_text(text: str, dependent: str = "y", wrt: Optional[str] = None) 
     if len(others) != 1:
         raise CLIError(f"--implicit needs a curve in exactly two names, the dependent "
                        f"{dependent!r} and one other; got {', '.join(names)}")
-    return Curve(left, right, others[0], dependent)
+    return Curve(left, right, others[0], dependent, reading.notes)
 
 
 # --------------------------------------------------------------------------- symbolic

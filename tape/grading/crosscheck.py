@@ -3,7 +3,7 @@
 Expressions are differentiated by SymPy (through ``symbolic.py``) in a time-limited child
 process and evaluated exactly at the same points; script targets are checked by finite
 differences with Richardson extrapolation (``fdcheck.py``). ``check`` takes a command's report
-and returns a ``Verdict``; the command line renders it (``cli/commands/derive.py``: the JSON's
+and returns a ``Comparison``; the command line renders it (``cli/commands/derive.py``: the JSON's
 per-point ``"check"`` and top-level ``"symbolic"``, a check table on a terminal, exit 1 on
 disagreement, 3 when SymPy ran out of time).
 
@@ -99,7 +99,7 @@ class Layout(Record):
         return [list(flat[r * width:(r + 1) * width]) for r in range(len(flat) // width or 0)]
 
 
-class Verdict(Record):
+class Comparison(Record):
     """The outcome of a check: expected values (N, D), per-point errors and agreement."""
 
     _fields = ("method", "expected", "max_abs_error", "agree", "entries", "symbolic",
@@ -134,7 +134,7 @@ class Verdict(Record):
         return ~self.agree & ~self.kinks
 
 
-def check(report, problem, layout: Layout, settings: CheckSettings) -> Verdict:
+def check(report, problem, layout: Layout, settings: CheckSettings) -> Comparison:
     """Compute the second opinion for ``report.derivatives`` and compare."""
     tape_values = np.asarray(report.derivatives, dtype=np.float64)
     if problem.target.is_script:
@@ -148,7 +148,7 @@ def check(report, problem, layout: Layout, settings: CheckSettings) -> Verdict:
     strings = run_optional(deadline, _tidy_job, trees, sizes, problem.wrt, layout) or strings
     expected = np.asarray(expected, dtype=np.float64).reshape(tape_values.shape)
     errors, agree, entries = compare(tape_values, expected, settings.rtol, settings.atol)
-    return Verdict("sympy", expected, errors, agree, entries, symbolic=strings,
+    return Comparison("sympy", expected, errors, agree, entries, symbolic=strings,
                    kink_at=_kinks(trees, problem.variables, arrays, ~agree))
 
 
@@ -274,4 +274,4 @@ def _finite_difference(tape_values, problem, layout: Layout, settings: CheckSett
         estimate[:, column], error[:, column] = est, err
     errors, agree, entries = compare(tape_values, estimate, settings.rtol, settings.atol,
                                      slack=error)
-    return Verdict("finite-difference", estimate, errors, agree, entries, estimate=error)
+    return Comparison("finite-difference", estimate, errors, agree, entries, estimate=error)

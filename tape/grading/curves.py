@@ -13,12 +13,12 @@ from ..expr import symbolic as S
 from ..expr import tree as E
 from ..expr.errors import CLIError
 from .diagnosis import scaled_or_shifted
-from .verdict import POLISH, Decision, in_the_names_of, refuse_a_question, settle, shown
+from .verdict import POLISH, Verdict, in_the_names_of, refuse_a_question, settle, shown
 
 
 def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, dependent: str,
                    timeout: float):
-    """``tape check EQUATION --implicit --answer A``: ``(Decision, wrt, variables)``."""
+    """``tape check EQUATION --implicit --answer A`` (``homework.check`` with ``implicit``)."""
     curve = curve_from_text(equation, dependent, wrt)
     if order not in (1, 2):
         raise CLIError("--implicit checks dy/dx (--order 1) or d²y/dx² (--order 2)")
@@ -55,12 +55,14 @@ def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, d
     if counterexample:
         expected = shown(time.monotonic() + min(timeout, POLISH), renderers, args)
         found = scaled_or_shifted(pairs, expected or f"d{curve.y}/d{curve.x}")
-        decision = Decision(False, "numeric", expected, counterexample, agree,
+        decision = Verdict(False, "numeric", expected, counterexample, agree,
                             diagnosis=found, **details)
     else:
         decision = settle(agree, "on the curve", _slope_minus_answer_is_zero, args, renderers,
                           timeout, **details)
-    return decision, curve.x, curve.variables
+    decision.wrt, decision.variables = curve.x, curve.variables
+    decision.notes = [*curve.notes, *(f"--answer: {n}" for n in answer_target.notes)]
+    return decision
 
 
 def _gap_persists(curve: Curve, f, a, x, y, order: int, gap) -> Optional[bool]:

@@ -28,18 +28,19 @@ How a verdict is reached (docs/symbolic.md tells the same for users):
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
 from ..expr import tree as E
-from ..expr.errors import CLIError, ExprError
+from ..calculus.limits import TIMEOUT
+from ..expr.errors import UNDECIDED, CLIError, ExprError
 from ..expr.parse import normalize
 from .verdict import (
     ENOUGH,
     POLISH,
-    Decision,
+    Verdict,
     in_the_names_of,
     optional_work,
     refuse_a_question,
@@ -72,6 +73,8 @@ class Exercise:
     #: the answer as typed and its reading notes (for ``other_reading``)
     answer_text: str = ""
     answer_notes: tuple = ()
+    #: every reading note of both texts, as ``Verdict.notes`` carries them
+    notes: list = field(default_factory=list)
 
     @property
     def orders(self) -> list[int]:
@@ -92,25 +95,48 @@ class Exercise:
         return f"{top}{n if n > 1 else ''}/{bottom}"
 
 
-def decide(expression: str, answer: str, wrt: Optional[str], order: int, timeout: float,
-           implicit: bool = False, dependent: str = "y") -> tuple[Decision, str, list[str]]:
-    """Parse both sides and reach a verdict; returns ``(decision, wrt, variables)``."""
-    if timeout is None or timeout <= 0:
-        raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
-    if implicit:
-        from .curves import check_implicit
+def check(expression: str, answer: str, *, wrt: Optional[str] = None, order: int = 1,
+          implicit: bool = False, dependent: str = "y", timeout: float = TIMEOUT) -> Verdict:
+    """Is ``answer`` the derivative of ``expression`` (SPEC sections 5 and 8)?
 
-        return check_implicit(expression, answer, wrt, order, dependent, timeout)
-    if dependent != "y":
-        raise CLIError("--dependent names the dependent variable of an --implicit equation; "
-                       "add --implicit")
-    exercise = _exercise(expression, answer, wrt, order)
-    decision = _verdict(exercise, timeout)
-    if decision.correct is False:
-        decision.note = other_reading(exercise)
-    decision.label = exercise.label
-    decision.read_as = exercise.read_as
-    return decision, ",".join(dict.fromkeys(exercise.along)), exercise.variables
+    ``wrt`` names the variable (needed with several; ``"x,y"`` is the mixed partial d/dx then
+    d/dy), ``order`` the derivative's order; with ``implicit`` the expression is an equation
+    in x and the ``dependent`` name and the answer is checked against dy/dx on the curve.
+    ``timeout`` bounds the symbolic work in seconds. Returns a ``Verdict``: ``correct`` True,
+    False (with a counterexample, and a diagnosis when one is found) or None (undecided, with
+    the ``reason``). Texts that cannot be read raise ``tape.expr.ReadError``; other bad input
+    (a name the answer has and the expression does not) raises ``CLIError``.
+
+    >>> verdict = check("sin(x)^2", "2 sin x cos x")
+    >>> verdict.correct, verdict.expected
+    (True, '2*sin(x)*cos(x)')
+    """
+    if timeout is None or not timeout > 0:
+        raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
+    try:
+        if implicit:
+            from .curves import check_implicit
+
+            verdict = check_implicit(expression, answer, wrt, order, dependent, timeout)
+        else:
+            if dependent != "y":
+                raise CLIError("--dependent names the dependent variable of an --implicit "
+                               "equation; add --implicit")
+            exercise = _exercise(expression, answer, wrt, order)
+            verdict = _verdict(exercise, timeout)
+            if verdict.correct is False:
+                verdict.note = other_reading(exercise)
+            verdict.label = exercise.label
+            verdict.read_as = exercise.read_as
+            verdict.wrt = ",".join(dict.fromkeys(exercise.along))
+            verdict.variables = exercise.variables
+            verdict.notes = exercise.notes
+    except CLIError as err:
+        if err.code != UNDECIDED:
+            raise
+        verdict = Verdict(None, "numeric", None, reason=err.message)
+    verdict.expression, verdict.answer = expression, answer
+    return verdict
 
 
 def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> Exercise:
@@ -130,7 +156,8 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
                        f"(its variables: {', '.join(variables)})")
     return Exercise(target.trees[0], answer_tree, variables, along,
                     {"expression": target.read_as, "answer": given.read_as},
-                    answer_text=answer, answer_notes=tuple(given.notes))
+                    answer_text=answer, answer_notes=tuple(given.notes),
+                    notes=[*target.notes, *(f"--answer: {n}" for n in given.notes)])
 
 
 #: a reading note that names the other reading as text to type: ``read 1/2x as (1/2)*x
@@ -509,7 +536,7 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
     return evidence
 
 
-def _verdict(exercise: Exercise, timeout: float) -> Decision:
+def _verdict(exercise: Exercise, timeout: float) -> Verdict:
     """The numbers first: a confirmed counterexample is ``wrong`` and agreement at ``ENOUGH``
     points ``correct``, without waiting for SymPy; the right derivative is shown from
     ``treediff``. SymPy then only names the mistake, or shows a derivative ``treediff`` has no
@@ -529,15 +556,15 @@ def _verdict(exercise: Exercise, timeout: float) -> Decision:
         else:
             found = optional_work(polish, _shown_and_diagnosed, *args, points)
             expected, diagnosis = found or (_raw_in_time(args), None)
-        return Decision(False, "numeric", expected, evidence.counterexample, agree,
+        return Verdict(False, "numeric", expected, evidence.counterexample, agree,
                         diagnosis=diagnosis, gap=evidence.gap)
     if agree >= ENOUGH:
         expected = _plain_derivative(exercise, evidence)
         if expected is not None:
-            return Decision(True, "numeric", expected, valid_points=agree)
+            return Verdict(True, "numeric", expected, valid_points=agree)
         found = optional_work(polish, _shown_and_expanded, *args)
         expected, proved = found or (_raw_in_time(args), False)
-        return Decision(True, "symbolic" if proved else "numeric", expected, valid_points=agree)
+        return Verdict(True, "symbolic" if proved else "numeric", expected, valid_points=agree)
     hint = None
     if evidence.answer_missing:
         at = ", ".join(f"{k} = {v!r}" for k, v in evidence.answer_missing.items())

@@ -27,8 +27,10 @@ POLISH = 3.0
 
 
 @dataclass
-class Decision:
-    """The verdict on one answer."""
+class Verdict:
+    """The verdict on one answer (``tape.grading.check``): ``correct`` is True, False or None
+    (undecided, ``reason`` says why); ``to_dict()`` is the JSON document ``tape check --format
+    json`` prints."""
 
     correct: Optional[bool]        # None: undecided
     method: str                    # "symbolic" or "numeric"
@@ -39,19 +41,36 @@ class Decision:
     diagnosis: Optional[dict] = None
     label: str = "d/dx"            # the derivative asked for, as written before EXPR
     extra: dict = field(default_factory=dict)
-    #: how both texts were read (SPEC section 4): {"expression": ..., "answer": ...}; the
-    #: renderer puts it after "expression" in JSON (``output.render``)
+    #: how both texts were read (SPEC section 4): {"expression": ..., "answer": ...}
     read_as: Optional[dict] = None
     #: with a counterexample: derivative - answer there in high precision (for the plain
     #: text, where the two floats alone may print alike)
     gap: Optional[str] = None
+    #: the texts as given, and what was differentiated: ``wrt`` ("x", "x,y" for a mixed
+    #: partial), ``variables`` (the expression's names, those differentiated first)
+    expression: str = ""
+    answer: str = ""
+    wrt: str = ""
+    variables: list = field(default_factory=list)
+    #: the reading notes of both texts (the answer's prefixed ``--answer:``)
+    notes: list = field(default_factory=list)
+    #: a text read with a rule that has another plausible reading under which the verdict
+    #: differs (SPEC section 10)
+    ambiguous: bool = False
+    #: why the verdict is undecided (``correct`` is None)
+    reason: Optional[str] = None
 
-    def document(self, expression: str, answer: str) -> dict:
-        """The JSON document (SPEC sections 3 and 5)."""
-        return {"expression": expression, "answer": answer, "correct": self.correct,
-                "method": self.method, "expected": self.expected,
-                "counterexample": self.counterexample, "diagnosis": self.diagnosis,
-                **self.extra}
+    def to_dict(self) -> dict:
+        """The JSON document of ``tape check`` (SPEC sections 3, 5 and 8)."""
+        doc = {"expression": self.expression}
+        if self.read_as and any(v is not None for v in self.read_as.values()):
+            doc["read_as"] = self.read_as
+        doc.update({"answer": self.answer, "correct": self.correct, "method": self.method,
+                    "expected": self.expected, "counterexample": self.counterexample,
+                    "diagnosis": self.diagnosis, **self.extra})
+        if self.note:
+            doc["warnings"] = [self.note]
+        return doc
 
 
 def optional_work(deadline: float, fn: Callable, *args):
@@ -72,7 +91,7 @@ def shown(deadline: float, renderers: tuple, args: tuple) -> Optional[str]:
 
 
 def settle(agree: int, where: str, prove: Callable, args: tuple, renderers: tuple,
-           timeout: float, hint: Optional[str] = None, **details) -> Decision:
+           timeout: float, hint: Optional[str] = None, **details) -> Verdict:
     """The verdict without a counterexample: ``prove(*args)`` in a child (True when SymPy
     proves the answer right), else ``agree`` high-precision agreements ``where`` (e.g. "spread
     over the domain"). ``renderers`` show the right derivative (see ``shown``); ``hint`` ends
@@ -86,10 +105,10 @@ def settle(agree: int, where: str, prove: Callable, args: tuple, renderers: tupl
         zero, reason = None, exc.message
     expected = shown(start + timeout, renderers, args)
     if zero:
-        return Decision(True, "symbolic", expected, valid_points=agree, **details)
+        return Verdict(True, "symbolic", expected, valid_points=agree, **details)
     reason = reason or "SymPy could not simplify the difference to 0"
     if agree >= ENOUGH:
-        return Decision(True, "numeric", expected, valid_points=agree,
+        return Verdict(True, "numeric", expected, valid_points=agree,
                         note=f"{reason}; both sides agree to {AGREED_DIGITS} digits at {agree} "
                              f"points {where}", **details)
     raise CLIError(f"undecided: {reason}, and only {agree} points {where} could be checked "

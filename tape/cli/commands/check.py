@@ -27,17 +27,18 @@ def check(
     dependent: O.DependentOption = O.DEPENDENT,
 ) -> None:
     """Is ANSWER the derivative of EXPR? Exit 0 correct, 1 wrong (with a counterexample)."""
-    from ...grading.homework import decide
+    from ...grading.homework import check as grade_answer
     along = len(wrt.split(",")) if wrt else 1
     if along > O.CHECK_MAX_ORDER:   # --wrt x,x,...,x is an order too, bounded like --order
         output.abort(f"--wrt names {along} differentiations (a mixed partial of order {along}); "
                      f"the limit is {O.CHECK_MAX_ORDER}, as for --order")
-    decision, wrt_name, _ = decide(expression, answer, wrt, order, timeout, implicit, dependent)
-    output.render(CheckResult(decision, expression, answer, wrt_name, order),
+    verdict = grade_answer(expression, answer, wrt=wrt, order=order, timeout=timeout,
+                           implicit=implicit, dependent=dependent)
+    if verdict.correct is None:
+        output.abort(verdict.reason, UNDECIDED)
+    output.render(CheckResult(verdict, expression, answer, verdict.wrt, order),
                   output.resolve_format(fmt))
-    if decision.correct is None:
-        output.abort(code=UNDECIDED)
-    if not decision.correct:
+    if not verdict.correct:
         output.abort(code=CHECK_FAILED)
 
 
@@ -57,7 +58,7 @@ class CheckResult(output.FieldsResult):
         return [self.decision.note] if self.decision.note else []
 
     def document(self) -> dict:
-        return self.decision.document(self.expression, self.answer)
+        return self.decision.to_dict()
 
     def header(self) -> list[str]:
         return ["correct", "method", "expected"]

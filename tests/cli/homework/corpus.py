@@ -1,6 +1,6 @@
 """Homework exercises with verdicts a careful teacher would give (``tape check``).
 
-Each row: ``(expression, answer, options, correct, kind)``; ``options`` are ``decide``'s keyword
+Each row: ``(expression, answer, options, correct, kind)``; ``options`` are ``check``'s keyword
 arguments (``wrt``, ``order``, ``implicit``); ``kind`` is the diagnosis kind expected for a wrong
 answer (None: no classic mistake explains it, so no diagnosis may be given).
 """

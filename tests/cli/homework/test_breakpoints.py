@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tape.grading.homework import _exercise, breakpoints, candidate_points, decide
+from tape.grading.homework import _exercise, breakpoints, candidate_points, check
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -27,7 +27,7 @@ WIDTHS = st.floats(1e-3, 2.0)
 
 
 def _verdict(expression: str, answer: str):
-    return decide(expression, answer, None, 1, 5.0)[0]
+    return check(expression, answer, timeout=5.0)
 
 
 @SETTINGS
@@ -83,4 +83,4 @@ def test_breakpoints_in_several_variables():
 
 
 def _verdict_wrt(expression, answer, wrt):
-    return decide(expression, answer, wrt, 1, 5.0)[0]
+    return check(expression, answer, wrt=wrt, timeout=5.0)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tape.grading.homework import decide
+from tape.grading.homework import check
 
 from .corpus import RIGHT, WRONG
 
@@ -16,16 +16,15 @@ def _label(row) -> str:
 
 @pytest.mark.parametrize("expression, answer, options", RIGHT, ids=map(_label, RIGHT))
 def test_right_answers_are_correct(expression, answer, options):
-    decision, _, _ = decide(expression, answer, timeout=TIMEOUT, **{"wrt": None, "order": 1,
-                                                                     **options})
+    decision = check(expression, answer, timeout=TIMEOUT, **options)
     assert decision.correct is True, decision
     assert decision.diagnosis is None and decision.counterexample is None
 
 
 @pytest.mark.parametrize("expression, answer, options, kind", WRONG, ids=map(_label, WRONG))
 def test_wrong_answers_are_wrong_and_diagnosed(expression, answer, options, kind):
-    decision, _, variables = decide(expression, answer, timeout=TIMEOUT,
-                                    **{"wrt": None, "order": 1, **options})
+    decision = check(expression, answer, timeout=TIMEOUT, **options)
+    variables = decision.variables
     assert decision.correct is False, decision
     c = decision.counterexample
     assert list(c["at"]) == variables and c["answer"] != c["expected"]

@@ -1,6 +1,6 @@
 """How long a verdict takes over the corpus (not a test: run it by hand).
 
-    python tests/cli/homework/timing.py            # decide() in-process, SymPy imported once
+    python tests/cli/homework/timing.py            # check() in-process, SymPy imported once
     python tests/cli/homework/timing.py --cli      # the whole `tape check` command per pair
     python tests/cli/homework/timing.py --cli --against DIR   # and the tape source tree in DIR
                                                               # (e.g. an older commit, from
@@ -36,10 +36,10 @@ def _rows():
 
 def _in_process(expression, answer, options):
     from tape.expr.errors import CLIError
-    from tape.grading.homework import decide
+    from tape.grading.homework import check
 
     try:
-        decide(expression, answer, timeout=10.0, **{"wrt": None, "order": 1, **options})
+        check(expression, answer, timeout=10.0, **options)
     except CLIError:
         pass
 
@@ -85,7 +85,7 @@ def main() -> None:
             cpu[tree].append(used)
     for tree in trees:
         name = "this tree" if tree is None else str(tree)
-        print(f"{len(rows)} verdicts ({'tape check' if cli else 'decide()'}, {name})")
+        print(f"{len(rows)} verdicts ({'tape check' if cli else 'check()'}, {name})")
         print("  " + _summary("wall", wall[tree]))
         if cli:
             print("  " + _summary("cpu ", cpu[tree]))
