@@ -10,21 +10,9 @@ The calls are looked up when first used: ``import tape.grading`` loads nothing m
 """
 from __future__ import annotations
 
+from ..expr.lazy import lazy_attributes
+
 __all__ = ["check", "Verdict"]
 
-_WHERE = {"check": ("homework", "check"), "Verdict": ("verdict", "Verdict")}
-
-
-def __getattr__(name: str):
-    if name not in _WHERE:
-        raise AttributeError(f"module 'tape.grading' has no attribute {name!r}")
-    from importlib import import_module
-
-    module, attribute = _WHERE[name]
-    value = getattr(import_module(f"{__name__}.{module}"), attribute)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + __all__)
+__getattr__, __dir__ = lazy_attributes(__name__, {
+    "check": ("homework", "check"), "Verdict": ("verdict", "Verdict")})
