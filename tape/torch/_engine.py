@@ -64,7 +64,8 @@ _USED = (
     "Relu", "Softmax", "LogSoftmax",
     "Sum", "Mean", "Max", "Min", "Prod", "LogSumExp", "ArgMax", "ArgMin",
     "MatMul",
-    "Reshape", "Transpose", "BroadcastTo", "StridedSlice", "ConcatV2", "SelectV2",
+    "Reshape", "Transpose", "BroadcastTo", "StridedSlice", "ScatterKey", "ConcatV2", "SelectV2",
+    "MulNoNan",
 )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import threading
 import weakref
 
 import numpy as np
@@ -23,8 +24,15 @@ from ._names import backward_name
 
 _next_seq = itertools.count().__next__
 
-#: Grad mode: ops record nodes only while ``_grad_mode[0]`` is true (``no_grad`` clears it).
-_grad_mode = [True]
+class _GradMode(threading.local):
+    """Grad mode, per thread as PyTorch's: ops record nodes only while ``on`` is true
+    (``no_grad`` clears it); ``inference`` is set inside ``inference_mode``."""
+
+    on = True
+    inference = False
+
+
+_grad_mode = _GradMode()
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
          "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -167,23 +175,52 @@ def run_backward(roots, cotangents, retain_graph, create_graph, capture=None, si
             buffers[node] = prev + g
     heapq.heapify(heap)
     stop = 0
+    needed = None
     if capture:
         stop = min([n._seq for n in capture]) if len(capture) > 1 else next(iter(capture))._seq
+        needed = _leading_to(roots, capture, stop)
     if create_graph:
         recorder = _Recorder()
         with E.recording(recorder):
             buffers = {n: recorder.connect(g) for n, g in buffers.items()}
-            _sweep(heap, buffers, retain_graph, capture, stop, recorder, sink)
+            _sweep(heap, buffers, retain_graph, capture, stop, recorder, sink, needed)
         return recorder
     token = E.silence()
     try:
-        _sweep(heap, buffers, retain_graph, capture, stop, None, sink)
+        _sweep(heap, buffers, retain_graph, capture, stop, None, sink, needed)
     finally:
         E.restore(token)
     return None
 
 
-def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
+def _leading_to(roots, targets, stop):
+    """The nodes with a path to one of ``targets`` (nodes made before ``stop`` have none): with
+    ``inputs``, only they run, as in PyTorch, so the rest of the graph keeps its saved values."""
+    needed = set()
+    seen = set()
+    stack = [(r, False) for r in roots]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            if node in targets:
+                needed.add(node)
+            else:
+                for e in node._edges:
+                    if e in needed:
+                        needed.add(node)
+                        break
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.append((node, True))
+        for e in node._edges:
+            if e is not None and e not in seen and e._seq >= stop:
+                stack.append((e, False))
+    return needed
+
+
+def _sweep(heap, buffers, retain, capture, stop, recorder, sink, needed=None):
     """Handle the nodes by decreasing ``_seq``: each one's cotangent is complete when it is popped.
 
     Written flat: this loop is most of the time of a small backward pass.
@@ -199,6 +236,8 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
         if capture is not None:
             if -seq < stop:
                 break
+            if node not in needed:
+                continue
             if node in capture:
                 capture[node] = g
             if type(node) is acc_type:
@@ -237,7 +276,7 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
         if not got:
             continue
         for e, ig in zip(edges, got):
-            if e is None or ig is None:
+            if e is None or ig is None or (needed is not None and e not in needed):
                 continue
             prev = get(e)
             if prev is None:

@@ -8,7 +8,8 @@ import numpy as np
 from . import _dtypes
 from . import _engine as E
 from ._creation import _view as _new_view
-from ._tensor import _NO_ATTRS, P, Tensor, _apply, _binary, _input, _new, _unary, backward_name
+from ._tensor import (_NO_ATTRS, VIEW_KINDS, P, Tensor, _apply, _binary, _input, _new, _unary,
+                      backward_name, index_put, make_view)
 
 # -- elementwise ------------------------------------------------------------------------------
 #: torch name -> (engine op name, backward node name)
@@ -98,12 +99,15 @@ def _pos(self):
 Tensor.__pos__ = _pos
 
 
+_add_function, _sub_function = FUNCTIONS["add"], FUNCTIONS["sub"]
+
+
 def add(input, other, *, alpha=1):
-    return FUNCTIONS["add"](input, other if alpha == 1 else other * alpha)
+    return _add_function(input, other if alpha == 1 else other * alpha)
 
 
 def sub(input, other, *, alpha=1):
-    return FUNCTIONS["sub"](input, other if alpha == 1 else other * alpha)
+    return _sub_function(input, other if alpha == 1 else other * alpha)
 
 
 def _add_method(self, other, *, alpha=1):
@@ -348,18 +352,41 @@ def _shape_args(shape):
     return tuple(int(s) for s in shape)
 
 
+# Views (reshapes, transposes, basic indexing, as in PyTorch) share their input's values: an
+# in-place op on either shows in the other (``make_view``).
+def _reshaped(x, shape, name):
+    out = _apply(P["Reshape"], (x,), {"shape": shape}, name)
+    return make_view(x, out, "reshape", shape) if isinstance(x, Tensor) else out
+
+
+def _permuted(x, axes, name):
+    out = _apply(P["Transpose"], (x,), {"axes": axes}, name)
+    return make_view(x, out, "permute", axes) if isinstance(x, Tensor) else out
+
+
+VIEW_KINDS["reshape"] = (
+    lambda parent, shape: _apply(P["Reshape"], (parent,), {"shape": shape}, "ViewBackward0"),
+    lambda parent, view, shape: _apply(P["Reshape"], (view,), {"shape": np.shape(parent._value)},
+                                       "ViewBackward0"))
+VIEW_KINDS["permute"] = (
+    lambda parent, axes: _apply(P["Transpose"], (parent,), {"axes": axes}, "PermuteBackward0"),
+    lambda parent, view, axes: _apply(P["Transpose"], (view,),
+                                      {"axes": tuple(int(a) for a in np.argsort(axes))},
+                                      "PermuteBackward0"))
+
+
 def reshape(input, shape):
     x = _torch_input(input)
     shape = _shape_args((shape,) if not isinstance(shape, (tuple, list)) else (tuple(shape),))
-    return _apply(P["Reshape"], (x,), {"shape": shape}, "ViewBackward0")
+    return _reshaped(x, shape, "ViewBackward0")
 
 
 def _view(self, *shape):
-    return _apply(P["Reshape"], (self,), {"shape": _shape_args(shape)}, "ViewBackward0")
+    return _reshaped(self, _shape_args(shape), "ViewBackward0")
 
 
 def _reshape_method(self, *shape):
-    return _apply(P["Reshape"], (self,), {"shape": _shape_args(shape)}, "ReshapeAliasBackward0")
+    return _reshaped(self, _shape_args(shape), "ReshapeAliasBackward0")
 
 
 def view_as(self, other):
@@ -381,15 +408,22 @@ def permute(input, *dims):
     x = _torch_input(input)
     dims = _shape_args(dims)
     nd = np.ndim(x._value)
-    return _apply(P["Transpose"], (x,), {"axes": tuple(d % nd for d in dims)}, "PermuteBackward0")
+    return _permuted(x, tuple(d % nd for d in dims), "PermuteBackward0")
 
 
 def transpose(input, dim0, dim1):
     x = _torch_input(input)
     nd = np.ndim(x._value)
+    span = builtins.max(nd, 1)      # a 0-d tensor takes dims 0 and -1, as PyTorch's
+    for d in (dim0, dim1):
+        if not -span <= d < span:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-span}, {span - 1}], but got {d})")
+    if nd == 0:
+        return _reshaped(x, (), "TransposeBackward0")
     axes = list(range(nd))
     axes[dim0 % nd], axes[dim1 % nd] = axes[dim1 % nd], axes[dim0 % nd]
-    return _apply(P["Transpose"], (x,), {"axes": tuple(axes)}, "TransposeBackward0")
+    return _permuted(x, tuple(axes), "TransposeBackward0")
 
 
 def t(input):
@@ -399,15 +433,14 @@ def t(input):
     if np.ndim(x._value) > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                            f"{np.ndim(x._value)}D")
-    return _apply(P["Transpose"], (x,), {"axes": (1, 0)}, "TBackward0")
+    return _permuted(x, (1, 0), "TBackward0")
 
 
 def unsqueeze(input, dim):
     x = _torch_input(input)
     shape = np.shape(x._value)
     dim = dim % (len(shape) + 1)
-    return _apply(P["Reshape"], (x,), {"shape": shape[:dim] + (1,) + shape[dim:]},
-                  "UnsqueezeBackward0")
+    return _reshaped(x, shape[:dim] + (1,) + shape[dim:], "UnsqueezeBackward0")
 
 
 def squeeze(input, dim=None):
@@ -418,7 +451,7 @@ def squeeze(input, dim=None):
     else:
         dims = {d % builtins.max(len(shape), 1) for d in np.atleast_1d(dim)}
         new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
-    return _apply(P["Reshape"], (x,), {"shape": new}, "SqueezeBackward0")
+    return _reshaped(x, new, "SqueezeBackward0")
 
 
 def expand(self, *sizes):
@@ -449,11 +482,28 @@ for _f in (reshape, flatten, permute, transpose, t, unsqueeze, squeeze, broadcas
     FUNCTIONS[_f.__name__] = _f
 
 
+def _index(x, key):
+    op = P["StridedSlice"]
+    return _apply(op, (x,), {"key": key}, backward_name(op, (x,), {"key": key}))
+
+
+def _is_basic(key):
+    """Whether indexing with ``key`` gives a view in PyTorch (ints, slices, None, ...)."""
+    for k in key:
+        if not (k is None or k is Ellipsis or isinstance(k, slice)
+                or (isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)))):
+            return False
+    return True
+
+
 def _getitem(self, key):
     key = E.normalise_key(key)
     key = tuple(k._value if isinstance(k, E.EngineTensor) else k for k in key)
-    op = P["StridedSlice"]
-    return _apply(op, (self,), {"key": key}, backward_name(op, (self,), {"key": key}))
+    out = _index(self, key)
+    return make_view(self, out, "index", key) if _is_basic(key) else out
+
+
+VIEW_KINDS["index"] = (_index, lambda parent, view, key: index_put(parent, key, view))
 
 
 Tensor.__getitem__ = _getitem
