@@ -100,6 +100,22 @@ Tensor.__pos__ = _pos
 
 
 _add_function, _sub_function = FUNCTIONS["add"], FUNCTIONS["sub"]
+_atan2_function = FUNCTIONS["atan2"]
+
+
+def atan2(input, other):
+    """``atan2(input, other)``; where both are 0 somewhere, on PyTorch's rule (gradient 0 there;
+    the engine's rule, TensorFlow's, gives nan)."""
+    y = input if isinstance(input, Tensor) else _as_tensor_input(input)
+    x = _input(other, y)
+    if (y._requires_grad or getattr(x, "_requires_grad", False)) and not E.recording_tapes \
+            and not E.active_accumulators:
+        if np.any((np.asarray(y._value) == 0) & (np.asarray(x._value) == 0)):
+            return _apply(E.TORCH_ATAN2, (y, x), _NO_ATTRS, "Atan2Backward0")
+    return _atan2_function(y, x)
+
+
+FUNCTIONS["atan2"] = FUNCTIONS["arctan2"] = Tensor.atan2 = Tensor.arctan2 = atan2
 
 
 def add(input, other, *, alpha=1):
@@ -127,12 +143,36 @@ _POW = Tensor.__pow__
 def pow(input, exponent):  # noqa: A001
     """``input ** exponent`` (either may be a number)."""
     if not isinstance(input, Tensor):
-        return _POW(_new(E.to_array(input)) if not isinstance(input, E.EngineTensor)
-                    else _new_view(input), exponent)
-    return _POW(input, exponent)
+        input = _new(E.to_array(input)) if not isinstance(input, E.EngineTensor) else _new_view(input)
+    return _pow_torch(input, exponent)
+
+
+def _pow_torch(base, exponent):
+    """``base ** exponent``; with an exponent that requires grad and a base < 0 (or 0 with a
+    negative exponent) somewhere, on PyTorch's rule (the engine's is TensorFlow's)."""
+    if isinstance(exponent, Tensor) and exponent._requires_grad and E.recording_tapes == [] \
+            and not E.active_accumulators:
+        xv, yv = np.asarray(base._value), np.asarray(exponent._value)
+        if np.any((xv < 0) | ((xv == 0) & (yv < 0))) and xv.dtype.kind == "f":
+            with np.errstate(all="ignore"):
+                return _apply(E.TORCH_POW, (base, exponent), _NO_ATTRS, "PowBackward1")
+    return _POW(base, exponent)
+
+
+_RPOW = Tensor.__rpow__
+
+
+def _rpow(self, other):
+    """``number ** tensor``."""
+    if self._requires_grad and type(other) in (float, int) and (other < 0 or (
+            other == 0 and np.any(np.asarray(self._value) < 0))):
+        return _pow_torch(_new(np.asarray(other, self._value.dtype)[()]), self)
+    return _RPOW(self, other)
 
 
 Tensor.pow = pow
+Tensor.__pow__ = _pow_torch
+Tensor.__rpow__ = _rpow
 FUNCTIONS["pow"] = pow
 
 
@@ -214,7 +254,23 @@ def _extreme(name, pairwise, reduce, arg):
             return FUNCTIONS[pairwise](input, dim)
         if dim is None:
             return reduce(input)
-        return _ValuesIndices(reduce(input, dim, keepdim), arg(input, dim, keepdim))
+        # the values are read at the returned indices, so a tie sends the whole gradient to the
+        # index returned, as PyTorch's max(dim) / min(dim) do (amax / amin split it evenly)
+        x = _torch_input(input)
+        indices = arg(x, dim, False)
+        i = np.asarray(indices._value)
+        if np.ndim(x._value) == 0:
+            values = _apply(P["Identity"], (x,), _NO_ATTRS, f"{name.capitalize()}Backward0")
+            return _ValuesIndices(values, indices)
+        d = dim % np.ndim(x._value)
+        grid = list(np.indices(i.shape, sparse=True))
+        key = tuple(grid[:d] + [i] + grid[d:])
+        values = _apply(P["StridedSlice"], (x,), {"key": key}, f"{name.capitalize()}Backward0")
+        if keepdim:
+            values = _apply(P["Reshape"], (values,), {"shape": np.shape(np.expand_dims(i, d))},
+                            f"{name.capitalize()}Backward0")
+            indices = _new(np.expand_dims(i, d))
+        return _ValuesIndices(values, indices)
     extreme.__name__ = name
     extreme.__doc__ = (f"The {name} element, or with ``dim`` the pair (values, indices) as PyTorch "
                        f"returns it, or with a tensor the elementwise {pairwise}.")
@@ -239,7 +295,7 @@ class _ValuesIndices(tuple):
 def _arg_extreme(name, find):
     def arg(input, dim=None, keepdim=False):
         v = _torch_input(input)._value
-        if dim is None:
+        if dim is None or np.ndim(v) == 0:
             return _new(np.int64(find(v)))
         out = find(v, axis=dim)
         return _new(np.expand_dims(out, dim) if keepdim else np.asarray(out)[()])
@@ -258,13 +314,32 @@ for _f in (sum, mean, prod, logsumexp, amax, amin, max, min, argmax, argmin):
     FUNCTIONS[_f.__name__] = _f
 
 
-def norm(input, p=2, dim=None, keepdim=False):
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """The p-norm; its gradient at a zero vector is 0, as PyTorch's (not nan)."""
     x = _torch_input(input)
-    if p == 2 or p == "fro":
-        return sqrt(sum(x * x, dim, keepdim))
+    if dtype is not None:
+        x = x.type(dtype)
+    if p is None or p == "fro":
+        p = 2
+    if p == float("inf"):
+        return amax(abs(x), dim, keepdim)
+    if p == float("-inf"):
+        return amin(abs(x), dim, keepdim)
     if p == 1:
         return sum(abs(x), dim, keepdim)
-    return pow(sum(pow(abs(x), p), dim, keepdim), 1.0 / p)
+    if p == 0:
+        return sum((x != 0).type(x.dtype), dim, keepdim)
+    s = sum(x * x, dim, keepdim) if p == 2 else sum(pow(abs(x), p), dim, keepdim)
+    zero = np.asarray(s._value) == 0
+    if not np.any(zero):
+        return sqrt(s) if p == 2 else pow(s, 1.0 / p)
+    # the root's slope is infinite at 0: take the root of 1 there and select 0 instead
+    mask = _new(zero[()] if zero.ndim == 0 else zero)
+    safe = _apply(P["SelectV2"], (mask, _new(np.ones((), s._value.dtype)[()]), s), _NO_ATTRS,
+                  "WhereBackward0")
+    root = sqrt(safe) if p == 2 else pow(safe, 1.0 / p)
+    return _apply(P["SelectV2"], (mask, _new(np.zeros((), s._value.dtype)[()]), root), _NO_ATTRS,
+                  "NormBackward1")
 
 
 sqrt, abs = FUNCTIONS["sqrt"], FUNCTIONS["abs"]  # noqa: A001
