@@ -52,13 +52,14 @@ class BackwardNode:
 
     The engine's gradient rule for ``op`` reads it as it reads the engine's own nodes:
     ``inputs`` (the values the op saw, as immutable engine tensors), ``outputs``, ``attrs`` and
-    ``needs_grad``. The values are kept raw (NumPy arrays and scalars: nothing for the garbage
+    ``needs_grad``. ``_saved`` holds the input tensors themselves (as PyTorch's saved tensors
+    keep theirs alive) for ops whose rules read values. The values are kept raw (NumPy arrays and scalars: nothing for the garbage
     collector to track) and wrapped as engine tensors only when a rule asks for them;
     ``attrs`` and ``_retained`` are class defaults that few nodes override. After a backward pass
     without ``retain_graph`` the saved values are gone (``inputs`` None).
     """
 
-    __slots__ = ("op", "_in", "_out", "_edges", "_seq", "__dict__", "__weakref__")
+    __slots__ = ("op", "_in", "_out", "_edges", "_seq", "_saved", "__dict__", "__weakref__")
     attrs = _NO_ATTRS
     _retained = None
 
@@ -119,7 +120,8 @@ def node_class(name: str) -> type:
 class AccumulateGrad:
     """The graph node of a leaf that requires grad: it adds what reaches it to ``leaf.grad``.
 
-    The leaf holds it; it holds the leaf weakly (so no cycle forms).
+    As in PyTorch, the graph's nodes hold it and it holds the leaf, while the leaf holds it
+    only weakly (so no cycle forms): a leaf lives at least as long as a graph that uses it.
     """
 
     __slots__ = ("_leaf", "_seq", "__weakref__")
@@ -127,12 +129,12 @@ class AccumulateGrad:
     next_functions = ()
 
     def __init__(self, leaf):
-        self._leaf = weakref.ref(leaf)
+        self._leaf = leaf
         self._seq = _next_seq()
 
     @property
     def variable(self):
-        return self._leaf()
+        return self._leaf
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
@@ -146,10 +148,16 @@ def edge(t):
     if not getattr(t, "_requires_grad", False):
         return None
     node = t._grad_fn
+    return node if node is not None else leaf_acc(t)
+
+
+def leaf_acc(t):
+    """The ``AccumulateGrad`` of leaf ``t`` (made when no graph holds one any more)."""
+    ref = t._acc
+    node = ref() if ref is not None else None
     if node is None:
-        node = t._acc
-        if node is None:
-            node = t._acc = AccumulateGrad(t)
+        node = AccumulateGrad(t)
+        t._acc = weakref.ref(node)
     return node
 
 
@@ -270,7 +278,7 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink, needed=None):
                 got = rule(node, g)
         if not retain:
             if op not in saves_nothing:
-                node._in = node._out = None
+                node._in = node._out = node._saved = None
             elif not lane:              # (a scalar-rule node holds scalars: no shapes to keep)
                 _keep_shapes(node)
         if not got:

@@ -15,7 +15,8 @@ import numpy as np
 from . import _dtypes
 from . import _engine as E
 from ._format import tensor_repr
-from ._graph import AccumulateGrad, _grad_mode, _next_seq, edge, node_class
+from ._graph import _SAVES_NOTHING, _grad_mode, _next_seq, edge, node_class
+from ._graph import leaf_acc as _leaf_acc
 from ._names import backward_name  # noqa: F401  (re-exported for _ops)
 
 _NUMPY = (np.ndarray, np.generic)
@@ -573,6 +574,8 @@ def _apply(op, inputs, attrs, name):
                     node.attrs = attrs
                 node._edges = edges
                 node._seq = _next_seq()
+                if op not in _SAVES_NOTHING:
+                    node._saved = inputs
                 r._grad_fn = node
                 r._requires_grad = True
                 break
@@ -581,9 +584,6 @@ def _apply(op, inputs, attrs, name):
     return r
 
 
-def _new_acc(t):
-    acc = t._acc = AccumulateGrad(t)
-    return acc
 
 
 def _binary(op, name, rname=None):
@@ -591,6 +591,7 @@ def _binary(op, name, rname=None):
     fn = op.fn
     cls = node_class(name)
     rcls = node_class(rname or name)
+    saves = op not in _SAVES_NOTHING
 
     def run(a, b, ta, tb, cls):
         # ta / tb: whether a / b is a torch Tensor (else an engine tensor, e.g. a Python
@@ -610,9 +611,11 @@ def _binary(op, name, rname=None):
             node.op = op
             node._in = (va, vb)
             node._out = out
-            node._edges = ((a._grad_fn or a._acc or _new_acc(a)) if ra else None,
-                           (b._grad_fn or b._acc or _new_acc(b)) if rb else None)
+            node._edges = ((a._grad_fn or _leaf_acc(a)) if ra else None,
+                           (b._grad_fn or _leaf_acc(b)) if rb else None)
             node._seq = _next_seq()
+            if saves:
+                node._saved = (a, b)
             r._requires_grad = True
         else:
             r._grad_fn = None
@@ -663,6 +666,7 @@ def _graph_node(cls, op, inputs, out, edges):
 def _unary(op, name):
     fn = op.fn
     cls = node_class(name)
+    saves = op not in _SAVES_NOTHING
 
     def forward(x):
         if not isinstance(x, Tensor):
@@ -675,7 +679,10 @@ def _unary(op, name):
         r._value = out
         r._grad = r._acc = None
         if x._requires_grad and _grad_mode.on:
-            r._grad_fn = _graph_node(cls, op, (v,), out, (x._grad_fn or x._acc or _new_acc(x),))
+            node = r._grad_fn = _graph_node(cls, op, (v,), out,
+                                            (x._grad_fn or _leaf_acc(x),))
+            if saves:
+                node._saved = (x,)
             r._requires_grad = True
         else:
             r._grad_fn = None

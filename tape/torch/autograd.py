@@ -5,7 +5,7 @@ import numpy as np
 
 from . import _engine as E
 from ._graph import AccumulateGrad, _grad_mode, edge, run_backward
-from ._tensor import Tensor, _new, _propagate
+from ._tensor import Tensor, _apply, _new, _propagate
 
 __all__ = ["backward", "grad"]
 
@@ -155,13 +155,17 @@ def _fitted(t, like):
 def _as_torch(t, recorder):
     """A torch tensor for an engine tensor of a create_graph pass, with its graph node."""
     e = recorder.node_of(t)
+    if type(e) is AccumulateGrad:      # the gradient is a leaf itself: an alias of it
+        mode = _grad_mode.on
+        _grad_mode.on = True
+        try:
+            return _apply(E.PRIMITIVES["Identity"], (e._leaf,), {}, "AliasBackward0")
+        finally:
+            _grad_mode.on = mode
     out = _new(t._value)
     if e is not None:
         out._requires_grad = True
-        if type(e) is AccumulateGrad:
-            out._acc = e
-        else:
-            out._grad_fn = e
+        out._grad_fn = e
     return out
 
 
@@ -178,9 +182,7 @@ class _Leaves:
 
     @staticmethod
     def accumulate(acc, g, recorder):
-        leaf = acc._leaf()
-        if leaf is None:            # the leaf is gone: nobody can read its .grad
-            return
+        leaf = acc._leaf
         if recorder is not None:
             _add_to_grad(leaf, _as_torch(_fitted(g, leaf._value), recorder), True)
         else:
