@@ -120,5 +120,25 @@ def _torch_atan2_grad(node, g):
             _unbroadcast(-g * y * recip, np.shape(x._value)) if node.needs_grad[1] else None]
 
 
+def _split_at_ties(pick):
+    """PyTorch's rule for maximum / minimum: the gradient goes to the input ``pick`` chooses,
+    and splits in half where the two are equal (the engine's, TensorFlow's, gives it all to the
+    first input)."""
+    def rule(node, g):
+        a, b = node.inputs
+        av, bv = a._value, b._value
+        shape = np.shape(node.outputs[0]._value)
+        dtype = node.outputs[0]._value.dtype
+        tie = np.broadcast_to(av == bv, shape)
+        first = np.broadcast_to(pick(av, bv), shape)
+        wa = wrap(np.asarray(np.where(tie, 0.5, np.where(first, 1.0, 0.0)), dtype))
+        wb = wrap(np.asarray(np.where(tie, 0.5, np.where(first, 0.0, 1.0)), dtype))
+        return [_unbroadcast(g * wa, np.shape(av)) if node.needs_grad[0] else None,
+                _unbroadcast(g * wb, np.shape(bv)) if node.needs_grad[1] else None]
+    return rule
+
+
+TORCH_MAXIMUM = _primitive(np.maximum, name="TorchMaximum", grad=_split_at_ties(np.greater))
+TORCH_MINIMUM = _primitive(np.minimum, name="TorchMinimum", grad=_split_at_ties(np.less))
 TORCH_POW = _primitive(np.power, name="TorchPow", grad=_torch_pow_grad)
 TORCH_ATAN2 = _primitive(np.arctan2, name="TorchAtan2", grad=_torch_atan2_grad)

@@ -134,18 +134,15 @@ def is_grad_enabled() -> bool:
 
 
 class inference_mode(_Mode):  # noqa: N801
-    """``inference_mode(mode=True)``: as ``no_grad`` here (tape.torch has no separate inference
-    tensors); ``mode=False`` changes nothing."""
+    """``inference_mode(mode=True)``: grad mode off, as ``no_grad`` (tape.torch has no separate
+    inference tensors); ``mode=False`` leaves inference mode and keeps the grad mode."""
 
     def __init__(self, mode=True):
         self.mode = bool(mode)
-        self.enabled = not self.mode and _grad_mode.on
-        self.inference = True if self.mode else None
+        self.inference = self.mode
 
     def __enter__(self):
-        if not self.mode:           # inference_mode(False): the block runs in the current mode
-            self._prev = (_grad_mode.on, _grad_mode.inference)
-            return None
+        self.enabled = False if self.mode else _grad_mode.on
         return super().__enter__()
 
     def clone(self):

@@ -118,6 +118,26 @@ def atan2(input, other):
 FUNCTIONS["atan2"] = FUNCTIONS["arctan2"] = Tensor.atan2 = Tensor.arctan2 = atan2
 
 
+def _elementwise_extreme(name, op, fallback, node):
+    def extreme(input, other):
+        a = input if isinstance(input, Tensor) else _as_tensor_input(input)
+        b = _input(other, a)
+        if (a._requires_grad or getattr(b, "_requires_grad", False)) and not E.recording_tapes \
+                and not E.active_accumulators and np.any(np.asarray(a._value) == np.asarray(b._value)):
+            return _apply(op, (a, b), _NO_ATTRS, node)     # a tie: PyTorch splits the gradient
+        return fallback(a, b)
+    extreme.__name__ = name
+    extreme.__doc__ = (f"Elementwise {name}; where the inputs are equal each gets half the "
+                       f"gradient, as in PyTorch.")
+    return extreme
+
+
+maximum = _elementwise_extreme("maximum", E.TORCH_MAXIMUM, FUNCTIONS["maximum"], "MaximumBackward0")
+minimum = _elementwise_extreme("minimum", E.TORCH_MINIMUM, FUNCTIONS["minimum"], "MinimumBackward0")
+FUNCTIONS["maximum"], FUNCTIONS["minimum"] = maximum, minimum
+Tensor.maximum, Tensor.minimum = maximum, minimum
+
+
 def add(input, other, *, alpha=1):
     return _add_function(input, other if alpha == 1 else other * alpha)
 
@@ -584,6 +604,17 @@ VIEW_KINDS["index"] = (_index, lambda parent, view, key: index_put(parent, key, 
 Tensor.__getitem__ = _getitem
 
 
+def narrow(input, dim, start, length):
+    """``length`` elements of ``dim`` from ``start``: a view, as ``x[..., start:start + length]``."""
+    x = _torch_input(input)
+    d = dim % builtins.max(np.ndim(x._value), 1)
+    return x[(slice(None),) * d + (slice(start, start + length),)]
+
+
+Tensor.narrow = narrow
+FUNCTIONS["narrow"] = narrow
+
+
 def cat(tensors, dim=0):
     xs = tuple(_torch_input(x) for x in tensors)
     if not xs:
@@ -616,9 +647,9 @@ def where(condition, input, other):
 def clamp(input, min=None, max=None):  # noqa: A002
     x = _torch_input(input)
     if min is not None:
-        x = FUNCTIONS["maximum"](x, min)
+        x = _BINARY_FNS["maximum"](x, min)     # (the engine rule: a tie passes the gradient to x)
     if max is not None:
-        x = FUNCTIONS["minimum"](x, max)
+        x = _BINARY_FNS["minimum"](x, max)
     return x
 
 

@@ -126,6 +126,14 @@ class Tensor(E.EngineTensor):
         return make_view(self, _new(self._value), "detach", None)
 
     def detach_(self):
+        if self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
+                               "using DistributedDataParallel (DDP) for training, and "
+                               "gradient_as_bucket_view is set as True, gradients are views of "
+                               "DDP buckets, and hence detach_() cannot be called on these "
+                               "gradients. To fix this error, please refer to the "
+                               "Optimizer.zero_grad() function in torch/optim/optimizer.py as "
+                               "the solution.")
         self._grad_fn = None
         self._requires_grad = False
         return self
@@ -428,6 +436,7 @@ def _take(t, result):
         old = t._grad_fn
         if old is not None and old._retained is not None and node._retained is None:
             node._retained = old._retained
+            old._retained = None
         t._grad_fn = node
         t._requires_grad = True
 

@@ -117,8 +117,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for x, node in zip(ins, targets):
         g = capture[node]
         if g is None:
-            if materialize_grads:
-                result.append(_new(np.zeros_like(x._value)[()]))
+            if materialize_grads:       # (with create_graph, zeros that can be differentiated)
+                zeros = _new(np.zeros_like(x._value)[()])
+                result.append(zeros.requires_grad_() if create_graph else zeros)
                 continue
             if not allow_unused:
                 raise RuntimeError("One of the differentiated Tensors appears to not have been "
