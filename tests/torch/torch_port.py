@@ -31,7 +31,7 @@ def as_array(x):
     if x is None:
         return None
     if hasattr(x, "detach"):
-        return np.asarray(x.detach().numpy())
+        return np.asarray(x.detach().numpy(force=True))     # (force: PyTorch's zero tensors)
     return np.asarray(x)
 
 
@@ -67,12 +67,11 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
         k = 0
         for x in inputs:
             if getattr(x, "requires_grad", False):
-                args.append(torch.from_numpy(arrays[k]))
+                args.append(torch.from_numpy(arrays[k]).requires_grad_())   # (fn may differentiate)
                 k += 1
             else:
                 args.append(x)
-        with torch.no_grad():
-            ys = [_outputs(fn(*args))[k] for k in used]
+        ys = [_outputs(fn(*args))[k] for k in used]
         return sum(float((as_array(y) * v).sum()) for y, v in zip(ys, vs))
 
     base = [as_array(x).astype(np.float64).copy() for x in wanted]
