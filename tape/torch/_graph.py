@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import operator
 import threading
 import weakref
 
@@ -204,28 +205,31 @@ def run_backward(roots, cotangents, retain_graph, create_graph, capture=None, si
 def _leading_to(roots, targets, stop):
     """The nodes with a path to one of ``targets`` (nodes made before ``stop`` have none): with
     ``inputs``, only they run, as in PyTorch, so the rest of the graph keeps its saved values."""
-    needed = set()
     seen = set()
-    stack = [(r, False) for r in roots]
+    order = []
+    stack = list(roots)
+    pop, push, see, keep = stack.pop, stack.append, seen.add, order.append
     while stack:
-        node, done = stack.pop()
-        if done:
-            if node in targets:
-                needed.add(node)
-            else:
-                for e in node._edges:
-                    if e in needed:
-                        needed.add(node)
-                        break
-            continue
+        node = pop()
         if node in seen:
             continue
-        seen.add(node)
-        stack.append((node, True))
+        see(node)
+        keep(node)
         for e in node._edges:
             if e is not None and e not in seen and e._seq >= stop:
-                stack.append((e, False))
+                push(e)
+    needed = {t for t in targets if t in seen}
+    order.sort(key=_seq_of)             # inputs before the nodes that use them
+    add = needed.add
+    for node in order:
+        for e in node._edges:
+            if e in needed:
+                add(node)
+                break
     return needed
+
+
+_seq_of = operator.attrgetter("_seq")
 
 
 def _sweep(heap, buffers, retain, capture, stop, recorder, sink, needed=None):
