@@ -634,7 +634,27 @@ def unbind(input, dim=0):
     x = _torch_input(input)
     n = np.shape(x._value)[dim]
     lead = (slice(None),) * (dim % np.ndim(x._value))
-    return tuple(x[lead + (i,)] for i in range(n))
+    if not isinstance(x, Tensor):
+        return tuple(x[lead + (i,)] for i in range(n))
+    # views, as PyTorch's; like any function returning several views, not to be changed in place
+    outs = []
+    for i in range(n):
+        key = lead + (i,)
+        outs.append(make_view(x, _index(x, key), "index", key, _MULTI_VIEW.format(i)))
+    return tuple(outs)
+
+
+def _iter(self):
+    if np.ndim(self._value) == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(unbind(self, 0))
+
+
+Tensor.__iter__ = _iter
+_MULTI_VIEW = ("Output {} of Unbind is a view and is being modified inplace. This view is the "
+               "output of a function that returns multiple views. Such functions do not allow the "
+               "output views to be modified inplace. You should replace the inplace operation by "
+               "an out-of-place one.")
 
 
 def where(condition, input, other):

@@ -42,9 +42,10 @@ class Tensor(E.EngineTensor):
     """
 
     __slots__ = ("_requires_grad", "_grad_fn", "_grad", "_acc", "_view", "_views")
-    # _view: (parent, kind, arg) on a tensor that shares its parent's values (detach(), .data,
-    # basic indexing, view/reshape/transpose); _views: a root's weak list of its views. Both
-    # are unset on most tensors (read with getattr).
+    # _view: (parent, kind, arg, guard) on a tensor that shares its parent's values (detach(),
+    # .data, basic indexing, view/reshape/transpose), guard the error an in-place op on it raises
+    # with grad mode on (or None); _views: a root's weak list of its views. Both are unset on
+    # most tensors (read with getattr).
 
     def __init__(self, data=(), dtype=None, requires_grad=False):
         self._value = _copy(E.to_array(data, _dtypes.to_numpy(dtype)))
@@ -395,9 +396,20 @@ class _Views:
         self.limit = 16
 
 
-def make_view(parent, out, kind, arg):
-    """Note ``out`` as a view of ``parent``: in-place changes to either reach the other."""
-    out._view = (parent, kind, arg)
+def make_view(parent, out, kind, arg, guard=None):
+    """Note ``out`` as a view of ``parent``: in-place changes to either reach the other.
+
+    As in PyTorch, a view made in no_grad mode of a tensor that requires grad requires grad
+    itself (as a leaf), and it, or a view ``guard`` names (an output of a function returning
+    several views), may not be changed in place with grad mode on while its base requires grad.
+    """
+    if kind != "detach" and parent._requires_grad:
+        if not _grad_mode.on:
+            guard = _NO_GRAD_VIEW_ERROR
+            out._requires_grad = True
+    else:
+        guard = None
+    out._view = (parent, kind, arg, guard)
     root = parent
     while getattr(root, "_view", None) is not None:
         root = root._view[0]
@@ -412,9 +424,20 @@ def make_view(parent, out, kind, arg):
     return out
 
 
+_NO_GRAD_VIEW_ERROR = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+    "code by moving both the view and the inplace either both inside the no_grad block (if you "
+    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked).")
+
+
 def _check_inplace(t):
     if not _grad_mode.on:
         return
+    view = getattr(t, "_view", None)
+    if view is not None and view[3] is not None:
+        raise RuntimeError(view[3])
     if t._requires_grad and t._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
@@ -446,7 +469,7 @@ def _propagate(t):
     root is computed again from its parent (with a grad_fn when grad mode records it)."""
     view = getattr(t, "_view", None)
     while view is not None:
-        parent, kind, arg = view
+        parent, kind, arg, _ = view
         new = VIEW_KINDS[kind][1](parent, t, arg)
         if kind == "detach":
             parent._value = new._value
@@ -461,7 +484,7 @@ def _propagate(t):
         v = ref()
         if v is None:
             continue
-        parent, kind, arg = v._view
+        parent, kind, arg, _ = v._view
         if kind == "detach":
             v._value = parent._value
             continue

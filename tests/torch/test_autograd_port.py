@@ -1486,3 +1486,72 @@ def test_inplace_on_view_of_nonleaf_records_the_graph():
     b.sum().backward()
     assert_equal(b, torch.tensor([1., 2., 6.]))
     assert_equal(a.grad, torch.tensor([1. + 2., 1. + 3., 2.]))
+
+
+def test_inplace_on_view_leaf_errors():
+    x = torch.zeros(1, requires_grad=True)
+    y = x.view_as(x)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being "
+                                           "used in an in-place operation."):
+        y.add_(1)
+
+
+def test_autograd_views_codegen():
+    def run_test(grad_mode, requires_grad, is_view, should_raise_tuple):
+        def maybe_check_raise(fn, should_raise):
+            assert should_raise is None or isinstance(should_raise, str)
+            if should_raise is not None:
+                with pytest.raises(RuntimeError, match=should_raise):
+                    fn()
+            else:
+                fn()
+
+        inp = torch.rand(2, requires_grad=requires_grad).clone()
+        with torch.set_grad_enabled(grad_mode):
+            out = inp.view_as(inp)
+        assert out._is_view() == is_view
+        maybe_check_raise(lambda: out.add_(1), should_raise_tuple[0])
+
+        inp = torch.rand(2, requires_grad=requires_grad).clone()
+        with torch.set_grad_enabled(grad_mode):
+            out = inp.unbind()
+        assert out[0]._is_view() == is_view
+        assert out[1]._is_view() == is_view
+        maybe_check_raise(lambda: out[0].add_(1), should_raise_tuple[1])
+        maybe_check_raise(lambda: out[1].add_(1), should_raise_tuple[2])
+
+    run_test(grad_mode=True, requires_grad=False, is_view=True,
+             should_raise_tuple=(None, None, None))
+    # (PyTorch 2.13 names the node "Unbind"; the older file said "UnbindBackward")
+    inp_change_err = "Output {} of Unbind is a view and is being modified inplace."
+    run_test(grad_mode=True, requires_grad=True, is_view=True,
+             should_raise_tuple=(None, inp_change_err.format("0"), inp_change_err.format("1")))
+    leaf_grad_err = "A view was created in no_grad mode and is being modified inplace"
+    run_test(grad_mode=False, requires_grad=True, is_view=True,
+             should_raise_tuple=(leaf_grad_err, leaf_grad_err, leaf_grad_err))
+    run_test(grad_mode=False, requires_grad=False, is_view=True,
+             should_raise_tuple=(None, None, None))
+
+
+def test_power_function():
+    a = torch.tensor([0., 0., 0.])
+    b = torch.tensor([-1., 0., 1.], requires_grad=True)
+    c = torch.sum(a ** b)
+    c.backward()
+    assert_equal(b.grad, torch.tensor([-inf, 0., 0.]))
+    s = 0
+    b = torch.tensor([-1., 0., 1.], requires_grad=True)
+    c = torch.sum(s ** b)
+    c.backward()
+    assert_equal(b.grad, torch.tensor([-inf, 0., 0.]))
+
+
+def test_integer_outputs():
+    """(the part on the ops docs/torch.md lists: argmax, argmin)"""
+    inp = torch.rand(4, requires_grad=True)
+    out = inp.argmax()
+    assert not out.is_floating_point()
+    assert not out.requires_grad
+    out = inp.argmin()
+    assert not out.is_floating_point()
+    assert not out.requires_grad
