@@ -296,7 +296,8 @@ class Tensor(E.EngineTensor):
     # An in-place op computes its result as a new tensor (recorded as usual), then this tensor
     # takes the result's value and grad_fn. Arrays are never written into (nodes keep the values
     # they saw); tensors that share storage in PyTorch (views) are given the new values instead.
-    def _inplace(self, result):
+    def _inplace(self, result, start):
+        """This tensor takes ``result`` (made by nodes numbered after ``start``) in place."""
         _check_inplace(self)
         value = result._value
         if value.dtype != self._value.dtype or np.shape(value) != np.shape(self._value):
@@ -310,17 +311,18 @@ class Tensor(E.EngineTensor):
             else:
                 result = _new(value)
         _take(self, result)
-        _propagate(self)
+        _scrub(_propagate(self), start)
         return self
 
     def _overwrite(self, value):
         """``fill_`` / ``zero_``: every element replaced; the gradient to the old values is 0."""
+        start = _next_seq()
         const = _new(np.broadcast_to(np.asarray(value, self._value.dtype), np.shape(self._value)))
         if self._requires_grad and _grad_mode.on:
             everywhere = _new(np.ones(np.shape(self._value), bool))
             return self._inplace(_apply(P["SelectV2"], (everywhere, const, self), _NO_ATTRS,
-                                        "FillBackward0"))
-        return self._inplace(const)
+                                        "FillBackward0"), start)
+        return self._inplace(const, start)
 
     def zero_(self):
         return self._overwrite(0)
@@ -333,22 +335,29 @@ class Tensor(E.EngineTensor):
         return self._overwrite(value)
 
     def copy_(self, src):
-        return self._inplace(_apply(P["Identity"], (_input(src, self),), _NO_ATTRS, "CopyBackwards"))
+        start = _next_seq()
+        return self._inplace(_apply(P["Identity"], (_input(src, self),), _NO_ATTRS,
+                                    "CopyBackwards"), start)
 
     def add_(self, other, alpha=1):
-        return self._inplace(self + (other if alpha == 1 else other * alpha))
+        start = _next_seq()
+        return self._inplace(self + (other if alpha == 1 else other * alpha), start)
 
     def sub_(self, other, alpha=1):
-        return self._inplace(self - (other if alpha == 1 else other * alpha))
+        start = _next_seq()
+        return self._inplace(self - (other if alpha == 1 else other * alpha), start)
 
     def mul_(self, other):
-        return self._inplace(self * other)
+        start = _next_seq()
+        return self._inplace(self * other, start)
 
     def div_(self, other):
-        return self._inplace(self / other)
+        start = _next_seq()
+        return self._inplace(self / other, start)
 
     def clamp_(self, min=None, max=None):  # noqa: A002
-        return self._inplace(self.clamp(min, max))
+        start = _next_seq()
+        return self._inplace(self.clamp(min, max), start)
 
     def __iadd__(self, other):
         return self.add_(other)
@@ -367,7 +376,8 @@ class Tensor(E.EngineTensor):
         key = tuple(k._value if isinstance(k, E.EngineTensor) else k for k in key)
         if not isinstance(value, E.EngineTensor):
             value = _new(np.asarray(E.to_array(value), self._value.dtype))
-        self._inplace(index_put(self, key, value))
+        start = _next_seq()
+        self._inplace(index_put(self, key, value), start)
 
     __hash__ = object.__hash__
 
@@ -466,7 +476,9 @@ def _take(t, result):
 
 def _propagate(t):
     """After ``t`` changed in place: its parents take the new values, then every view of the
-    root is computed again from its parent (with a grad_fn when grad mode records it)."""
+    root is computed again from its parent (with a grad_fn when grad mode records it). Returns
+    ``t`` and its parents: the tensors whose values changed."""
+    changed = [t]
     view = getattr(t, "_view", None)
     while view is not None:
         parent, kind, arg, _ = view
@@ -476,10 +488,11 @@ def _propagate(t):
         else:
             _take(parent, new)
         t = parent
+        changed.append(t)
         view = getattr(t, "_view", None)
     views = getattr(t, "_views", None)
     if views is None:
-        return
+        return changed
     for ref in views.refs:              # (in creation order: parents before their views)
         v = ref()
         if v is None:
@@ -496,6 +509,27 @@ def _propagate(t):
         else:
             with _NoGradBlock():
                 v._value = VIEW_KINDS[kind][0](parent, arg)._value
+    return changed
+
+
+def _scrub(changed, start):
+    """Drop the tensors changed in place from the saved tensors of the nodes made for the change
+    (numbered after ``start``): those nodes hold the values they need, and holding the tensors,
+    whose grad_fn now leads to them, would make a reference cycle."""
+    ids = {id(t) for t in changed}
+    stack = [t._grad_fn for t in changed if t._grad_fn is not None and t._grad_fn._seq > start]
+    seen = set()
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        saved = getattr(node, "_saved", None)
+        if saved is not None and any(id(x) in ids for x in saved):
+            node._saved = tuple(None if id(x) in ids else x for x in saved)
+        for e in node._edges:
+            if e is not None and e._seq > start:
+                stack.append(e)
 
 
 def _plain_key(key):

@@ -106,3 +106,22 @@ def test_a_100000_op_chain():
     assert y.item() == pytest.approx(v, rel=1e-12)
     assert x.grad.item() == pytest.approx(d, rel=1e-10)
     del y                                            # a long chain is freed without recursion
+
+
+@pytest.mark.parametrize("change", [
+    lambda a, x: a.mul_(2),
+    lambda a, x: a.__setitem__(0, 5.0),
+    lambda a, x: a[1:].mul_(x[:2]),
+    lambda a, x: a.view(3, 1).add_(x.view(3, 1)),
+    lambda a, x: a.fill_(1.0),
+], ids=["mul_", "setitem", "view mul_", "reshape add_", "fill_"])
+def test_inplace_ops_make_no_cycles(no_collector, change):
+    # the nodes an in-place op makes read the values they saved, not the tensor it changed
+    # (whose new grad_fn leads to them): with the collector off, the tensor is freed at del
+    x = torch.ones(3, requires_grad=True)
+    a = x * 1
+    change(a, x)
+    ref = weakref.ref(a)
+    a.sum().backward()
+    del a
+    assert ref() is None
