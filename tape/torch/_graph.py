@@ -184,56 +184,61 @@ def run_backward(roots, cotangents, retain_graph, create_graph, capture=None, si
             buffers[node] = prev + g
     heapq.heapify(heap)
     stop = 0
-    needed = None
     if capture:
         stop = min([n._seq for n in capture]) if len(capture) > 1 else next(iter(capture))._seq
-        needed = _leading_to(roots, capture, stop)
     if create_graph:
         recorder = _Recorder()
         with E.recording(recorder):
             buffers = {n: recorder.connect(g) for n, g in buffers.items()}
-            _sweep(heap, buffers, retain_graph, capture, stop, recorder, sink, needed)
+            _sweep(heap, buffers, retain_graph, capture, stop, recorder, sink)
         return recorder
     token = E.silence()
     try:
-        _sweep(heap, buffers, retain_graph, capture, stop, None, sink, needed)
+        _sweep(heap, buffers, retain_graph, capture, stop, None, sink)
     finally:
         E.restore(token)
     return None
 
 
-def _leading_to(roots, targets, stop):
-    """The nodes with a path to one of ``targets`` (nodes made before ``stop`` have none): with
-    ``inputs``, only they run, as in PyTorch, so the rest of the graph keeps its saved values."""
+def _reaches(node, targets, stop):
+    """Whether a path leads from ``node`` to one of ``targets`` (made at ``stop`` or later)."""
     seen = set()
-    order = []
-    stack = list(roots)
-    pop, push, see, keep = stack.pop, stack.append, seen.add, order.append
+    stack = [node]
     while stack:
-        node = pop()
-        if node in seen:
-            continue
-        see(node)
-        keep(node)
-        for e in node._edges:
+        n = stack.pop()
+        if n in targets:
+            return True
+        for e in n._edges:
             if e is not None and e not in seen and e._seq >= stop:
-                push(e)
-    needed = {t for t in targets if t in seen}
-    order.sort(key=_seq_of)             # inputs before the nodes that use them
-    add = needed.add
-    for node in order:
+                seen.add(e)
+                stack.append(e)
+    return False
+
+
+def _free_leading_to(done, targets):
+    """After ``autograd.grad`` without ``retain_graph``: free the saved values of the nodes it
+    ran (``done``, by decreasing number) that lead to its inputs, as PyTorch runs only those;
+    the others keep theirs for a later pass that needs them."""
+    needed = set(targets)
+    for node, lane in reversed(done):       # inputs before the nodes that use them
         for e in node._edges:
             if e in needed:
-                add(node)
                 break
-    return needed
+        else:
+            continue
+        needed.add(node)
+        if node.op not in _SAVES_NOTHING:
+            node._in = node._out = node._saved = None
+        elif not lane:
+            _keep_shapes(node)
 
 
-_seq_of = operator.attrgetter("_seq")
-
-
-def _sweep(heap, buffers, retain, capture, stop, recorder, sink, needed=None):
+def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
     """Handle the nodes by decreasing ``_seq``: each one's cotangent is complete when it is popped.
+
+    With ``capture`` (``autograd.grad``), a node already freed is skipped unless it leads to an
+    input (then PyTorch's error), and the saved values are freed at the end, only for the nodes
+    that lead to an input.
 
     Written flat: this loop is most of the time of a small backward pass.
     """
@@ -242,14 +247,13 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink, needed=None):
     acc_type = AccumulateGrad
     general = E.general_rule
     saves_nothing = _SAVES_NOTHING
+    done = [] if capture is not None and not retain else None
     while heap:
         seq, node = pop(heap)
         g = buffers.pop(node)
         if capture is not None:
             if -seq < stop:
                 break
-            if node not in needed:
-                continue
             if node in capture:
                 capture[node] = g
             if type(node) is acc_type:
@@ -260,6 +264,8 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink, needed=None):
         if node._retained is not None and capture is None:
             sink.retain(node._retained, g, recorder)
         if node._in is None:
+            if capture is not None and not _reaches(node, capture, stop):
+                continue
             raise RuntimeError(FREED)
         edges = node._edges
         op = node.op
@@ -280,7 +286,9 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink, needed=None):
                 got = (rule(node, g),)
             else:
                 got = rule(node, g)
-        if not retain:
+        if done is not None:
+            done.append((node, lane))
+        elif not retain:
             if op not in saves_nothing:
                 node._in = node._out = node._saved = None
             elif not lane:              # (a scalar-rule node holds scalars: no shapes to keep)
@@ -288,7 +296,7 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink, needed=None):
         if not got:
             continue
         for e, ig in zip(edges, got):
-            if e is None or ig is None or (needed is not None and e not in needed):
+            if e is None or ig is None:
                 continue
             prev = get(e)
             if prev is None:
@@ -296,6 +304,8 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink, needed=None):
                 push(heap, (-e._seq, e))
             else:
                 buffers[e] = prev + ig
+    if done:
+        _free_leading_to(done, capture)
 
 
 #: Ops whose rules read only the shapes and dtypes of their values (PyTorch saves no tensor for

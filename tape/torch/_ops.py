@@ -9,7 +9,7 @@ from . import _dtypes
 from . import _engine as E
 from ._creation import _view as _new_view
 from ._tensor import (_NO_ATTRS, VIEW_KINDS, P, Tensor, _apply, _binary, _input, _new, _unary,
-                      backward_name, index_put, make_view)
+                      _pow_scalar, backward_name, index_put, make_view)
 
 # -- elementwise ------------------------------------------------------------------------------
 #: torch name -> (engine op name, backward node name)
@@ -158,6 +158,7 @@ Tensor.add = _add_method
 Tensor.sub = Tensor.subtract = _sub_method
 FUNCTIONS["add"], FUNCTIONS["sub"], FUNCTIONS["subtract"] = add, sub, sub
 _POW = Tensor.__pow__
+_POW_NUMBER = _pow_scalar
 
 
 def pow(input, exponent):  # noqa: A001
@@ -170,8 +171,9 @@ def pow(input, exponent):  # noqa: A001
 def _pow_torch(base, exponent):
     """``base ** exponent``; with an exponent that requires grad and a base < 0 (or 0 with a
     negative exponent) somewhere, on PyTorch's rule (the engine's is TensorFlow's)."""
-    if isinstance(exponent, Tensor) and exponent._requires_grad and E.recording_tapes == [] \
-            and not E.active_accumulators:
+    if not isinstance(exponent, Tensor):
+        return _POW_NUMBER(base, exponent)
+    if exponent._requires_grad and not E.recording_tapes and not E.active_accumulators:
         xv, yv = np.asarray(base._value), np.asarray(exponent._value)
         if np.any((xv < 0) | ((xv == 0) & (yv < 0))) and xv.dtype.kind == "f":
             with np.errstate(all="ignore"):

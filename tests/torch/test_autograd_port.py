@@ -1555,3 +1555,19 @@ def test_integer_outputs():
     out = inp.argmin()
     assert not out.is_floating_point()
     assert not out.requires_grad
+
+
+def test_grad_frees_only_the_branches_it_ran():
+    """Not from PyTorch's suite: issue 27's case, checked on PyTorch as well. autograd.grad
+    without retain_graph frees what it ran (the branch to its inputs), not the rest."""
+    a = torch.tensor([1., 2.], requires_grad=True)
+    b = torch.tensor([3., 4.], requires_grad=True)
+    loss = (a.exp() * 2).sum() + (b.sin() * b).sum()
+    (ga,) = torch.autograd.grad(loss, [a])
+    assert_equal(ga, 2 * a.exp())
+    (gb,) = torch.autograd.grad(loss, [b], retain_graph=True)
+    assert_equal(gb, b.cos() * b + b.sin())
+    torch.autograd.grad(loss, [b])
+    for wanted in ([b], [a]):
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            torch.autograd.grad(loss, wanted)
