@@ -215,18 +215,20 @@ def _reaches(node, targets, stop):
     return False
 
 
-def _free_leading_to(done, targets):
+def _free_leading_to(done, targets, all_lead):
     """After ``autograd.grad`` without ``retain_graph``: free the saved values of the nodes it
     ran (``done``, by decreasing number) that lead to its inputs, as PyTorch runs only those;
-    the others keep theirs for a later pass that needs them."""
+    the others keep theirs for a later pass that needs them. ``all_lead``: the sweep met no
+    other leaf and no node below its inputs, so every node it ran leads to one."""
     needed = set(targets)
     for node, lane in reversed(done):       # inputs before the nodes that use them
-        for e in node._edges:
-            if e in needed:
-                break
-        else:
-            continue
-        needed.add(node)
+        if not all_lead:
+            for e in node._edges:
+                if e in needed:
+                    break
+            else:
+                continue
+            needed.add(node)
         if node.op not in _SAVES_NOTHING:
             node._in = node._out = node._saved = None
         elif not lane:
@@ -248,14 +250,18 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
     general = E.general_rule
     saves_nothing = _SAVES_NOTHING
     done = [] if capture is not None and not retain else None
+    all_lead = True         # (with capture: every node run so far may lead to an input)
     while heap:
         seq, node = pop(heap)
         g = buffers.pop(node)
         if capture is not None:
             if -seq < stop:
+                all_lead = False
                 break
             if node in capture:
                 capture[node] = g
+            elif type(node) is acc_type:
+                all_lead = False
             if type(node) is acc_type:
                 continue
         elif type(node) is acc_type:
@@ -265,6 +271,7 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
             sink.retain(node._retained, g, recorder)
         if node._in is None:
             if capture is not None and not _reaches(node, capture, stop):
+                all_lead = False
                 continue
             raise RuntimeError(FREED)
         edges = node._edges
@@ -294,9 +301,12 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
             elif not lane:              # (a scalar-rule node holds scalars: no shapes to keep)
                 _keep_shapes(node)
         if not got:
+            all_lead = False
             continue
         for e, ig in zip(edges, got):
             if e is None or ig is None:
+                if e is not None:
+                    all_lead = False
                 continue
             prev = get(e)
             if prev is None:
@@ -305,7 +315,7 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
             else:
                 buffers[e] = prev + ig
     if done:
-        _free_leading_to(done, capture)
+        _free_leading_to(done, capture, all_lead)
 
 
 #: Ops whose rules read only the shapes and dtypes of their values (PyTorch saves no tensor for
