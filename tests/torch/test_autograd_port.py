@@ -11,6 +11,7 @@ Adapted plumbing only: ``Variable(x, requires_grad=True)`` is ``x.requires_grad_
 import math
 import pickle
 import threading
+import time
 import warnings
 import weakref
 
@@ -1571,3 +1572,33 @@ def test_grad_frees_only_the_branches_it_ran():
     for wanted in ([b], [a]):
         with pytest.raises(RuntimeError, match="backward through the graph a second time"):
             torch.autograd.grad(loss, wanted)
+
+
+def test_backward_while_another_thread_toggles_no_grad():
+    """Not from PyTorch's suite: issue 27's case, checked on PyTorch as well. One thread enters
+    and leaves no_grad over and over while another runs backward passes: every pass works and
+    gives 12 (grad mode is per thread)."""
+    stop = threading.Event()
+
+    def toggler():
+        while not stop.is_set():
+            with torch.no_grad():
+                time.sleep(0.0002)      # (lets the other thread run inside this no_grad)
+
+    t = threading.Thread(target=toggler)
+    t.start()
+    errors, wrong = [], []
+    try:
+        for _ in range(2000):
+            x = torch.tensor(3.0, requires_grad=True)
+            try:
+                (x * x * 2).backward()
+            except RuntimeError as e:      # (a process-wide grad mode made these raise)
+                errors.append(e)
+                continue
+            if x.grad.item() != 12.0:
+                wrong.append(x.grad.item())
+    finally:
+        stop.set()
+        t.join()
+    assert not errors and not wrong
