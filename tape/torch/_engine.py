@@ -100,10 +100,11 @@ def _torch_pow_grad(node, g):
     xv, yv = x._value, y._value
     with np.errstate(all="ignore"):
         ga = g * y * _pow(x, y - 1)
-        ga = _where(wrap(np.broadcast_to(yv == 0, np.shape(out._value))), wrap(np.zeros((), xv.dtype)), ga)
+        zero = wrap(np.zeros((), xv.dtype))
+        ga = _where(wrap(np.broadcast_to(yv == 0, np.shape(out._value))), zero, ga)
         # PyTorch: out * log(x), except 0 where x = 0 and y >= 0 (nan where x < 0)
         skip = np.broadcast_to((xv == 0) & (yv >= 0), np.shape(out._value))
-        gb = g * _where(wrap(skip), wrap(np.zeros((), xv.dtype)), out * _log(x))
+        gb = g * _where(wrap(skip), zero, out * _log(x))
     shape_x, shape_y = np.shape(xv), np.shape(yv)
     return [_unbroadcast(ga, shape_x) if node.needs_grad[0] else None,
             _unbroadcast(gb, shape_y) if node.needs_grad[1] else None]

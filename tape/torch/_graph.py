@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import operator
 import threading
 import weakref
 
@@ -54,8 +53,9 @@ class BackwardNode:
     The engine's gradient rule for ``op`` reads it as it reads the engine's own nodes:
     ``inputs`` (the values the op saw, as immutable engine tensors), ``outputs``, ``attrs`` and
     ``needs_grad``. ``_saved`` holds the input tensors themselves (as PyTorch's saved tensors
-    keep theirs alive) for ops whose rules read values. The values are kept raw (NumPy arrays and scalars: nothing for the garbage
-    collector to track) and wrapped as engine tensors only when a rule asks for them;
+    keep theirs alive) for ops whose rules read values. The values are kept raw (NumPy arrays
+    and scalars: nothing for the garbage collector to track) and wrapped as engine tensors only
+    when a rule asks for them;
     ``attrs`` and ``_retained`` are class defaults that few nodes override. After a backward pass
     without ``retain_graph`` the saved values are gone (``inputs`` None).
     """

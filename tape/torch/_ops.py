@@ -123,7 +123,8 @@ def _elementwise_extreme(name, op, fallback, node):
         a = input if isinstance(input, Tensor) else _as_tensor_input(input)
         b = _input(other, a)
         if (a._requires_grad or getattr(b, "_requires_grad", False)) and not E.recording_tapes \
-                and not E.active_accumulators and np.any(np.asarray(a._value) == np.asarray(b._value)):
+                and not E.active_accumulators \
+                and np.any(np.asarray(a._value) == np.asarray(b._value)):
             return _apply(op, (a, b), _NO_ATTRS, node)     # a tie: PyTorch splits the gradient
         return fallback(a, b)
     extreme.__name__ = name
@@ -164,7 +165,8 @@ _POW_NUMBER = _pow_scalar
 def pow(input, exponent):  # noqa: A001
     """``input ** exponent`` (either may be a number)."""
     if not isinstance(input, Tensor):
-        input = _new(E.to_array(input)) if not isinstance(input, E.EngineTensor) else _new_view(input)
+        input = (_new(E.to_array(input)) if not isinstance(input, E.EngineTensor)
+                 else _new_view(input))
     return _pow_torch(input, exponent)
 
 
@@ -607,7 +609,7 @@ Tensor.__getitem__ = _getitem
 
 
 def narrow(input, dim, start, length):
-    """``length`` elements of ``dim`` from ``start``: a view, as ``x[..., start:start + length]``."""
+    """``length`` elements of ``dim`` from ``start``: a view (``x[..., start:start + length]``)."""
     x = _torch_input(input)
     d = dim % builtins.max(np.ndim(x._value), 1)
     return x[(slice(None),) * d + (slice(start, start + length),)]

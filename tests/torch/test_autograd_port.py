@@ -13,11 +13,9 @@ import pickle
 import threading
 import time
 import warnings
-import weakref
 
-import numpy as np
 import pytest
-from torch_port import REFERENCE, assert_equal, differs, gradcheck, gradgradcheck, torch
+from torch_port import assert_equal, differs, gradcheck, gradgradcheck, torch
 
 inf = math.inf
 
@@ -749,11 +747,11 @@ def test_grad_mode_is_thread_local():
     results = []
 
     def worker():
-        results.append(torch.is_grad_enabled())
+        enabled = torch.is_grad_enabled()
         x = torch.tensor(3.0, requires_grad=True)
         y = x * x * 2
         (g,) = torch.autograd.grad(y, x)
-        results.append(g.item())
+        results.append((enabled, g.item()))
 
     with torch.no_grad():
         threads = [threading.Thread(target=worker) for _ in range(4)]
@@ -761,7 +759,7 @@ def test_grad_mode_is_thread_local():
             th.start()
         for th in threads:
             th.join()
-    assert results == [True, 12.0] * 4 or sorted(results, key=str) == sorted([True, 12.0] * 4, key=str)
+    assert results == [(True, 12.0)] * 4
 
 
 # -- indexing and assignment --------------------------------------------------------------------
@@ -1152,7 +1150,8 @@ def test_inplace():
 
 
 def test_inplace_rules_that_save_nothing():
-    """The part of test_inplace that does not depend on detecting modified saved values."""
+    """The part of test_inplace that does not depend on detecting modified saved values (and
+    not its ``exp_``, an op docs/torch.md does not list)."""
     x = torch.ones(5, 5, requires_grad=True)
     y = (torch.ones(5, 5) * 4).requires_grad_(True)
     z = x * y
@@ -1160,17 +1159,6 @@ def test_inplace_rules_that_save_nothing():
     w = z.add_(y)
     w.backward(torch.ones(5, 5), retain_graph=True)
     r.backward(torch.ones(5, 5), retain_graph=True)
-    with torch.no_grad():
-        x.grad.zero_()
-    m = x / 2
-    z = m + y / 8
-    r = z + y
-    w = z.exp_() if hasattr(z, "exp_") else None
-    if w is not None:
-        r.backward(torch.ones(5, 5), retain_graph=True)
-        assert_equal(x.grad, torch.ones(5, 5) / 2)
-        w.backward(torch.ones(5, 5), retain_graph=True)
-        assert_equal(x.grad, torch.empty(5, 5).fill_((1 + math.e) / 2))
     leaf = torch.ones(5, 5, requires_grad=True)
     x = leaf.clone()
     x.add_(10)
