@@ -63,6 +63,7 @@ class BackwardNode:
     __slots__ = ("op", "_in", "_out", "_edges", "_seq", "_saved", "__dict__", "__weakref__")
     attrs = _NO_ATTRS
     _retained = None
+    _dirty = None       # the output tensor, changed in place, of a node whose rule reads it
 
     @property
     def inputs(self):
@@ -276,6 +277,8 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
             raise RuntimeError(FREED)
         edges = node._edges
         op = node.op
+        if changed_in_place[0] and (node._dirty is not None or op.name in _READS):
+            check_saved(node)
         lane = False
         if recorder is not None:
             got = recorder.rule(node, g)
@@ -316,6 +319,87 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
                 buffers[e] = prev + ig
     if done:
         _free_leading_to(done, capture, all_lead)
+
+
+# -- values saved for backward and changed in place since ------------------------------------
+#: Set once any tensor has been changed in place: from then on each node's saved tensors are
+#: checked before its rule runs.
+changed_in_place = [False]
+
+
+def _reads_other(node):
+    """Mul, MatMul: each input is read for the other's gradient."""
+    edges = node._edges
+    return [i for i in (0, 1) if edges[1 - i] is not None]
+
+
+def _reads_div(node):
+    edges = node._edges
+    if edges[0] is None and not hasattr(node._saved[0], "_requires_grad"):
+        return ()       # number / tensor: PyTorch computes reciprocal(tensor) * number
+    return ([0] if edges[1] is not None else []) + [1]
+
+
+def _reads_first(node):
+    return (0,)
+
+
+def _reads_both(node):
+    return (0, 1)
+
+
+def _reads_remainder(node):
+    return (0, 1) if node._edges[1] is not None else ()
+
+
+#: Which saved inputs each op's rule reads, as PyTorch's derivatives save them (an input is
+#: saved only when a gradient that needs it is wanted); ops not listed read none.
+_READS = {
+    "Mul": _reads_other, "MatMul": _reads_other, "RealDiv": _reads_div,
+    "Pow": _reads_both, "TorchPow": _reads_both, "Maximum": _reads_both, "Minimum": _reads_both,
+    "TorchMaximum": _reads_both, "TorchMinimum": _reads_both, "Atan2": _reads_both,
+    "TorchAtan2": _reads_both, "FloorMod": _reads_remainder,
+    **dict.fromkeys(("Sin", "Cos", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
+                     "Atanh", "Log", "Log1p", "Abs", "Erf", "Square", "Softplus", "Prod", "Max",
+                     "Min", "LogSumExp"), _reads_first),
+}
+
+#: Ops whose rules read their output (PyTorch saves the result): when that output is changed
+#: in place, the node may not run.
+SAVES_RESULT = frozenset(("Exp", "Expm1", "Sqrt", "Rsqrt", "Reciprocal", "Sigmoid", "Tanh",
+                          "Tan", "Relu", "Softmax", "LogSoftmax", "Prod", "Max", "Min",
+                          "LogSumExp"))
+
+_CHANGED = ("one of the variables needed for gradient computation has been modified by an "
+            "inplace operation: [{}], which {}, was changed in place after {} saved it. Hint: "
+            "the operation that changed it is an in-place op (add_, mul_, x[i] = ..., fill_, "
+            "+= ...) on it or on a view of it, after the forward pass that used it.")
+
+
+def check_saved(node):
+    """PyTorch's error if a tensor ``node``'s rule reads was changed in place after the node
+    saved it (the node keeps the old values, but PyTorch would have read the new ones)."""
+    name = type(node).__name__
+    if node._dirty is not None:
+        raise RuntimeError(_CHANGED.format(node._dirty, f"is output 0 of {name}", name))
+    saved = node._saved if hasattr(node, "_saved") else None
+    reads = _READS.get(node.op.name) if saved else None
+    if reads is None:
+        return
+    for i in reads(node):
+        t = saved[i] if i < len(saved) else None
+        stamp = getattr(t, "_stamp", 0) if t is not None else 0
+        if stamp and stamp > node._seq:
+            raise RuntimeError(_CHANGED.format(describe(t), f"is input {i} of {name}", name))
+
+
+def describe(t):
+    """``torch.DoubleTensor [5, 5]``, as PyTorch names a tensor in this error."""
+    try:
+        kind = t.type()
+    except Exception:  # noqa: BLE001  (an engine constant has no torch type)
+        kind = "Tensor"
+    return f"{kind} {list(np.shape(t._value))}"
 
 
 #: Ops whose rules read only the shapes and dtypes of their values (PyTorch saves no tensor for

@@ -8,6 +8,7 @@ import numpy as np
 from . import _dtypes
 from . import _engine as E
 from ._creation import _view as _new_view
+from ._graph import _next_seq
 from ._tensor import (_NO_ATTRS, VIEW_KINDS, P, Tensor, _apply, _binary, _input, _new, _unary,
                       _pow_scalar, backward_name, index_put, make_view)
 
@@ -84,6 +85,19 @@ for _name, _f in _UNARY_FNS.items():
     setattr(Tensor, _name, _f)
 for _name, _f in _BINARY_FNS.items():
     setattr(Tensor, _name, _f)
+
+
+def _inplace_unary(name, f):
+    def method(self):
+        start = _next_seq()
+        return self._inplace(f(self), start)
+    method.__name__ = name + "_"
+    method.__doc__ = f"``{name}`` in place."
+    return method
+
+
+for _name, _f in _UNARY_FNS.items():     # exp_, sin_, relu_ ...
+    setattr(Tensor, _name + "_", _inplace_unary(_name, _f))
 Tensor.__neg__ = _UNARY_FNS["neg"]
 Tensor.__abs__ = _UNARY_FNS["abs"]
 Tensor.negative = Tensor.neg

@@ -15,7 +15,8 @@ import numpy as np
 from . import _dtypes
 from . import _engine as E
 from ._format import tensor_repr
-from ._graph import _SAVES_NOTHING, _grad_mode, _next_seq, edge, node_class
+from ._graph import _SAVES_NOTHING, SAVES_RESULT, _grad_mode, _next_seq, changed_in_place, \
+    describe, edge, node_class
 from ._graph import leaf_acc as _leaf_acc
 from ._names import backward_name  # noqa: F401  (re-exported for _ops)
 
@@ -41,11 +42,12 @@ class Tensor(E.EngineTensor):
     It is also an engine tensor: the engine's functions and tapes accept it.
     """
 
-    __slots__ = ("_requires_grad", "_grad_fn", "_grad", "_acc", "_view", "_views")
+    __slots__ = ("_requires_grad", "_grad_fn", "_grad", "_acc", "_view", "_views", "_stamp")
     # _view: (parent, kind, arg, guard) on a tensor that shares its parent's values (detach(),
     # .data, basic indexing, view/reshape/transpose), guard the error an in-place op on it raises
-    # with grad mode on (or None); _views: a root's weak list of its views. Both are unset on
-    # most tensors (read with getattr).
+    # with grad mode on (or None); _views: a root's weak list of its views; _stamp: the number
+    # taken when its values last changed in place. All unset on most tensors (read with
+    # getattr).
 
     def __init__(self, data=(), dtype=None, requires_grad=False):
         self._value = _copy(E.to_array(data, _dtypes.to_numpy(dtype)))
@@ -311,7 +313,9 @@ class Tensor(E.EngineTensor):
             else:
                 result = _new(value)
         _take(self, result)
-        _scrub(_propagate(self), start)
+        changed = _propagate(self)
+        _scrub(changed, start)
+        _stamp(changed)
         return self
 
     def _overwrite(self, value):
@@ -463,6 +467,7 @@ def _check_inplace(t):
 def _take(t, result):
     """``t`` takes ``result``'s value and, if it has one, its grad_fn (a retained grad moves
     along with it, as PyTorch's retain_grad survives in-place ops)."""
+    _dirty_output(t)
     t._value = result._value
     node = result._grad_fn
     if node is not None:
@@ -472,6 +477,27 @@ def _take(t, result):
             old._retained = None
         t._grad_fn = node
         t._requires_grad = True
+
+
+def _dirty_output(t):
+    """``t``'s values are about to change: the node that made it may not run if it reads them."""
+    old = t._grad_fn
+    if old is not None and old.op.name in SAVES_RESULT and old._dirty is None:
+        old._dirty = describe(t)
+
+
+def _stamp(changed):
+    """Number the change of the tensors that share the changed values (all views of the root)."""
+    changed_in_place[0] = True
+    seq = _next_seq()
+    for t in changed:
+        t._stamp = seq
+    views = getattr(changed[-1], "_views", None)
+    if views is not None:
+        for ref in views.refs:
+            v = ref()
+            if v is not None:
+                v._stamp = seq
 
 
 def _propagate(t):
@@ -484,6 +510,7 @@ def _propagate(t):
         parent, kind, arg, _ = view
         new = VIEW_KINDS[kind][1](parent, t, arg)
         if kind == "detach":
+            _dirty_output(parent)
             parent._value = new._value
         else:
             _take(parent, new)
