@@ -423,10 +423,15 @@ def make_view(parent, out, kind, arg, guard=None):
             out._requires_grad = True
     else:
         guard = None
-    out._view = (parent, kind, arg, guard)
+    # a detached tensor holds its parent weakly: it shares values, not the parent's graph
+    # (``losses.append(loss.detach())`` must not keep every graph alive)
+    out._view = (weakref.ref(parent) if kind == "detach" else parent, kind, arg, guard)
     root = parent
-    while getattr(root, "_view", None) is not None:
-        root = root._view[0]
+    while True:
+        up = _parent_of(root)
+        if up is None:
+            break
+        root = up
     views = getattr(root, "_views", None)
     if views is None:
         views = root._views = _Views()
@@ -436,6 +441,14 @@ def make_view(parent, out, kind, arg, guard=None):
         refs[:] = [r for r in refs if r() is not None]
         views.limit = 2 * len(refs) + 16
     return out
+
+
+def _parent_of(t):
+    """The tensor ``t`` is a view of (None if none, or if a detached tensor's parent is gone)."""
+    view = getattr(t, "_view", None)
+    if view is None:
+        return None
+    return view[0]() if view[1] == "detach" else view[0]
 
 
 _NO_GRAD_VIEW_ERROR = (
@@ -508,6 +521,10 @@ def _propagate(t):
     view = getattr(t, "_view", None)
     while view is not None:
         parent, kind, arg, _ = view
+        if kind == "detach":
+            parent = parent()
+            if parent is None:
+                break
         new = VIEW_KINDS[kind][1](parent, t, arg)
         if kind == "detach":
             _dirty_output(parent)
@@ -526,7 +543,9 @@ def _propagate(t):
             continue
         parent, kind, arg, _ = v._view
         if kind == "detach":
-            v._value = parent._value
+            parent = parent()
+            if parent is not None:
+                v._value = parent._value
             continue
         if _grad_mode.on and parent._requires_grad:
             new = VIEW_KINDS[kind][0](parent, arg)

@@ -125,3 +125,18 @@ def test_inplace_ops_make_no_cycles(no_collector, change):
     a.sum().backward()
     del a
     assert ref() is None
+
+
+def test_detached_values_do_not_keep_the_graph(no_collector):
+    # detach() shares values with its source (in place changes show in both), not the graph:
+    # keeping loss.detach() for a log frees each step's graph, as in PyTorch
+    x = torch.rand(100, requires_grad=True)
+    log, refs = [], []
+    for _ in range(3):
+        y = torch.sin(x * 2)
+        loss = (y ** 2).sum()
+        refs.append(weakref.ref(loss.grad_fn))
+        log.append(loss.detach())
+        del y, loss
+    assert all(r() is None for r in refs)
+    assert all(isinstance(v.item(), float) for v in log)
