@@ -55,12 +55,15 @@ _SYMBOLS = {"π": "pi", "ℯ": "e", "−": "-", "–": "-", "×": "*", "·": "*"
 _PRIMES = {"′": "'", "″": "''", "‴": "'''", "’": "'"}
 #: braces group like brackets (``e^{-x}``, as in LaTeX)
 _BRACES = {"{": "(", "}": ")"}
-_SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+"))
+#: superscript digits, signs, brackets and letters: an exponent (``x²``, ``2ˣ``, ``x⁽ⁿ⁺¹⁾``),
+#: kept apart from NFKC, which would fold ``ˣ`` to a plain ``x`` (2ˣ read as 2x)
+_SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ",
+                        "0123456789-+()abcdefghijklmnoprstuvwxyz"))
 _NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 #: a run of letters (and digits/_ after the first); superscripts, π and ℯ, which ``\w``
 #: also matches, are cut off (``_name_end``)
 _NAME = re.compile(r"[^\W\d]\w*")
-_NOT_IN_NAME = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺πℯ")
+_NOT_IN_NAME = frozenset(_SUPERSCRIPT) | frozenset("πℯ")
 #: ``log_2``, ``log_b`` (a plain string: compiled on first use, by ``re``'s cache)
 _LOG_BASE = r"log_(?:(\d+(?:\.\d+)?)|([^\W\d_][^\W_]*)$)"
 #: the base of ``log_`` in a bracket group, ``log_{10} x`` and ``log_(b)(x)``
@@ -304,14 +307,18 @@ class Translation:
     """Python text for one expression side, ``origin`` mapping its columns to the text as
     typed, and the notes on readings that had a plausible other meaning."""
 
-    def __init__(self, text: str, tokens: list[Token], folded_origin: list[int]):
+    def __init__(self, text: str, tokens: list[Token], folded_origin: list[int],
+                 declared=(), latex: bool = False):
         self.text = text
         self.tokens = tokens
         self.fold = folded_origin
+        self.declared = declared
+        self.latex = latex          # LaTeX: an exponent is one character or a {group}
         self.parts: list[str] = []
         self.origin: list[int] = []
         self.notes: list[str] = []
         self.match = _pair_brackets(tokens, self)
+        _square_brackets(tokens, self.match)
 
     # -- output
     def emit(self, s: str, col: int) -> None:
@@ -405,7 +412,7 @@ class Translation:
             self.emit(")", toks[close].start)
             return close + 1, toks[close]
         if tok.kind == SUP:
-            self.emit("**" + tok.text, tok.start)
+            self.emit("**" + self.superscript(tok), tok.start)
             return i + 1, tok
         if tok.kind == OP and tok.text == "^":
             self.exponent_notes(i, hi)
@@ -427,6 +434,18 @@ class Translation:
             return close + 1, toks[close]
         self.emit(", " if tok.text == "," else tok.text, tok.start)
         return i + 1, tok
+
+    def superscript(self, tok: Token) -> str:
+        """A superscript exponent in Python syntax: ``²`` is ``2``, ``ˣ`` ``(x)``,
+        ``⁽ⁿ⁺¹⁾`` ``((n+1))``; letters are read by the same rules as the text."""
+        text = tok.text
+        if re.fullmatch(r"[-+]?[0-9]+", text):
+            return text
+        inner = Translation(text, tokenize(text, self.declared), list(range(len(text) + 1)),
+                            self.declared)
+        inner.run()
+        self.notes.extend(n for n in inner.notes if n not in self.notes)
+        return "(" + inner.python() + ")"
 
     def split_note(self, i: int) -> None:
         toks = self.tokens
@@ -571,11 +590,19 @@ class Translation:
             if power is not None:
                 self.sequence(*power)
             else:
-                self.emit(sup, toks[i + 1].start)
+                self.emit(self.superscript(toks[i + 1]), toks[i + 1].start)
         if not parenthesised:
             shown = "".join(self.parts[start:])
             factors = _count_factors(self, arg_lo, arg_hi)
-            if factors > 1:
+            if arg_hi > arg_lo and arg_hi < hi and toks[arg_hi].kind != FUNC \
+                    and self.ends_argument(self.last_factor(arg_lo, arg_hi), arg_hi, hi):
+                after = self.factor_end(arg_hi, hi)
+                before = "before e^" if toks[arg_hi].kind == CONST else "at the bracket"
+                spelled = tok.value[0]
+                self.note(i, after, f"{shown}*{self.typed(arg_hi, after)}",
+                          f"the argument of {spelled} ends {before}; write "
+                          f"{spelled}({self.typed(arg_lo, after)}) to include it")
+            elif factors > 1:
                 self.note(i, arg_hi, shown, f"the argument of {tok.value[0]} is the "
                           f"product that follows; write {tok.value[0]}(...) to be explicit")
             elif end + 1 < hi and toks[end].text == "/":
@@ -673,17 +700,39 @@ class Translation:
     def product_end(self, i: int, hi: int) -> int:
         """The end of the factor product starting at i: factors side by side, up to an
         operator, a comma, a closing bracket or the next function name (which starts the
-        argument only when nothing comes before it: ``ln sin x``)."""
+        argument only when nothing comes before it: ``ln sin x``), and before ``e^`` or a
+        bracket that follows a name (``sec x(sec x + tan x)``, ``cos x e^(sin x)``)."""
         toks = self.tokens
         j = i
+        previous = None
         while j < hi:
-            if toks[j].kind == FUNC and j > i:
+            if j > i and (toks[j].kind == FUNC or self.ends_argument(previous, j, hi)):
                 break
             end = self.factor_end(j, hi)
             if end == j:
                 break
-            j = end
+            previous, j = j, end
         return j
+
+    def last_factor(self, lo: int, hi: int) -> int:
+        """The first token of the last factor in lo..hi-1 (a product of factors)."""
+        j = last = lo
+        while j < hi:
+            end = self.factor_end(j, hi)
+            if end == j:
+                break
+            last, j = j, end
+        return last
+
+    def ends_argument(self, previous: int | None, j: int, hi: int) -> bool:
+        """Whether a bracketless argument stops before token j: at a bracket group after a
+        name (after a number it stays: ``sin 2(x+1)``), or at ``e^``."""
+        toks = self.tokens
+        tok = toks[j]
+        if tok.text == "(" and self.match.get(j) is not None and self.match[j] < hi:
+            return previous is not None and toks[previous].kind == NAME
+        return (tok.kind == CONST and tok.text == "e" and j + 1 < hi
+                and (toks[j + 1].text in ("^", "**") or toks[j + 1].kind == SUP))
 
 
 def _reads_as_exponent(top: str, bottom: str) -> bool:
@@ -721,6 +770,24 @@ def _ends_operand(last: Token | None) -> bool:
     if last.kind == FUNC:
         return False
     return last.kind == OP and last.text in (")", "]")
+
+
+def _square_brackets(tokens: list[Token], match: dict[int, int]) -> None:
+    """Square brackets group like parentheses (``[x^2+3]^2``, ``2[(2x+1)^{10}+1]``), except
+    an index glued to a name (``x[0]``, ``x[-1]``, ``x[i]``) and a list: the whole text in
+    one bracket holding a comma (``[x*y, x+y]``)."""
+    for k, tok in enumerate(tokens):
+        if tok.kind != OP or tok.text != "[" or match.get(k) is None:
+            continue
+        close = match[k]
+        inner = tokens[k + 1:close]
+        if k > 0 and tokens[k - 1].kind == NAME and not tok.space and (
+                [t.kind for t in inner] in ([NUM], [NAME])
+                or ([t.kind for t in inner] == [OP, NUM] and inner[0].text in "+-")):
+            continue
+        if k == 0 and close == len(tokens) - 1 and _top_level(inner, ","):
+            continue
+        tok.text, tokens[close].text = "(", ")"
 
 
 def _pair_brackets(tokens: list[Token], tr: Translation) -> dict[int, int]:
@@ -810,11 +877,13 @@ class Text(Record):
 
 
 class Typed(Record):
-    _fields = ("text", "folded")
+    _fields = ("text", "folded", "latex", "declared")
 
-    def __init__(self, text: str, folded: str) -> None:
+    def __init__(self, text: str, folded: str, latex: bool = False, declared=()) -> None:
         self.text = text        # as typed
         self.folded = folded    # after LaTeX and character folding
+        self.latex = latex      # whether the text was read as LaTeX
+        self.declared = declared
 
 
 def read_text(text: str, declared=()) -> Text:
@@ -892,7 +961,8 @@ def scan(text: str, declared=()) -> tuple[list[Token], list[int], Typed]:
     folded, fold = fold_characters(working)
     if base is not None:
         fold = [base[c] for c in fold]
-    return tokenize(folded, declared), fold, Typed(text, folded)
+    return tokenize(folded, declared), fold, Typed(text, folded, base is not None,
+                                                   tuple(declared))
 
 
 def _top_level(tokens, text: str) -> list[int]:
@@ -911,7 +981,7 @@ def translate(typed: Typed, tokens: list[Token], fold: list[int]) -> tuple[Sourc
     """One side's tokens in Python syntax, and the notes on its readings."""
     if not tokens:
         raise ExprError("empty expression")
-    translation = Translation(typed.text, tokens, fold)
+    translation = Translation(typed.text, tokens, fold, typed.declared, typed.latex)
     translation.run()
     python = translation.python()
     origin = translation.origin + [fold[tokens[-1].end]]
