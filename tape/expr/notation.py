@@ -147,9 +147,10 @@ def fold_characters(text: str) -> tuple[str, list[int]]:
 
 # --------------------------------------------------------------------------- tokens
 
-def tokenize(text: str, declared=()) -> list[Token]:
+def tokenize(text: str, declared=(), latex: bool = False) -> list[Token]:
     """Tokens of ``text`` (already folded), names split and classified; columns index
-    ``text``."""
+    ``text``. In LaTeX, letters then digits then ``^`` are a product (``x5^x``: a name
+    with digits is typed ``x_5`` there)."""
     known = known_names(declared)
     declared = frozenset(declared)
     tokens: list[Token] = []
@@ -179,7 +180,8 @@ def tokenize(text: str, declared=()) -> list[Token]:
             tokens.append(Token(CONST, _SYMBOLS[ch], i, i + 1, space))
             i += 1
         elif ch in "+-/()[],=^{}":
-            tokens.append(Token(OP, _BRACES.get(ch, ch), i, i + 1, space))
+            tokens.append(Token(OP, _BRACES.get(ch, ch), i, i + 1, space,
+                                "brace" if ch in "{}" else None))
             i += 1
         elif (ch.isalpha() or ch == "_") and ch not in _NOT_IN_NAME:
             end = _name_end(text, _NAME.match(text, i))
@@ -190,6 +192,14 @@ def tokenize(text: str, declared=()) -> list[Token]:
                 i, space = group.end(), False
                 continue
             after_dot = bool(tokens) and tokens[-1].text == "." and not space
+            glued = re.fullmatch(r"([^\W\d_]+)(\d+)", text[i:end]) if latex else None
+            if glued and text.startswith("^", end) and text[i:end] not in declared:
+                tokens.extend(_name_tokens(glued.group(1), i, space, known, declared,
+                                           after_dot, False))
+                digits = i + len(glued.group(1))
+                tokens.append(Token(NUM, glued.group(2), digits, end, False, "glued"))
+                i, space = end, False
+                continue
             before_paren = end < n and text[end] == "("
             tokens.extend(_name_tokens(text[i:end], i, space, known, declared, after_dot,
                                        before_paren))
@@ -424,6 +434,11 @@ class Translation:
             self.division_notes(i, hi)
         if tok.split:
             self.split_note(i)
+        if tok.kind == NUM and tok.value == "glued":
+            name, end = self.typed(i - 1, i), self.powers_end(i + 1, hi)
+            self.note(i - 1, end, f"{name}*{tok.text}^{self.typed(i + 2, end)}",
+                      f"a letter then digits then ^ is a product; write {name}_{tok.text} "
+                      f"for a name")
         if tok.kind == OP and tok.text == "(" and self.match.get(i) is not None \
                 and self.match[i] < hi:
             # a group: translated as a unit, so implicit products inside stay inside
@@ -472,6 +487,8 @@ class Translation:
         (``(x+1)^2x``), and ``/2`` is looked for past the end of a function's argument too
         (``sin x^1/2`` is sin(x^1)/2)."""
         toks = self.tokens
+        if self.latex:      # an exponent is one character or a {group}: e^2x shows as e²x
+            return
         k = i + 1                  # the number, after a sign if there is one (e^-2x)
         if k + 1 < hi and toks[k].text in ("-", "+") and not toks[k + 1].space:
             k += 1
@@ -482,7 +499,7 @@ class Translation:
         base = self.typed(lo, i)
         after = self.operand_end(k + 1, hi)
         n = len(toks)
-        if after is not None and not toks[k + 1].space:
+        if after is not None and not toks[k + 1].space and toks[k + 1].kind != CONST:
             factor = self.typed(k + 1, after)
             self.note(lo, after, f"({base}**{power})*{factor}",
                       f"write {base}^({power}{factor}) for the other reading")
@@ -555,9 +572,20 @@ class Translation:
         if sup is not None and sup.strip("()+").startswith("-"):
             name = self.inverse_name(i, j, sup)
             sup = power = None
-        # the argument
-        if j < hi and toks[j].text == "(" and self.match.get(j) is not None \
-                and self.match[j] < hi:
+        # the argument; in LaTeX a {group} with a power after it is not a bracket (braces
+        # are not shown: \sin{x}^2 is typeset sin x², like \sin x^2)
+        shown_braces = (self.latex and j < hi and toks[j].value == "brace"
+                        and self.match.get(j) is not None and self.match[j] + 1 < hi
+                        and toks[self.match[j] + 1].text in ("^", "**"))
+        if shown_braces:
+            end = self.powers_end(self.match[j] + 1, hi)
+            spelled = self.text[self.fold[tok.start]:self.fold[toks[j].start]].strip()
+            self.note(i, end, f"{tok.value[0]}({self.typed(j + 1, self.match[j])}"
+                              f"^{self.typed(self.match[j] + 2, end)}), as it is typeset",
+                      f"write ({spelled}{self.typed(j, self.match[j] + 1)})"
+                      f"^{self.typed(self.match[j] + 2, end)} for the other reading")
+        if not shown_braces and j < hi and toks[j].text == "(" \
+                and self.match.get(j) is not None and self.match[j] < hi:
             close = self.match[j]
             arg_lo, arg_hi, parenthesised = j + 1, close, True
             end = close + 1
@@ -831,13 +859,19 @@ def _pair_brackets(tokens: list[Token], tr: Translation) -> dict[int, int]:
 # --------------------------------------------------------------------------- whole texts
 # The two patterns below are plain strings, compiled (and cached by ``re``) on first use: a
 # text without ``/`` or ``=`` never needs them, and compiling both costs ~0.4 ms of every start.
-#: ``d/dx`` before an expression (one letter, or a declared name)
-_DERIVATIVE = r"\s*d\s*/\s*d([^\W\d_]\w*?)(?=[\s(\[|]|$)"
+#: ``d/dx`` before an expression (one letter, or a declared name), and its higher orders
+#: ``d^2/dx^2``, ``d²/dx²`` (also what LaTeX's ``\frac{d^2}{dx^2}`` becomes)
+_DERIVATIVE = (r"\s*d\s*(?P<top>\^\s*\(?\s*\d+\s*\)?|[²³⁴⁵⁶⁷⁸⁹])?\s*/\s*"
+               r"d(?P<var>[^\W\d_]\w*?)\s*(?P<bottom>\^\s*\(?\s*\d+\s*\)?|[²³⁴⁵⁶⁷⁸⁹])?"
+               r"(?=[\s(\[|]|$)")
 #: a label on the left of ``=``: ``y``, ``f(x)``, ``f'(x)``, ``y'``, ``dy/dx``
-#: (and the higher orders ``y''``, ``d^2y/dx^2``, ``d²y/dx²``, ``d2y/dx2``)
-_LABEL = (r"\s*(?:[^\W\d]\w*\s*'*\s*(?:\(\s*[^\W\d]\w*(?:\s*,\s*[^\W\d]\w*)*\s*\))?"
-          r"|d\s*(?:\^\s*\d+|[²³⁴⁵⁶⁷⁸⁹]|\d+)?\s*(?:[^\W\d]\w*?)?\s*/\s*"
-          r"d\s*(?P<wrt>[^\W\d]\w*?)\s*(?:\^\s*\d+|[²³⁴⁵⁶⁷⁸⁹]|\d+)?)\s*")
+#: and the higher orders ``y''``, ``f^{(4)}(x)``, ``f⁽⁴⁾(x)``, ``d^2y/dx^2``, ``d²y/dx²``,
+#: ``d2y/dx2`` (LaTeX's braces are brackets here: ``f^((4))(x)``)
+_LABEL = (r"\s*(?:[^\W\d]\w*\s*(?P<primes>'*)\s*"
+          r"(?P<power>\^\s*[({]\s*\(\s*\d+\s*\)\s*[)}]|\^\s*\(\s*\d+\s*\)(?=\s*\()|⁽[⁰¹²³⁴⁵⁶⁷⁸⁹]+⁾)?"
+          r"\s*(?:\(\s*[^\W\d]\w*(?:\s*,\s*[^\W\d]\w*)*\s*\))?"
+          r"|d\s*(?P<top>\^\s*\d+|[²³⁴⁵⁶⁷⁸⁹]|\d+)?\s*(?:[^\W\d]\w*?)?\s*/\s*"
+          r"d\s*(?P<wrt>[^\W\d]\w*?)\s*(?P<bottom>\^\s*\d+|[²³⁴⁵⁶⁷⁸⁹]|\d+)?)\s*")
 
 
 class Source(Record):
@@ -866,14 +900,20 @@ class Text(Record):
     """A text read whole (``read_text``): ``pieces``, a ``(Source, notes)`` per side to parse
     (one; two for an equation); ``wrt``, the variable a ``d/dx`` or ``dy/dx =`` named; and
     for an equation that is not a label, ``equation``: the (start, end) columns of its ``=``
-    and of the whole relation in the text as typed (None otherwise)."""
+    and of the whole relation in the text as typed (None otherwise). ``order``: the order of
+    derivative the text names, or None: asked for by an operator in front (``asks``:
+    ``d²/dx² x^3``, ``d/dx d/dx x^3``) or stated by a label (``y'' = 6x``, ``f^{(4)}(x) =``,
+    ``dy/dx =``)."""
 
-    _fields = ("pieces", "wrt", "equation")
+    _fields = ("pieces", "wrt", "equation", "order", "asks")
 
-    def __init__(self, pieces: list, wrt: str | None, equation: tuple | None) -> None:
+    def __init__(self, pieces: list, wrt: str | None, equation: tuple | None,
+                 order: int | None = None, asks: bool = False) -> None:
         self.pieces = pieces
         self.wrt = wrt
         self.equation = equation
+        self.order = order
+        self.asks = asks
 
 
 class Typed(Record):
@@ -890,24 +930,21 @@ def read_text(text: str, declared=()) -> Text:
     """Read a whole text in one pass: characters folded, tokens, the ``d/dx`` prefix and a
     label on the left of ``=`` dropped, each side to parse written in Python syntax."""
     tokens, fold, typed = scan(text, declared)
-    wrt = None
-    start = _derivative_prefix(typed.folded, declared)
-    if start:
-        wrt = start.group(1)
-        tokens = [t for t in tokens if t.start >= start.end()]
-        if tokens and tokens[0].text == "[" and tokens[-1].text == "]" and \
-                len(_top_level(tokens[1:-1], "]")) == 0:
-            tokens[0].text, tokens[-1].text = "(", ")"    # d/dx [x^2]
+    wrt = order = None
+    operators = _derivative_operators(typed, fold, declared)
+    if operators:
+        wrt, order, end = operators
+        tokens = [t for t in tokens if t.start >= end]
         if not tokens:
             raise ExprError(f"d/d{wrt} needs an expression after it, like d/d{wrt} {wrt}^2",
-                            text, fold[start.start()], fold[start.end()])
+                            text, fold[0], fold[end])
     equals = _top_level(tokens, "=")
     if len(equals) > 1:
         second = tokens[equals[1]]
         raise ExprError("only one = is allowed (y = f(x), or one equation)", text,
                         fold[second.start], fold[second.end])
     if not equals:
-        return Text([translate(typed, tokens, fold)], wrt, None)
+        return Text([translate(typed, tokens, fold)], wrt, None, order, order is not None)
     k = equals[0]
     left, right = tokens[:k], tokens[k + 1:]
     if not left or not right:
@@ -918,16 +955,74 @@ def read_text(text: str, declared=()) -> Text:
     if is_label and not is_label.group("wrt") and not _names_a_function(left_text, declared):
         is_label = None
     if is_label:
-        return Text([translate(typed, right, fold)], is_label.group("wrt") or wrt, None)
+        if order is None:
+            order = _label_order(is_label, text, fold[left[0].start], fold[left[-1].end])
+        return Text([translate(typed, right, fold)], is_label.group("wrt") or wrt, None,
+                    order, operators is not None)
     return Text([translate(typed, left, fold), translate(typed, right, fold)], wrt,
                 ((fold[tokens[k].start], fold[tokens[k].end]),
-                 (fold[left[0].start], fold[right[-1].end])))
+                 (fold[left[0].start], fold[right[-1].end])), order, operators is not None)
+
+
+def _order_number(piece: str | None) -> int | None:
+    """The number in ``^2``, ``^(2)``, ``²``, ``2``, ``⁽⁴⁾``; None for no piece."""
+    if not piece:
+        return None
+    digits = "".join(_SUPERSCRIPT.get(c, c) for c in piece if c.isdigit() or
+                     _SUPERSCRIPT.get(c, "").isdigit())
+    return int(digits)
+
+
+def _derivative_operators(typed: Typed, fold, declared):
+    """``(wrt, order, end)`` for the operators in front of a text (``d/dx``, ``d/dx d/dx``,
+    ``d^2/dx^2``, ``d²/dx²``), ``end`` the folded column after them; None when there are
+    none. Operators along different variables, or with orders that differ above and below,
+    are errors."""
+    folded = typed.folded
+    if "/" not in folded:
+        return None
+    wrt, order, end = None, 0, 0
+    while True:
+        found = _derivative_prefix(folded[end:], declared)
+        if not found:
+            break
+        top, bottom = _order_number(found.group("top")), _order_number(found.group("bottom"))
+        where = (typed.text, fold[end + found.start()], fold[end + found.end()])
+        if top != bottom and (top or 1) != (bottom or 1):
+            raise ExprError(f"the operator says order {top or 1} above and {bottom or 1} "
+                            f"below; write d^2/d{found.group('var')}^2 for the second "
+                            f"derivative", *where)
+        if wrt is not None and found.group("var") != wrt:
+            raise ExprError(f"d/d{wrt} and d/d{found.group('var')} in one text: for a mixed "
+                            f"partial derivative give --wrt {wrt},{found.group('var')}",
+                            *where)
+        wrt, order, end = found.group("var"), order + (top or 1), end + found.end()
+    return (wrt, order, end) if wrt is not None else None
+
+
+def _label_order(label, text: str, start: int, end: int) -> int | None:
+    """The order of derivative a label states: ``y''`` 2, ``f^{(4)}(x)`` 4, ``dy/dx`` 1,
+    ``d^2y/dx^2`` 2; None for a plain ``y`` or ``f(x)``."""
+    if label.group("wrt"):
+        top = _order_number(label.group("top")) or 1
+        bottom = _order_number(label.group("bottom")) or 1
+        if top != bottom:
+            raise ExprError(f"the label says order {top} above and {bottom} below; write "
+                            f"d^2y/d{label.group('wrt')}^2 for the second derivative",
+                            text, start, end)
+        return top
+    primes = len(label.group("primes") or "")
+    power = _order_number(label.group("power"))
+    if primes and power:
+        raise ExprError("a label takes primes or an order in brackets, not both (f''(x) or "
+                        "f^{(2)}(x))", text, start, end)
+    return power or primes or None
 
 
 def _derivative_prefix(folded: str, declared):
     """The match of a leading ``d/dx`` (``d/dt`` for a declared ``t``...) in folded text."""
     start = re.match(_DERIVATIVE, folded) if "/" in folded else None
-    if start and (len(start.group(1)) == 1 or start.group(1) in declared):
+    if start and (len(start.group("var")) == 1 or start.group("var") in declared):
         return start
     return None
 
@@ -954,15 +1049,15 @@ def scan(text: str, declared=()) -> tuple[list[Token], list[int], Typed]:
     """The tokens of ``text`` (LaTeX read first), the map from folded columns to the text as
     typed, and both texts."""
     working, base = text, None
-    if "\\" in text:   # LaTeX: only then is its reader imported
+    if "\\" in text or "{,}" in text:   # LaTeX: only then is its reader imported
         from .latex import from_latex
 
         working, base = from_latex(text)
     folded, fold = fold_characters(working)
     if base is not None:
         fold = [base[c] for c in fold]
-    return tokenize(folded, declared), fold, Typed(text, folded, base is not None,
-                                                   tuple(declared))
+    latex = base is not None
+    return tokenize(folded, declared, latex), fold, Typed(text, folded, latex, tuple(declared))
 
 
 def _top_level(tokens, text: str) -> list[int]:

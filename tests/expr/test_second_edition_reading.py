@@ -2,6 +2,8 @@
 to the tree it gives (through ``read_as``, which reads back to the same tree) and to its note."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import tape.expr
@@ -91,3 +93,119 @@ def test_a_number_before_the_bracket_keeps_it_with_a_note():
 def test_superscript_letters_are_exponents(typed, meaning):
     reading = reads(typed, meaning)
     assert reading.notes == []
+
+
+# --- operator forms and labels give the order ------------------------------------------------
+
+@pytest.mark.parametrize("typed, meaning, order", [
+    ("d/dx x^2", "x**2", 1),
+    ("d/dx d/dx x^3", "x**3", 2),
+    ("d/dx d/dx d/dx x^4", "x**4", 3),
+    ("d^2/dx^2 x^3", "x**3", 2),
+    ("d²/dx² x^3", "x**3", 2),
+    ("d^3/dx^3 (x^4)", "x**4", 3),
+    (r"\frac{d^2}{dx^2} x^3", "x**3", 2),
+    (r"\frac{d^{2}}{dx^{2}}\left(x^4\right)", "x**4", 2),
+    (r"\frac{d}{dx} [x^2]", "x**2", 1),
+])
+def test_an_operator_in_front_asks_for_the_derivative_of_its_order(typed, meaning, order):
+    reading = reads(typed, meaning)
+    assert (reading.derivative_order, reading.asks, reading.wrt) == (order, True, "x")
+
+
+@pytest.mark.parametrize("typed, meaning, order, wrt", [
+    ("y' = 2x", "2*x", 1, None),
+    ("y'' = 6x", "6*x", 2, None),
+    ("f'(x) = 2x", "2*x", 1, None),
+    ("f'''(x) = 6", "6", 3, None),
+    ("f^{(4)}(x) = 360x^2", "360*x**2", 4, None),
+    ("f^(4)(x) = 360x^2", "360*x**2", 4, None),
+    ("f⁽⁴⁾(x) = 360x^2", "360*x**2", 4, None),
+    (r"f\,'(x) = \frac2x-1", "2/x - 1", 1, None),
+    (r"f\,^{(4)}(x) = -4\cos x+ x\sin x", "-4*cos(x) + x*sin(x)", 4, None),
+    (r"f^{(8)} = 0", "0", 8, None),
+    ("dy/dx = -x/y", "-x/y", 1, "x"),
+    (r"\frac{dy}{dx} = -\frac{x}{y}", "-(x/y)", 1, "x"),
+    (r"\frac{dh}{dt} = -3\sin(t)", "-3*sin(t)", 1, "t"),
+    (r"\frac{d^2y}{dx^2} = 6x", "6*x", 2, "x"),
+    ("d^2y/dx^2 = 6x", "6*x", 2, "x"),
+    (r"\frac{\mathrm{d} y}{\mathrm{d} x} = 2x", "2*x", 1, "x"),
+    ("y = x^2", "x**2", None, None),
+    ("f(x) = x^2", "x**2", None, None),
+])
+def test_a_label_states_the_order_of_the_derivative_on_its_right(typed, meaning, order, wrt):
+    reading = reads(typed, meaning)
+    assert (reading.derivative_order, reading.asks, reading.wrt) == (order, False, wrt)
+
+
+def test_a_plain_power_in_brackets_is_not_a_label():
+    reading = tape.expr.read("y^(2) = x^3", relation=True)
+    assert reading.read_as == "y**2 = x**3" and reading.derivative_order is None
+
+
+@pytest.mark.parametrize("typed, fragment", [
+    ("d/dx d/dy x*y", "for a mixed partial derivative give --wrt x,y"),
+    ("d^2/dx^3 x^5", "order 2 above and 3 below"),
+    ("d^2y/dx^3 = 1", "order 2 above and 3 below"),
+    ("f''^{(2)}(x) = 1", "primes or an order in brackets"),
+])
+def test_operators_and_labels_that_disagree_are_errors(typed, fragment):
+    with pytest.raises(tape.expr.ReadError, match=re.escape(fragment)):
+        tape.expr.read(typed)
+
+
+# --- LaTeX additions --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("typed, meaning", [
+    (r"1{,}100", "1100"),
+    (r"f(x)=1{,}100", "1100"),
+    (r"1\,100x", "1100*x"),
+    (r"\arcsec(-x^2-2)", "asec(-x**2 - 2)"),
+    (r"\arccsc x + \arccot x", "acsc(x) + acot(x)"),
+    (r"\operatorname{arcsec}(x)", "asec(x)"),
+    (r"\operatorname{sech}^2 x", "sech(x)**2"),
+    (r"\dfrac{1}{x\log10}", "1/(x*log(10))"),
+    (r"\ln5 \cdot 5^x", "log(5)*5**x"),
+    (r"xy\sqrt{x}", "x*y*sqrt(x)"),
+    (r"e^2\big(\sin (\pi/4) - 1\big)", "e**2*(sin(pi/4) - 1)"),
+])
+def test_latex_additions(typed, meaning):
+    reads(typed, meaning)
+
+
+def test_latex_letters_then_digits_then_a_power_are_a_product_with_a_note():
+    reading = reads(r"x5^x\ln5", "x*5**x*log(5)")
+    assert reading.notes == ["read x5^x as x*5^x (a letter then digits then ^ is a product; "
+                             "write x_5 for a name)"]
+    assert reads("x5^2", "x5**2").notes == []        # plain text: a name with a digit
+
+
+def test_latex_braces_do_not_show_so_a_power_after_them_is_on_the_argument():
+    reading = reads(r"\sin{x}^2", "sin(x**2)")
+    assert reading.notes == [r"read \sin{x}^2 as sin(x^2), as it is typeset "
+                             r"(write (\sin{x})^2 for the other reading)"]
+    assert reads(r"\sin{x}", "sin(x)").notes == []
+    assert reads(r"\sin^2{x}", "sin(x)**2").notes == []
+
+
+# --- notes only where another reading is plausible -------------------------------------------
+
+@pytest.mark.parametrize("typed, meaning", [
+    (r"x^2(5x^3)", "x**2*(5*x**3)"),       # in LaTeX below: an exponent is one character
+    ("t^3e", "t**3*e"),
+    ("x^2π", "x**2*pi"),
+])
+def test_no_note_where_no_other_reading_is_plausible(typed, meaning):
+    if "(" in typed:
+        typed = r"\displaystyle " + typed
+    assert reads(typed, meaning).notes == []
+
+
+@pytest.mark.parametrize("typed", [
+    r"e^2x\cdot 1", r"\frac{1}{2}x^3(x+1)", r"x^3\left(x+1\right)", r"xy\sqrt{x}",
+    r"e^2\big(\sin (\pi/4) - 1\big)",
+])
+def test_latex_notes_are_never_garbled(typed):
+    for note in tape.expr.read(typed).notes:
+        assert "\\big" not in note and ")* " not in note and "sqrt as" not in note, note
+        assert "x*y sqrt" not in note, note
