@@ -235,6 +235,9 @@ def _name_tokens(name, start, space, known, declared, after_dot, before_paren):
     end = start + len(name)
     if after_dot or name in KEYWORDS:
         return [Token(KEYWORD if name in KEYWORDS else OTHER, name, start, end, space)]
+    if name not in declared and re.fullmatch(r"e[0-9]+[^\W\d_]\w*", name):
+        # e2x: the ^ left out, likelier than a variable named e2x
+        return [Token(NAME, name, start, end, space, ("lost power", name))]
     base = re.match(_LOG_BASE, name) if name.startswith("log_") else None
     if base and name not in declared:
         value = base.group(1) or base.group(2)
@@ -389,6 +392,13 @@ class Translation:
         tok = toks[i]
         if tok.kind == FUNC:
             return self.function(i, hi)
+        if tok.kind == NAME and tok.value and tok.value[0] == "lost power":
+            power = tok.text[1:]
+            err = self.error(f"{tok.text} would be one variable named {tok.text}; did you "
+                             f"mean e^({power})?", tok)
+            err.hint = (f"write e^({power}) for the exponential, or declare the name with "
+                        f"--wrt {tok.text} or --at {tok.text}=...")
+            raise err
         if tok.kind == KEYWORD and tok.text == "lambda" and ":" not in self.text:
             # a Greek letter meant, not a Python lambda (those the walker refuses by name)
             raise self.error("the Greek letter lambda cannot be spelled out (lambda is a "
@@ -510,16 +520,23 @@ class Translation:
                       f"{power}/{toks[k + 2].text}")
 
     def division_notes(self, i: int, hi: int) -> None:
-        """``1/2x``: (1/2)*x, as in Python; 1/(2x) is the other reading. Also after a
+        """A product after ``/`` without brackets: ``1/2x`` is (1/2)*x, as in Python, and
+        1/(2x) the other reading; likewise ``1/x(x+1)``, ``1/(x+1)(x-1)``, ``1/xy``, after a
         bracket (``ln(x)/2x``) and before one (``1/2(x+1)``)."""
         toks = self.tokens
         lo = self.operand_start(i - 1) if i >= 1 else None
-        if lo is None or i + 2 >= hi or toks[i + 1].kind != NUM or toks[i + 2].space:
+        if lo is None or i + 1 >= hi:
             return
-        after = self.operand_end(i + 2, hi)
+        first = toks[i + 1]
+        if first.kind not in (NUM, NAME, CONST) and first.text != "(":
+            return
+        end = self.factor_end(i + 1, hi)
+        if end == i + 1 or end >= hi or toks[end].space:
+            return
+        after = self.operand_end(end, hi)
         if after is None:
             return
-        a, b, c = self.typed(lo, i), toks[i + 1].text, self.typed(i + 2, after)
+        a, b, c = self.typed(lo, i), self.typed(i + 1, end), self.typed(end, after)
         self.note(lo, after, f"({a}/{b})*{c}", f"write {a}/({b}{c}) to divide by {b}{c}")
 
     def operand_start(self, last: int) -> int | None:
@@ -926,10 +943,48 @@ class Typed(Record):
         self.declared = declared
 
 
+#: words that make a text a sentence about math rather than a formula
+_PROSE = frozenset("""find the of derivative derivatives differentiate respect compute calculate
+evaluate determine what is with and to wrt please first second third fourth fifth order""".split())
+#: the question forms a refusal can answer with the options to use
+_QUESTION = (r"(?i)\s*(?:please\s+)?(?:find|compute|calculate|determine|what\s+is|give)?\s*"
+             r"(?:the\s+)?(?P<order>first|second|third|fourth|fifth|\d+(?:st|nd|rd|th))?\s*"
+             r"(?:order\s+)?(?:derivative\s+of|differentiate)\s+(?P<formula>.+?)"
+             r"(?:,?\s+(?:with\s+respect\s+to|wrt|by)\s+(?P<wrt>[^\W\d]\w*))?\s*[.?!]?\s*")
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
+
+
+def refuse_prose(typed: Typed) -> None:
+    """A question or a sentence pasted whole (``Find the third derivative of 3j^4.``) is
+    refused, saying that tape reads formulas, and which options ask the question."""
+    words = re.findall(r"[^\W\d_]{2,}", typed.folded)
+    found = [w for w in words if w.lower() in _PROSE and w not in typed.declared]
+    if len(found) < 2 and not any(w.lower() in ("derivative", "differentiate", "respect")
+                                  for w in found):
+        return
+    where = typed.text.find(found[0])
+    said = ", ".join(repr(w) for w in found[:3])
+    err = ExprError(f"this is a sentence, not a formula (it says {said}); tape reads "
+                    f"formulas, such as 3x^2 sin x", typed.text, max(where, 0),
+                    max(where, 0) + len(found[0]))
+    asked = re.fullmatch(_QUESTION, typed.folded)
+    if asked:
+        order = asked.group("order")
+        options = [f"--wrt {asked.group('wrt')}"] if asked.group("wrt") else []
+        if order and order.lower() != "first":
+            options.append(f"--order {_ORDINALS.get(order.lower()) or int(order[:-2])}")
+        err.hint = (f"give the formula alone: '{asked.group('formula')}'"
+                    + (f" with {' '.join(options)}" if options else ""))
+    else:
+        err.hint = "give the formula alone; --wrt names the variable and --order the order"
+    raise err
+
+
 def read_text(text: str, declared=()) -> Text:
     """Read a whole text in one pass: characters folded, tokens, the ``d/dx`` prefix and a
     label on the left of ``=`` dropped, each side to parse written in Python syntax."""
     tokens, fold, typed = scan(text, declared)
+    refuse_prose(typed)
     wrt = order = None
     operators = _derivative_operators(typed, fold, declared)
     if operators:

@@ -273,6 +273,10 @@ def _check_limits(text: str) -> None:
             raise ExprError(f"control character {ch!r} is not allowed", text, col, col + 1)
         elif ch == "#":  # Python would read the rest as a comment and silently drop it
             raise ExprError("'#' is not allowed", text, col, col + 1)
+        elif ch in "\n\r" and text[:col].strip() and text[col:].strip():
+            # two lines side by side would read as a product of the two
+            raise ExprError("the text holds a line break; write the expression on one line",
+                            text, col, col + 1)
 
 
 def _ast_parse(python: str) -> ast.Expression:

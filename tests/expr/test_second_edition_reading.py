@@ -209,3 +209,53 @@ def test_latex_notes_are_never_garbled(typed):
     for note in tape.expr.read(typed).notes:
         assert "\\big" not in note and ")* " not in note and "sqrt as" not in note, note
         assert "x*y sqrt" not in note, note
+
+
+# --- a product after / keeps section 3's reading, with a note ---------------------------------
+
+@pytest.mark.parametrize("typed, meaning, note", [
+    ("1/x(x+1)", "(1/x)*(x + 1)", "read 1/x(x+1) as (1/x)*(x+1) (write 1/(x(x+1)) to divide "
+                                  "by x(x+1))"),
+    ("1/(x+1)(x-1)", "(1/(x + 1))*(x - 1)", "read 1/(x+1)(x-1) as (1/(x+1))*(x-1) (write "
+                                            "1/((x+1)(x-1)) to divide by (x+1)(x-1))"),
+    ("1/xy", "(1/x)*y", "read 1/xy as (1/x)*y (write 1/(xy) to divide by xy)"),
+    ("1/2x", "(1/2)*x", "read 1/2x as (1/2)*x (write 1/(2x) to divide by 2x)"),
+    ("2/x^2(x+1)", "(2/x**2)*(x + 1)", "read 2/x^2(x+1) as (2/x^2)*(x+1)"),
+])
+def test_a_product_after_a_slash_is_read_as_in_python_with_a_note(typed, meaning, note):
+    noted(reads(typed, meaning), note)
+
+
+@pytest.mark.parametrize("typed", ["1/x y", "x/2", "(x+1)/(x-1)", r"\frac{1}{x}(x+1)", "1/x^2"])
+def test_no_note_without_a_product_after_the_slash(typed):
+    assert not any("to divide by" in n for n in tape.expr.read(typed).notes)
+
+
+# --- e2x, line breaks and sentences are refused, saying what to write --------------------------
+
+def test_e_then_digits_then_letters_is_not_a_silent_variable():
+    with pytest.raises(tape.expr.ReadError, match=re.escape("did you mean e^(2x)?")):
+        tape.expr.read("e2x")
+    assert tape.expr.read("e2x", names=["e2x"]).variables == ["e2x"]
+    assert tape.expr.read("e2 + x1").variables == ["e2", "x1"]
+
+
+def test_a_line_break_inside_a_text_is_an_error():
+    with pytest.raises(tape.expr.ReadError, match="line break") as info:
+        tape.expr.read("x\nx")
+    assert info.value.column == 2
+    assert tape.expr.read("x^2\n").read_as == "x**2"
+
+
+@pytest.mark.parametrize("typed, hint", [
+    ("Find the third derivative of 367*j**4 + 299*j**2 + 6.",
+     "give the formula alone: '367*j**4 + 299*j**2 + 6' with --order 3"),
+    ("differentiate x^2 sin x with respect to x", "'x^2 sin x' with --wrt x"),
+    ("What is the derivative of x^2?", "give the formula alone: 'x^2'"),
+    ("find the second derivative of F with respect to v", "'F' with --wrt v --order 2"),
+    ("the derivative of x^2 at 3", "give the formula alone"),
+])
+def test_a_sentence_is_refused_saying_tape_reads_formulas(typed, hint):
+    with pytest.raises(tape.expr.ReadError, match="tape reads formulas") as info:
+        tape.expr.read(typed)
+    assert hint in info.value.hint
