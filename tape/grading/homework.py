@@ -111,7 +111,8 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
     target = expression_target(expression, declared=declared_names(wrt=wrt))
     given = expression_target(answer, label="--answer", declared=target.names)
     refuse_a_question(answer, target.names)
-    names = target.names
+    # a constant is a function of any variable (--wrt t, else x): its derivative is 0
+    names = target.names or [normalize(w) for w in (wrt or "x").split(",")][:1]
     along = _along(names, wrt or target.wrt_hint, order)
     variables = list(dict.fromkeys(along)) + [n for n in names if n not in along]
     answer_tree = in_the_names_of(given.trees[0], given.names, variables)
