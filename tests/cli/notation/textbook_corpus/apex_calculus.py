@@ -4,11 +4,15 @@ authors typeset them.
 Source: github.com/Tanwaiwax/APEXCalculusLT_Source (commit b0d80e0f), files
 ``exercises/02-03-exset-01.tex``, ``02-03-exset-02.tex``, ``02-04-exset-03.tex``,
 ``02-04-exset-06.tex``, ``02-05-exset-01.tex``, ``02-07-exset-03.tex`` ("compute the
-derivative", "the first four derivatives", "the requested derivative"). Authors: Gregory
+derivative", "the first four derivatives", "the requested derivative"),
+``02-06-exset-05.tex`` (logarithmic differentiation: the ``y'`` answers, not the tangent
+lines), ``02-07-exset-04.tex`` ("in two ways": the derivatives, not the simplified f) and
+``02-06-exset-02.tex`` (implicit differentiation, ``IMPLICIT``). Authors: Gregory
 Hartman et al.; licence: Creative Commons BY-NC 4.0 (the repository's LICENSE.md). Each
 ``\exercise{question}{answer}`` is one item: its math between ``$`` signs, the book's macros
 replaced by their definitions in ``headers/Header_Calculus.tex`` (``\fp`` is ``f\,'``,
-``\fpp`` ``f\,''``, ``\Fp`` ``F'``, ``\ds`` ``\displaystyle``, ``\abs{t}``
+``\fpp`` ``f\,''``, ``\Fp`` ``F'``, ``\dd`` ``\operatorname{d}\!``, ``\ds``
+``\displaystyle``, ``\abs{t}``
 ``\left\lvert t \right\rvert``) and ``\label{}`` and the words around the math dropped. Two
 edits: the answer ``\fp(x) = \fp'(x) = \fp''(x) = f^{(4)}(x) = 0`` is split into its four
 derivatives, and the remark ``f(x)=x, so`` before an answer is left out.
@@ -226,6 +230,30 @@ ITEMS = [
      [r"f\,'(x)=-\frac1{\sqrt{1-x^2}}"]),
     ("exercises/02-07-exset-03.tex", r"f(x)=\sin (\sin^{-1}x)",
      [r"f\,'(x)=1", r"f\,'(x)=\cos(\sin^{-1}x)\frac1{\sqrt{1-x^2}}=1"]),
+    ("exercises/02-06-exset-05.tex", r"\displaystyle y=(1+x)^{1/x}",
+     [r"y'= (1+x)^{1/x}\big(\frac{1}{x(x+1)}-\frac{\ln(1+x)}{x^2}\big)"]),
+    ("exercises/02-06-exset-05.tex", r"\displaystyle y=(2x)^{x^2}",
+     [r"y'= (2x)^{x^2}\big(2x\ln (2x)+x\big)"]),
+    ("exercises/02-06-exset-05.tex", r"\displaystyle y=\frac{x^{x}}{x+1}",
+     [r"y'= \frac{x^x}{x+1}\big(\ln x+1-\frac1{x+1}\big)"]),
+    ("exercises/02-06-exset-05.tex", r"\displaystyle y=x^{\sin (x)+2}",
+     [r"y'= x^{\sin (x)+2}\big(\cos x\ln x+\frac{\sin x+2}{x}\big)"]),
+    ("exercises/02-06-exset-05.tex", r"\displaystyle y=\frac{x+1}{x+2}",
+     [r"y'= \frac{x+1}{x+2}\big(\frac1{x+1}-\frac1{x+2}\big)"]),
+    ("exercises/02-06-exset-05.tex", r"\displaystyle y=\frac{(x+1)(x+2)}{(x+3)(x+4)}",
+     [r"y'= \frac{(x+1)(x+2)}{(x+3)(x+4)}\big(\frac1{x+1}+\frac1{x+2}-\frac1{x+3}-\frac1{x+4}\big)"]),
+    ("exercises/02-06-exset-05.tex", r"y=x^{e^x}",
+     [r"y'=x^{e^x-1}e^x(1+x\ln x)"]),
+    ("exercises/02-06-exset-05.tex", r"y=(\cot x)^{\cos x}",
+     [r"y'=\sin x(-\cot x)^{\cos x}(\csc^2x+\ln(\cot x))"]),
+    ("exercises/02-07-exset-04.tex", r"f(x) =\sin (\sin^{-1}x)",
+     [r"f\,'(x) = 1", r"f\,'(x) = \cos(\sin^{-1}x)\frac{1}{\sqrt{1-x^2}} = 1"]),
+    ("exercises/02-07-exset-04.tex", r"f(x) =\tan^{-1}(\tan x)",
+     [r"f\,'(x) = 1", r"f\,'(x) = \frac{1}{1+\tan^2x}\sec^2 x = 1"]),
+    ("exercises/02-07-exset-04.tex", r"f(x) =\sin(\cos^{-1} x)",
+     [r"f\,'(x) = \frac{-x}{\sqrt{1-x^2}}", r"f\,'(x) = \cos (\cos^{-1}x)(\frac{1}{\sqrt{1-x^2}}) =\frac{-x}{\sqrt{1-x^2}}"]),
+    ("exercises/02-07-exset-04.tex", r"f(x) =\sin(\tan^{-1} x)",
+     [r"f\,'(x)=\frac1{(x^2+1)^{3/2}}", r"f\,'(x)=\cos(\tan^{-1}x)(\frac1{x^2+1})=\frac1{\sqrt{x^2+1}}\cdot\frac1{x^2+1}"]),
 ]
 
 ERRATA = {
@@ -239,4 +267,45 @@ ERRATA = {
     r"\frac15x^{-4/5}(\sec t+ e^t) + \sqrt[5]{t}(\sec t\tan t + e^t)":
         "x for t: the function's variable is t",
     r"\frac1{\left\lvert t \right\rvert\sqrt{4t^2+1}}": "4t^2+1 for 4t^2-1",
+    r"\sin x(-\cot x)^{\cos x}(\csc^2x+\ln(\cot x))":
+        "the derivative is -(cot x)^(cos x)(sin x ln(cot x) + csc x)",
+    r"\cos (\cos^{-1}x)(\frac{1}{\sqrt{1-x^2}})": "the chain rule's -1/sqrt(1-x^2) lost its sign "
+                                                  "(the next form is right)",
+    r"-e^x x (x+2) e^{-y}": "the answer to x^2e^x+e^y=5, not x^2e^2+e^y=5 (dy/dx = -2xe^2e^-y)",
 }
+
+# find dy/dx by implicit differentiation (02-06-exset-02.tex), graded with --implicit
+IMPLICIT = [
+    ("exercises/02-06-exset-02.tex", r"x^4+y^2+y=7",
+     [r"\frac{\operatorname{d}\! y}{\operatorname{d}\! x} = \frac{-4x^3}{2y+1}"]),
+    ("exercises/02-06-exset-02.tex", r"x^{2/5}+y^{2/5}=1",
+     [r"\frac{\operatorname{d}\! y}{\operatorname{d}\! x}=-\frac{y^{3/5}}{x^{3/5}}"]),
+    ("exercises/02-06-exset-02.tex", r"\cos x+\sin y=1",
+     [r"\frac{\operatorname{d}\! y}{\operatorname{d}\! x}=\sin x\sec y"]),
+    ("exercises/02-06-exset-02.tex", r"\displaystyle\frac{x}{y}=10",
+     [r"\frac{\operatorname{d}\! y}{\operatorname{d}\! x}=\frac{y}{x}"]),
+    ("exercises/02-06-exset-02.tex", r"\displaystyle\frac{y}{x}=10",
+     [r"\frac{\operatorname{d}\! y}{\operatorname{d}\! x}=\frac{y}{x}"]),
+    ("exercises/02-06-exset-02.tex", r"x^2e^2+e^y=5",
+     [r"-e^x x (x+2) e^{-y}"]),
+    ("exercises/02-06-exset-02.tex", r"x^2\tan y=50",
+     [r"-\frac{2 \sin (y) \cos (y)}{x}"]),
+    ("exercises/02-06-exset-02.tex", r"(3 x^2+2 y^3)^4=2",
+     [r"-\frac{x}{y^2}"]),
+    ("exercises/02-06-exset-02.tex", r"(y^2+2y-x)^2=200",
+     [r"\frac{1}{2y+2}"]),
+    ("exercises/02-06-exset-02.tex", r"\displaystyle\frac{x^2+y}{x+y^2}=17",
+     [r"\frac{x^2+2 x y^2-y}{2 x^2 y-x+y^2}"]),
+    ("exercises/02-06-exset-02.tex", r"\displaystyle\frac{\sin (x)+y}{\cos (y)+x}=1",
+     [r"\frac{-\cos (x) (x+\cos (y))+\sin (x)+y}{\sin (y) (\sin (x)+y)+x+\cos (y)}"]),
+    ("exercises/02-06-exset-02.tex", r"\ln (x^2+y^2) = e",
+     [r"-\frac{x}{y}"]),
+    ("exercises/02-06-exset-02.tex", r"\ln (x^2+xy+y^2) = 1",
+     [r"-\frac{2x+y}{2y+x}"]),
+    ("exercises/02-06-exset-02.tex", r"xe^x = ye^y",
+     [r"\dfrac{e^x(x+1)}{e^y(y+1)}"]),
+    ("exercises/02-06-exset-02.tex", r"y\sin(x^3) = x\sin(y^3)",
+     [r"\dfrac{3x^2y\cos(x^3)-\sin(y^3)}{3xy^2\cos(y^3)- \sin(x^3)}"]),
+    ("exercises/02-06-exset-02.tex", r"\sqrt{xy} = 1 + x^2y",
+     [r"\dfrac{y-4xy\sqrt{xy}}{2x^2\sqrt{xy}-x}"]),
+]
