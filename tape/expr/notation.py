@@ -819,18 +819,22 @@ def _ends_operand(last: Token | None) -> bool:
 
 def _square_brackets(tokens: list[Token], match: dict[int, int]) -> None:
     """Square brackets group like parentheses (``[x^2+3]^2``, ``2[(2x+1)^{10}+1]``), except
-    an index glued to a name (``x[0]``, ``x[-1]``, ``x[i]``) and a list: the whole text in
+    an index glued to a name (``x[0]``, ``x[-1]``, ``x[i]``) or a whole number glued to a
+    bracket (``(x+y)[0]``), and a list: the whole text in
     one bracket holding a comma (``[x*y, x+y]``) or nothing."""
     for k, tok in enumerate(tokens):
         if tok.kind != OP or tok.text != "[" or match.get(k) is None:
             continue
         close = match[k]
         inner = tokens[k + 1:close]
-        if k > 0 and tokens[k - 1].kind == NAME and not tok.space and (
-                [t.kind for t in inner] in ([NUM], [NAME])
-                or ([t.kind for t in inner] == [OP, NUM] and inner[0].text in "+-")
-                or any(t.kind == OTHER and t.text == ":" for t in inner)):
-            continue        # an index (x[0]), or a slice that the walker refuses by name
+        kinds = [t.kind for t in inner]
+        number = kinds == [NUM] or (kinds == [OP, NUM] and inner[0].text in "+-")
+        before = tokens[k - 1] if k > 0 else None
+        if before is not None and not tok.space and (
+                (before.kind == NAME and (number or kinds == [NAME] or any(
+                    t.kind == OTHER and t.text == ":" for t in inner)))
+                or (before.kind == OP and before.text in ")]" and number)):
+            continue        # an index (x[0], (x+y)[-1]), or a slice refused by name
         if k == 0 and close == len(tokens) - 1 and (not inner or _top_level(inner, ",")):
             continue        # a list (an empty one: the jacobian says so)
         tok.text, tokens[close].text = "(", ")"

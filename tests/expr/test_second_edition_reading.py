@@ -259,3 +259,9 @@ def test_a_sentence_is_refused_saying_tape_reads_formulas(typed, hint):
     with pytest.raises(tape.expr.ReadError, match="tape reads formulas") as info:
         tape.expr.read(typed)
     assert hint in info.value.hint
+
+
+def test_a_whole_number_glued_to_a_bracket_is_an_index_and_anything_else_groups():
+    reads("(x+y)[-1]", "(x + y)[-1]")
+    reads("(x+1) [2]", "(x + 1)*2")
+    reads("[x+1][x-1]", "(x + 1)*(x - 1)")

@@ -37,6 +37,14 @@ BOOKS = {"APEX Calculus": apex_calculus, "Active Calculus": active_calculus,
          "CLP-1": clp_calculus}
 #: the share of forms that must be read and graded right (the goal of issue 33)
 GOAL = 0.99
+#: the forms tape does not grade yet, and why (each one counts against GOAL)
+NOT_GRADED = {
+    r"\sin x(-\cot x)^{\cos x}(\csc^2x+\ln(\cot x))":
+        "undecided: the book's wrong answer is not real where the derivative is",
+    r"\frac{x^2+2 x y^2-y}{2 x^2 y-x+y^2}":
+        "tape check --implicit stops on a division by zero while looking for points on "
+        "(x^2+y)/(x+y^2) = 17",
+}
 
 
 def forms():
@@ -114,7 +122,12 @@ def test_every_form_is_read_and_graded_as_the_book_means(chunk):
         elif (outcome == "correct") != right:
             misread.append((file, form, outcome, detail))
     assert not misread, misread
-    assert len(unread) <= (1 - GOAL) * len(FORMS) / 8, unread
+    assert [form for _, form, _ in unread if form not in NOT_GRADED] == [], unread
+
+
+def test_the_forms_not_graded_are_within_the_goal():
+    assert len(NOT_GRADED) <= (1 - GOAL) * len(FORMS)
+    assert all(form in [f[4] for f in FORMS] for form in NOT_GRADED)
 
 
 def test_a_label_gives_the_order_of_the_derivative():
