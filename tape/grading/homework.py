@@ -204,9 +204,9 @@ def _along(names: list[str], wrt: Optional[str], order: int) -> list[str]:
         if w not in names:
             raise CLIError(f"--wrt: {w!r} is not a variable of the expression "
                            f"(its variables: {', '.join(names) or 'none'})")
-    if len(along) > 1 and order != 1:
-        raise CLIError(f"--wrt {wrt} already names every differentiation (the mixed partial "
-                       f"of order {len(along)}); leave out --order")
+    if len(along) > 1 and order not in (1, len(along)):
+        raise CLIError(f"--wrt {wrt} names {len(along)} differentiations (the mixed partial "
+                       f"of order {len(along)}) but --order says {order}; give one of them")
     return along * order if len(along) == 1 else along
 
 
