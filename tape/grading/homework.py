@@ -113,6 +113,12 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
     refuse_a_question(answer, target.names)
     # a constant is a function of any variable (--wrt t, else x): its derivative is 0
     names = target.names or [normalize(w) for w in (wrt or "x").split(",")][:1]
+    for said, how in ((target.order_asked, "EXPR asks for"), (given.order_stated,
+                                                             "the answer's label says")):
+        if said and order not in (1, said):
+            raise CLIError(f"{how} derivative order {said} and --order says {order}; give "
+                           f"one of them")
+        order = said or order
     along = _along(names, wrt or target.wrt_hint, order)
     variables = list(dict.fromkeys(along)) + [n for n in names if n not in along]
     answer_tree = in_the_names_of(given.trees[0], given.names, variables)

@@ -100,6 +100,10 @@ def differentiate(expression: str, wrt, order: int, style: str, timeout: float) 
     target = expression_target(expression, declared=declared_names(wrt=wrt))
     names = target.wrt_names(wrt)
     target.names = target.names or names or ["x"]   # a constant: a function of any variable
+    if target.order_asked and order not in (1, target.order_asked):
+        output.abort(f"the text asks for derivative order {target.order_asked} and --order "
+                     f"says {order}; give one of them")
+    order = target.order_asked or order
     variables = target.ordered(names)
     wrt_names = names or list(variables)
     sizes = {n: None for n in variables} | infer_sizes(target.trees[0])
