@@ -2,8 +2,10 @@
 
 Only the commands people use for derivative exercises are read (``\\frac``, ``\\sqrt[n]{}``,
 ``\\sin^2 x``, ``\\log_{2}``, ``\\left( \\right)``, ``x^{2}``, ``\\cdot``, Greek letters, ...);
-braces group like brackets. The output goes through the same reading rules as plain text
-(``reading.py``), so ``\\sin x`` and ``sin x`` are one reading. A small reader of our own
+braces group like brackets and stay braces (they are not shown, so ``\\sin{x}^2`` is read as
+typeset, sin x²), ``\\frac{d^2}{dx^2}`` and ``\\frac{dy}{dx}`` become the plain operator and
+label, and ``1{,}100`` is a number. The output goes through the same reading rules as plain
+text (``notation.py``), so ``\\sin x`` and ``sin x`` are one reading. A small reader of our own
 rather than SymPy's ``parse_latex``: that one needs ANTLR or Lark at run time, builds SymPy
 objects (so it imports SymPy, seconds of start-up) and reads a larger language than the tree
 can hold; this one only rewrites text, never evaluates it, and costs nothing unless the text

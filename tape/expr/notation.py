@@ -2,7 +2,8 @@
 
 ``expr.parse`` hands the text here first, and ``read_text`` reads it whole in one call: folded
 characters, tokens, a ``d/dx`` prefix and a label such as ``y =`` dropped, and each side to
-parse translated. ``translate`` turns one side of an expression into Python syntax that ``ast`` parses with Python's precedence, and records how every column of the
+parse translated. ``translate`` turns one side of an expression into Python syntax that
+``ast`` parses with Python's precedence, and records how every column of the
 result maps back to the text as typed (error carets point at what the user wrote):
 
 * tokens: numbers, names, superscripts (``x²``), roots (``√``), bars (``|x|``), operators;
@@ -12,9 +13,17 @@ result maps back to the text as typed (error carets point at what the user wrote
   keywords and attribute names after ``.`` are never split;
 * a ``*`` is inserted between two factors side by side (``2x``, ``x(x+1)``, ``)(``);
 * a function name without ``(`` takes the factor product that follows as its argument
-  (``sin 2x`` -> ``sin(2*x)``); ``sin^2 x`` and ``sin²x`` are powers of the value,
-  ``sin^-1 x`` the inverse function;
+  (``sin 2x`` -> ``sin(2*x)``), up to a bracket after a name or ``e^`` (``sec x(1+x)`` ->
+  ``sec(x)*(1+x)``); ``sin^2 x`` and ``sin²x`` are powers of the value, ``sin^-1 x`` the
+  inverse function;
+* square brackets and braces group (``[x^2+3]^2``); a list is a whole text in one bracket
+  holding a comma, an index a number glued to a name or a bracket (``x[0]``);
+* superscripts are exponents, letters too (``x²``, ``2ˣ``, ``x⁽ⁿ⁺¹⁾``);
 * ``|...|`` becomes ``abs(...)``, ``√x`` ``sqrt(x)``, ``log_2 x`` ``log(x, 2)``.
+
+``read_text`` also finds the order of derivative a text names (operators in front such as
+``d²/dx²``, labels such as ``y'' =`` and ``f^{(4)}(x) =``), and refuses a sentence pasted
+instead of a formula.
 
 Nothing here evaluates text: the result only ever reaches ``ast.parse`` and the whitelisting
 walker in ``expr.py``. Readings with a plausible other meaning add a note (``notes``).
