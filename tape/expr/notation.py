@@ -1003,6 +1003,9 @@ def read_text(text: str, declared=()) -> Text:
     operators = _derivative_operators(typed, fold, declared)
     if operators:
         wrt, order, end = operators
+        spoken = re.match(r"\s*of\s", typed.folded[end:])
+        if spoken and "of" not in declared:
+            end += spoken.end()             # d/dx of x^2, as said aloud
         tokens = [t for t in tokens if t.start >= end]
         if not tokens:
             raise ExprError(f"d/d{wrt} needs an expression after it, like d/d{wrt} {wrt}^2",

@@ -107,6 +107,8 @@ def test_superscript_letters_are_exponents(typed, meaning):
     (r"\frac{d^2}{dx^2} x^3", "x**3", 2),
     (r"\frac{d^{2}}{dx^{2}}\left(x^4\right)", "x**4", 2),
     (r"\frac{d}{dx} [x^2]", "x**2", 1),
+    ("d/dx of x^2", "x**2", 1),             # as said aloud
+    ("d^2/dx^2 of (x^3)", "x**3", 2),
 ])
 def test_an_operator_in_front_asks_for_the_derivative_of_its_order(typed, meaning, order):
     reading = reads(typed, meaning)
