@@ -189,12 +189,8 @@ def expression_target(text: str, label: str | None = None, declared=()) -> Targe
     letters). Notes on ambiguous readings go to standard error."""
     reading = E.read(text, names=declared, label=label)
     show_notes(reading.notes, label)
-    target = Target(text, "expression", sorted(reading.variables), [reading.tree], [text],
-                    notes=reading.notes, wrt_hint=reading.wrt, orders=[reading.order])
-    # the order the text names: asked by d²/dx² in front, or stated by a label (y'' =)
-    target.order_asked = reading.derivative_order if reading.asks else None
-    target.order_stated = None if reading.asks else reading.derivative_order
-    return target
+    return Target(text, "expression", sorted(reading.variables), [reading.tree], [text],
+                  notes=reading.notes, wrt_hint=reading.wrt, orders=[reading.order])
 
 
 def expressions_target(texts: list[str], declared=()) -> Target:

@@ -1036,6 +1036,14 @@ def read_text(text: str, declared=()) -> Text:
                  (fold[left[0].start], fold[right[-1].end])), order, operators is not None)
 
 
+def stated_order(text: str, declared=()) -> tuple[int | None, bool]:
+    """The order of derivative ``text`` names, or None, and whether an operator in front asks
+    for it (``d²/dx² x^3``: 2, True) or a label states it (``y'' = 6x``: 2, False); for a
+    caller that holds a target rather than its reading (``Reading.derivative_order``)."""
+    read = read_text(text, declared)
+    return read.order, read.asks
+
+
 def _order_number(piece: str | None) -> int | None:
     """The number in ``^2``, ``^(2)``, ``²``, ``2``, ``⁽⁴⁾``; None for no piece."""
     if not piece:

@@ -113,12 +113,7 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
     refuse_a_question(answer, target.names)
     # a constant is a function of any variable (--wrt t, else x): its derivative is 0
     names = target.names or [normalize(w) for w in (wrt or "x").split(",")][:1]
-    for said, how in ((target.order_asked, "EXPR asks for"), (given.order_stated,
-                                                             "the answer's label says")):
-        if said and order not in (1, said):
-            raise CLIError(f"{how} derivative order {said} and --order says {order}; give "
-                           f"one of them")
-        order = said or order
+    order = _stated_order(expression, answer, target.names, order)
     along = _along(names, wrt or target.wrt_hint, order)
     variables = list(dict.fromkeys(along)) + [n for n in names if n not in along]
     answer_tree = in_the_names_of(given.trees[0], given.names, variables)
@@ -130,6 +125,23 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
     return Exercise(target.trees[0], answer_tree, variables, along,
                     {"expression": target.read_as, "answer": given.read_as},
                     answer_text=answer, answer_notes=tuple(given.notes))
+
+
+def _stated_order(expression: str, answer: str, names, order: int) -> int:
+    """The order of derivative asked for: the one an operator in front of EXPR asks for
+    (``d²/dx² x^3``) or the answer's label states (``y'' = 6x``), else ``order``; an
+    ``--order`` that says otherwise is refused, naming both."""
+    from ..expr.notation import stated_order
+
+    asked, operator = stated_order(expression, names)
+    stated, label_operator = stated_order(answer, names)
+    for said, how in ((asked if operator else None, "EXPR asks for"),
+                      (None if label_operator else stated, "the answer's label says")):
+        if said and order not in (1, said):
+            raise CLIError(f"{how} derivative order {said} and --order says {order}; give "
+                           f"one of them")
+        order = said or order
+    return order
 
 
 #: a reading note that names the other reading as text to type: ``read 1/2x as (1/2)*x
