@@ -73,6 +73,8 @@ def parse_number(text: str, where: str) -> float:
 
     if not text:
         raise CLIError(f"{where}: a value is missing")
+    if text.startswith("["):        # a vector inside a vector (brackets group in formulas)
+        raise CLIError(f"{where}: {text!r} is not a number")
     incomplete = re.match(_INCOMPLETE_EXPONENT, text)
     if incomplete:
         mantissa = incomplete.group(1)

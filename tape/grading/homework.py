@@ -145,7 +145,9 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
     target = expression_target(expression, declared=declared_names(wrt=wrt))
     given = expression_target(answer, label="--answer", declared=target.names)
     refuse_a_question(answer, target.names)
-    names = target.names
+    # a constant is a function of any variable (--wrt t, else x): its derivative is 0
+    names = target.names or [normalize(w) for w in (wrt or "x").split(",")][:1]
+    order = _stated_order(expression, answer, target.names, order)
     along = _along(names, wrt or target.wrt_hint, order)
     variables = list(dict.fromkeys(along)) + [n for n in names if n not in along]
     answer_tree = in_the_names_of(given.trees[0], given.names, variables)
@@ -158,6 +160,23 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
                     {"expression": target.read_as, "answer": given.read_as},
                     answer_text=answer, answer_notes=tuple(given.notes),
                     notes=[*target.notes, *(f"--answer: {n}" for n in given.notes)])
+
+
+def _stated_order(expression: str, answer: str, names, order: int) -> int:
+    """The order of derivative asked for: the one an operator in front of EXPR asks for
+    (``d²/dx² x^3``) or the answer's label states (``y'' = 6x``), else ``order``; an
+    ``--order`` that says otherwise is refused, naming both."""
+    from ..expr.notation import stated_order
+
+    asked, operator = stated_order(expression, names)
+    stated, label_operator = stated_order(answer, names)
+    for said, how in ((asked if operator else None, "EXPR asks for"),
+                      (None if label_operator else stated, "the answer's label says")):
+        if said and order not in (1, said):
+            raise CLIError(f"{how} derivative order {said} and --order says {order}; give "
+                           f"one of them")
+        order = said or order
+    return order
 
 
 #: a reading note that names the other reading as text to type: ``read 1/2x as (1/2)*x
@@ -220,9 +239,9 @@ def _along(names: list[str], wrt: Optional[str], order: int) -> list[str]:
         if w not in names:
             raise CLIError(f"--wrt: {w!r} is not a variable of the expression "
                            f"(its variables: {', '.join(names) or 'none'})")
-    if len(along) > 1 and order != 1:
-        raise CLIError(f"--wrt {wrt} already names every differentiation (the mixed partial "
-                       f"of order {len(along)}); leave out --order")
+    if len(along) > 1 and order not in (1, len(along)):
+        raise CLIError(f"--wrt {wrt} names {len(along)} differentiations (the mixed partial "
+                       f"of order {len(along)}) but --order says {order}; give one of them")
     return along * order if len(along) == 1 else along
 
 

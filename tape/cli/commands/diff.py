@@ -96,14 +96,19 @@ def differentiate(expression: str, wrt, order: int, style: str, timeout: float) 
     from ...calculus.derivatives import components, multisets
     from ...expr.symbolic import infer_sizes
     from ...calculus.targets import declared_names, expression_target
+    from ...expr.notation import stated_order
 
     target = expression_target(expression, declared=declared_names(wrt=wrt))
     names = target.wrt_names(wrt)
+    target.names = target.names or names or ["x"]   # a constant: a function of any variable
+    asked, operator = stated_order(expression, declared_names(wrt=wrt))
+    if operator and order not in (1, asked):
+        output.abort(f"the text asks for derivative order {asked} and --order says {order}; "
+                     f"give one of them")
+    order = asked if operator else order
     variables = target.ordered(names)
     wrt_names = names or list(variables)
-    if not wrt_names:
-        output.abort(f"{expression!r} has no variables to differentiate by")
-    sizes = infer_sizes(target.trees[0])
+    sizes = {n: None for n in variables} | infer_sizes(target.trees[0])
     # counted before the components and their multisets are listed: both can be huge
     n_components = sum(1 if sizes[name] is None else sizes[name] for name in wrt_names)
     check_partial_count(n_components, order, MAX_PARTIALS, "variables", "diff")
