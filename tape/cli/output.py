@@ -37,22 +37,37 @@ def abort(message: str = "", code: int = BAD_INPUT) -> NoReturn:
     raise CLIError(message, code)
 
 
+#: the longest diagnostic line written whole; a longer one keeps its start and its end (a
+#: message that quotes a megabyte of input would otherwise be a megabyte)
+MAX_MESSAGE_LINE = 1000
+
+
+def bounded(line: str) -> str:
+    """``line``, or for a line over ``MAX_MESSAGE_LINE`` characters its start and end with
+    the length of what was left out between them."""
+    if len(line) <= MAX_MESSAGE_LINE:
+        return line
+    head, tail = MAX_MESSAGE_LINE * 2 // 3, MAX_MESSAGE_LINE // 3
+    return (f"{line[:head]} ... ({len(line) - head - tail:,} characters left out) ... "
+            f"{line[-tail:]}")
+
+
 def print_error(lines: list[str]) -> None:
     """Write ``error: ...`` lines to standard error."""
-    sys.stderr.write("".join(f"error: {line}\n" for line in lines))
+    sys.stderr.write("".join(f"error: {bounded(line)}\n" for line in lines))
     sys.stderr.flush()
 
 
 def warn(message: str) -> None:
     """Write a ``warning: ...`` line to standard error."""
-    sys.stderr.write(f"warning: {message}\n")
+    sys.stderr.write(f"warning: {bounded(message)}\n")
     sys.stderr.flush()
 
 
 def note(message: str) -> None:
     """Write a ``note: ...`` line to standard error (a reading with another plausible meaning,
     a one-sided value)."""
-    sys.stderr.write(f"note: {message}\n")
+    sys.stderr.write(f"note: {bounded(message)}\n")
 
 
 def is_terminal(stream) -> bool:
