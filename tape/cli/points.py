@@ -89,7 +89,7 @@ def _not_finite(text: str, value: float, where: str) -> CLIError:
     and an inf or nan typed on purpose is as likely a slip (a NaN in a data file) as not."""
     plain = text.strip().lstrip("+-").lower()
     if plain in ("nan", "inf", "infinity"):
-        what = "is not a number (nan)" if plain == "nan" else "is infinite"
+        what = "is NaN, not a number" if plain == "nan" else "is infinite"
     elif not _is_expression(text):
         what = "is too large for a float (beyond 1.8e308)"
     else:

@@ -40,7 +40,7 @@ def test_an_empty_field_in_at_is_bad_input(at, field):
     ("sqrt(-1)", "has no finite real value (it evaluates to nan)"),
     ("1/0", "has no finite real value (it evaluates to inf)"),
     ("exp(1000)", "has no finite real value (it evaluates to inf)"),
-    ("nan", "is not a number (nan)"), ("-inf", "is infinite"), ("Infinity", "is infinite"),
+    ("nan", "is NaN, not a number"), ("-inf", "is infinite"), ("Infinity", "is infinite"),
     ("1e999", "is too large for a float")])
 def test_a_value_that_is_not_a_finite_real_number_is_bad_input(value, says):
     finite = "a point's values must be finite real numbers"
