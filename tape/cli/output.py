@@ -687,6 +687,34 @@ def print_fitted(console, title: str, columns: list[tuple[str, Optional[str]]],
         console.print(escape(caption), highlight=False)
 
 
+def print_table(console, table) -> None:
+    """A rich ``table`` as rich draws it when its columns fit ``console``'s width, their text
+    wrapped between words if need be; when not even that fits (rich would cut a number or a
+    formula), its title, then each row as a record, one ``header: cell`` line per column
+    (the terminal folds a long line: nothing is cut), then its caption."""
+    from rich.measure import Measurement
+    from rich.text import Text
+
+    wide = console.options.update_width(1 << 20)
+    if Measurement.get(console, wide, table).minimum <= console.width:
+        console.print(table)
+        return
+    if table.title:
+        console.print(table.title, highlight=False, soft_wrap=True)
+    for r in range(table.row_count):
+        if r:
+            console.print("")
+        for column in table.columns:
+            cell = column._cells[r]     # (rich keeps a column's cells there)
+            if cell == "":
+                continue
+            line = Text.assemble(Text.from_markup(str(column.header)), ": ",
+                                 Text.from_markup(cell) if isinstance(cell, str) else str(cell))
+            console.print(line, highlight=False, soft_wrap=True)
+    if table.caption:
+        console.print(table.caption, highlight=False, soft_wrap=True)
+
+
 def print_grid(console, row_labels: list[str], col_labels: list[str],
                cells: list[list[str]]) -> None:
     """A matrix (a Hessian, a Jacobian at one point) that fits ``console``'s width: whole, or

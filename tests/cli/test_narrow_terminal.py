@@ -92,3 +92,16 @@ def test_help_on_a_wide_terminal_keeps_its_panels(monkeypatch):
     monkeypatch.setenv("COLUMNS", str(A.HELP_MIN_WIDTH))
     result = tape_cli("grad", "--help")
     assert "╭─ Options" in result.stdout and "…" not in result.stdout
+
+
+def test_the_check_table_and_the_trace_become_records_when_they_cannot_fit(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "30")
+    checked = tape_cli("grad", "x*sin(y)", "--at", "1,2", "--check", "--format", "table")
+    assert checked.exit_code == 0 and "…" not in checked.stdout
+    assert "symbolic: x*cos(y)" in checked.stdout and "expected: -0.416147" in checked.stdout
+    traced = tape_cli("trace", "x*y", "--at", "1,2", "--format", "table")
+    assert traced.exit_code == 0 and "…" not in traced.stdout
+    assert "node: Mul" in traced.stdout and "inputs: #0, #1" in traced.stdout
+    monkeypatch.setenv("COLUMNS", "80")
+    wide = tape_cli("trace", "x*y", "--at", "1,2", "--format", "table")
+    assert "┃ id ┃ node" in wide.stdout
