@@ -670,7 +670,7 @@ def print_fitted(console, title: str, columns: list[tuple[str, Optional[str]]],
     first = _width(labels + (["point"] if numbered else []))
     widths = [_width([head, *row]) for head, row in zip(heads, rows)]
     groups = _groups(widths, first, console.width)
-    if groups is None:
+    if groups is None or len(labels) > MAX_TABLE_ROWS:     # (a long stack draws slowly)
         _print_lines(console, title, labels, heads if numbered else None, rows, caption)
         return
     console.print(escape(title), highlight=False, soft_wrap=True)
