@@ -140,12 +140,44 @@ def use_plain_values(params) -> None:
             param.get_runtime_param = lambda converter=converter: converter
 
 
+#: the narrowest terminal the rich help panels fit: below it they cut option names
+#: ("--precisi…", "-…"), and help is written by click's plain formatter, which wraps text
+#: to the width and never cuts a name
+HELP_MIN_WIDTH = 64
+
+
+def _help_width() -> int:
+    """The columns help is written for: COLUMNS, else the terminal's, else 80 (as rich)."""
+    import shutil
+
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def _format_help(command, plain_base, ctx, formatter) -> None:
+    """``command``'s help: Typer's rich panels, or on a terminal narrower than
+    ``HELP_MIN_WIDTH`` the plain help of ``plain_base`` (click's), ``width`` wide."""
+    width = _help_width()
+    if width >= HELP_MIN_WIDTH:
+        return super(plain_base, command).format_help(ctx, formatter)
+    from typer.core import MARKUP_MODE_KEY
+
+    formatter.width = max(width - 1, 10)
+    ctx.ensure_object(dict)
+    if isinstance(ctx.obj, dict):      # Typer's plain help reads the markup mode there
+        ctx.obj[MARKUP_MODE_KEY] = None
+    return super(TyperGroup if isinstance(command, TyperGroup) else TyperCommand,
+                 command).format_help(ctx, formatter)
+
+
 class TapeCommand(TyperCommand):
     """A command whose options are read by ``PlainValues``."""
 
     def parse_args(self, ctx, args):
         use_plain_values(self.get_params(ctx))
         return super().parse_args(ctx, args)
+
+    def format_help(self, ctx, formatter):
+        return _format_help(self, TapeCommand, ctx, formatter)
 
 
 class LazyCommands(Mapping):
@@ -192,6 +224,9 @@ class TapeGroup(TyperGroup):
 
     def list_commands(self, ctx) -> list[str]:
         return list(self.commands)
+
+    def format_help(self, ctx, formatter):
+        return _format_help(self, TapeGroup, ctx, formatter)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
              **extra):

@@ -93,6 +93,12 @@ ROWS: list[tuple[str, str, str]] = [
     ("points", "stdin: a bad line", "printf '1\\nabc\\n' | tape grad x --at -"),
     ("points", "stdin: no points", "printf '\\n# only a comment\\n' | tape grad x --at -"),
     ("points", "stdin: wrong number of values", "printf '1 2 3\\n' | tape grad x*y --at -"),
+    ("points", "stdin: an empty field (never dropped: the values after it would shift)",
+     "printf '1,,2\\n' | tape grad x*y --at -"),
+    ("points", "nan / inf given as a point", 'tape grad "x" --at nan'),
+    ("points", "number too large for a float", 'tape grad "x" --at 1e999'),
+    ("points", "a value with no finite real value", 'tape grad "x" --at "x=sqrt(-1)"'),
+    ("points", "a value that is infinite", 'tape grad "x" --at "x=1/0"'),
     ("points", "--at name in a look-alike script (Cyrillic х for x)",
      'tape grad "x^2" --at "х=1"'),
     ("wrt", "--wrt name not in the target", 'tape grad "x" --wrt y --at 1'),
@@ -114,6 +120,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("csv", "not UTF-8", f'tape grad "x" --points {D}/latin1.csv'),
     ("csv", "CSV on standard input without the column", "printf 'a\\n1\\n' | tape grad x --points -"),
     ("csv", "a line without end (a binary file, /dev/zero)", 'tape grad "x" --points /dev/zero'),
+    ("csv", "a cell that is not a finite number", "printf 'x\\n1\\nnan\\n' | tape grad x --points -"),
     ("csv", "error with --format json (errors stay plain lines)",
      f'tape grad "x*y" --points {D}/ragged.csv --format json'),
     ("script", "script does not exist", "tape grad nope.py --at 1"),
@@ -128,6 +135,8 @@ ROWS: list[tuple[str, str, str]] = [
     ("script", "function returns a string", f"tape grad {D}/returns_string.py --at 1"),
     ("script", "vector result given to grad", f"tape grad {D}/vector_out.py --at 1"),
     ("script", "script and expressions mixed", f'tape jacobian {D}/vector_out.py "x" --at 1'),
+    ("script", "script updates a NumPy array in place (a += x: the derivative would be wrong)",
+     f'tape grad {D}/in_place.py --at "x=[1,2]"'),
     ("options", "--order 0", 'tape grad "x" --at 1 --order 0'),
     ("options", "--order -1", 'tape grad "x" --at 1 --order -1'),
     ("options", "--order not an integer", 'tape grad "x" --at 1 --order 1.5'),
@@ -150,14 +159,14 @@ ROWS: list[tuple[str, str, str]] = [
      'tape check "x^2" --answer "d/dx x^2"'),
     ("symbolic", "check: wrong answer (not bad input: exit 1)",
      'tape check "x^2" --answer "3x"'),
+    ("symbolic", "diff: an undefined result (zoo)", 'tape diff "x*tan(pi/2)"'),
+    ("symbolic", "diff: a result that is not real", 'tape diff "x*acos(2)"'),
     ("symbolic", "--check timeout (numbers printed, exit 3)",
      'tape grad "x^2" --at 1 --check --timeout 0.0001'),
     ("non-finite", "division by zero", 'tape grad "1/x" --at 0'),
     ("non-finite", "log of a negative number", 'tape grad "log(x)" --at -1'),
     ("non-finite", "sqrt at 0 (infinite slope)", 'tape grad "sqrt(x)" --at 0'),
     ("non-finite", "overflow", 'tape grad "exp(x)" --at 1000'),
-    ("non-finite", "nan / inf given as a point", 'tape grad "x" --at nan'),
-    ("non-finite", "number too large for a float", 'tape grad "x" --at 1e999'),
     ("limits", "brackets nested too deeply (limit 150)",
      "tape grad \"$(python -c 'print(\"(\"*151+\"x\"+\")\"*151)')\" --at 1"),
     ("limits", "vector variable too long (limit 10,000)",
@@ -179,6 +188,8 @@ ROWS: list[tuple[str, str, str]] = [
      f"tape jacobian {D}/outer_out.py --at \"x=[$(python -c 'print(\",\".join([\"1\"]*1100))')]\""),
     ("limits", "plot --out image pixels (limit 4096 x 4096)",
      'tape plot "sin(x)" --out chart.png --width 20000 --height 20000'),
+    ("limits", "--at with 60,001 values (the message quotes the start of it)",
+     "tape grad \"x*y\" --at \"$(python -c 'print(\",\".join([\"1\"]*60001))')\""),
     ("limits", "check: --wrt naming more than 10 differentiations",
      'tape check "x^2" --answer 0 --wrt x,x,x,x,x,x,x,x,x,x,x'),
     ("process", "standard output closed", 'tape grad "x^2" --at 1 >&-'),
@@ -190,6 +201,8 @@ ROWS: list[tuple[str, str, str]] = [
      'tape grad "cbrt(x)" --at 0 2>&-'),
     ("process", "script writes to descriptor 1 (the JSON stays intact)",
      f"tape grad {D}/writes_fd1.py --at 3 --format json"),
+    ("process", "script prints at exit (the JSON stays intact)",
+     f"tape grad {D}/prints_at_exit.py --at 3 --format json"),
     ("process", "script forks (one result, from tape)", f"tape grad {D}/forks.py --at 3"),
     ("process", "script calls os._exit (not a silent exit 0)", f"tape grad {D}/exits.py --at 1"),
     ("process", "script reads standard input (tape's points)",
@@ -265,8 +278,15 @@ standard error, as measured by running the real command (`python
 tests/cli/bad_input/catalogue.py` regenerates this table; `tests/cli/test_bad_input.py` checks
 every row). Exit codes: 0 success, 1 a check failed, 2 bad input, 3 undecided (symbolic
 timeout). Bad input never prints a Python traceback (`--debug` shows one); a non-finite result
-is printed (`inf`, `nan`; `null` in JSON) with a `warning:` line and exit 0. Files used below
-are in `tests/cli/bad_input/`.
+is printed (`inf`, `nan`; `null` in JSON) with a `warning:` line and exit 0. A point value
+that is not a finite real number (`nan`, `inf`, `1e999`, `sqrt(-1)`, `1/0`), in `--at`, on a
+`--at -` line or in a `--points` cell, is bad input (exit 2): the derivative there means
+nothing, and a `nan` in a data file is more often a slip than a wish. A symbolic result with no
+real value (SymPy's `zoo`, `nan`, `oo`, `I`, or a constant such as `acos(2)`) is bad input
+(exit 2), never printed as a formula. An empty comma-separated field is never dropped. A
+message quotes at most the first 40 characters of what it refuses, with its length, and no
+diagnostic line is longer than 1000 characters. Files used below are in
+`tests/cli/bad_input/`.
 
 | kind | command | exit | first line of standard error |
 |---|---|---|---|
