@@ -10,9 +10,10 @@ The calls are looked up when first used: ``import tape.grading`` loads nothing m
 """
 from __future__ import annotations
 
-__all__ = ["check", "Verdict"]
+__all__ = ["check", "grade", "Verdict"]
 
-_WHERE = {"check": ("homework", "check"), "Verdict": ("verdict", "Verdict")}
+_WHERE = {"check": ("homework", "check"), "grade": ("grade", "grade"),
+          "Verdict": ("verdict", "Verdict")}
 
 
 def __getattr__(name: str):
