@@ -78,7 +78,9 @@ def _text(row: Mapping, name: str) -> str:
     value = row.get(name)
     if value is None:
         return ""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if not isinstance(value, (str, int, float)):
         raise RowError(f"{name}: {value!r} is not text")
     return str(value).strip()
 
