@@ -68,12 +68,12 @@ def check_antiderivative(check, expression: str, answer: str, *, wrt: Optional[s
     names = list(dict.fromkeys([variable, *integrand.variables]))
     letter = constant or next((c for c in CONSTANTS if c not in names), None)
     body, found = _without_constant(given.tree, letter)
-    extra = [n for n in E.free_variables(body) if n not in names]
-    if extra:
-        raise CLIError(_stray_names(extra, names, letter))
     if letter and letter in E.free_variables(body):
         raise CLIError(f"--answer: the constant of integration {letter} must stand alone as "
                        f"a term (... + {letter})")
+    extra = [n for n in E.free_variables(body) if n not in names]
+    if extra:
+        raise CLIError(_stray_names(extra, names, letter))
     reading_notes = [*integrand.notes, *(f"--answer: {n}" for n in given.notes)]
     read_as = {"expression": integrand.read_as, "answer": given.read_as}
     missing = [n for n in names if n not in E.free_variables(body)]
@@ -422,12 +422,18 @@ def _linear_coefficients(integrand, variable) -> list[float]:
 
 
 def _powers(integrand, variable) -> list[float]:
-    """n for every power x^n (and 1/x^m as n = -m) of the variable in the integrand."""
+    """n for every power u^n of the integrand whose base has derivative 1 (x, x + 1), and
+    -m for 1/x^m."""
+    from ..calculus.treediff import derivative
+
     found = []
 
+    def _slope(u):
+        du = derivative(u, [variable]) if variable in E.free_variables(u) else None
+        return _number(du) if du is not None else None
+
     def visit(node, kids):
-        if isinstance(node, E.Binary) and node.op == "**" and \
-                isinstance(node.left, E.Variable) and node.left.name == variable:
+        if isinstance(node, E.Binary) and node.op == "**" and _slope(node.left) == 1:
             n = _number(node.right)
             if n is not None:
                 found.append(n)
