@@ -12,7 +12,7 @@ from __future__ import annotations
 
 __all__ = ["check", "grade", "Verdict"]
 
-_WHERE = {"check": ("homework", "check"), "grade": ("grade", "grade"),
+_WHERE = {"check": ("homework", "check"), "grade": ("batch", "grade"),
           "Verdict": ("verdict", "Verdict")}
 
 

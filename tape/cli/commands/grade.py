@@ -62,7 +62,7 @@ def grade(
     """Grade a file of answers: one row out per row in, each correct, wrong, ambiguous,
     undecided or unreadable, with the mistake and a counterexample. Exit 0 when every row was
     graded, 2 when the file cannot be read."""
-    from ...grading.grade import grade as grade_rows
+    from ...grading.batch import grade as grade_rows
 
     if timeout <= 0:
         output.abort(f"--timeout must be a positive number of seconds, got {timeout}")
@@ -186,7 +186,7 @@ class _Source:
 def read_answers(path: str, key_path: Optional[str]) -> tuple[list[dict], list[str]]:
     """The rows to grade (problems joined from the key) and the WHO columns to copy, or exit 2
     naming the line of the first row that cannot be graded."""
-    from ...grading.grade import RowError, task_of
+    from ...grading.batch import RowError, task_of
 
     source = _Source(path, "ANSWERS")
     columns, records = source.records()

@@ -1,4 +1,6 @@
-"""``tape grade`` as a call: many answers checked over worker processes (SPEC sections 8 and 9).
+"""``tape grade`` as a call, ``tape.grading.grade``: many answers checked over worker processes
+(SPEC sections 8 and 9). (The module is not called ``grade``: importing it would then replace
+the function ``tape.grading.grade`` with the module.)
 
 >>> rows = [{"expression": "x^2", "answer": "2x"}, {"expression": "sin x", "answer": "-cos x"}]
 >>> [g.status for g in grade(rows, workers=1)]
@@ -179,15 +181,25 @@ def _serve(conn, parent: int, timeout: float) -> None:
         conn.send(result)
 
 
+#: checked here once before the workers are forked: a right answer, a wrong one and its
+#: diagnosis load and prime what every check uses (SymPy imports much of itself on first use,
+#: and each diagnosis runs in a child forked from a worker, which would otherwise start cold)
+PRIMERS = [("x^2 sin x", "2x sin x + x^2 cos x"), ("x^2 sin x", "2x cos x")]
+
+
 def warm_up() -> None:
-    """Load what every check needs, before the workers are forked (they then start warm)."""
-    import sympy  # noqa: F401
+    """Load and prime what every check needs, before the workers are forked."""
+    from ..expr.parse import read
+    from .diagnosis import diagnose
+    from .homework import check
 
-    from . import antiderivative, diagnosis, homework  # noqa: F401
-    from ..expr import highprec, symbolic  # noqa: F401
-    from ..calculus import derivatives, treediff  # noqa: F401
-
-    highprec.mpmath()
+    check(*PRIMERS[0])
+    tree, answer = read(PRIMERS[1][0]).tree, read(PRIMERS[1][1]).tree
+    try:
+        diagnose(tree, answer, ["x"], ["x"], [(0.5,), (1.5,), (2.0,)])
+    except Exception:  # noqa: BLE001  (priming only: a failure here costs nothing)
+        pass
+    from . import antiderivative  # noqa: F401
 
 
 class _Worker:
