@@ -187,8 +187,16 @@ def _serve(conn, parent: int, timeout: float) -> None:
 PRIMERS = [("x^2 sin x", "2x sin x + x^2 cos x"), ("x^2 sin x", "2x cos x")]
 
 
+_primed = False
+
+
 def warm_up() -> None:
-    """Load and prime what every check needs, before the workers are forked."""
+    """Load and prime what every check needs, before the workers are forked (once per
+    process)."""
+    global _primed
+    if _primed:
+        return
+    _primed = True
     from ..expr.parse import read
     from .diagnosis import diagnose
     from .homework import check
