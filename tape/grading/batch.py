@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+import weakref
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Mapping, Optional
@@ -166,6 +167,7 @@ def _serve(conn, parent: int, timeout: float) -> None:
 
     _tie_to_parent(parent)      # Ctrl-C is the parent's to handle; die with it
     notes.listener = None       # notes travel with the verdict, not to the terminal
+    _silence_descriptors()
     while True:
         try:
             task = conn.recv()
@@ -185,6 +187,20 @@ def _serve(conn, parent: int, timeout: float) -> None:
 #: diagnosis load and prime what every check uses (SymPy imports much of itself on first use,
 #: and each diagnosis runs in a child forked from a worker, which would otherwise start cold)
 PRIMERS = [("x^2 sin x", "2x sin x + x^2 cos x"), ("x^2 sin x", "2x cos x")]
+
+
+def _silence_descriptors() -> None:
+    """Point descriptors 1 and 2 at /dev/null: a worker has nothing to say there, a library's
+    warning must not land in the middle of the caller's output, and output the caller had
+    buffered when the worker was forked (copied with it) must not be written a second time
+    when the worker's SymPy child flushes on its way."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        try:
+            os.dup2(null, fd)
+        except OSError:
+            pass
+    os.close(null)
 
 
 _primed = False
@@ -211,24 +227,63 @@ def warm_up() -> None:
 
 
 class _Worker:
-    def __init__(self, context, timeout: float) -> None:
-        self.conn, theirs = context.Pipe()
-        self.process = context.Process(target=_serve, args=(theirs, os.getpid(), timeout),
-                                       daemon=False)   # its SymPy work forks children
-        self.process.start()
+    """A forked process grading the tasks sent down its pipe. Forked by hand rather than as a
+    ``multiprocessing.Process``: multiprocessing waits at exit for its non-daemonic children
+    (a worker must not be daemonic: its SymPy work forks children), and a worker only ends
+    when told to; this one ends when its parent does (``_tie_to_parent``, and its pipe
+    closing)."""
+
+    def __init__(self, timeout: float) -> None:
+        from multiprocessing.connection import Pipe
+
+        self.conn, theirs = Pipe()
+        parent = os.getpid()
+        self.pid = os.fork()
+        if self.pid == 0:       # the worker: never back into the caller's code
+            code = 0
+            try:
+                self.conn.close()
+                _serve(theirs, parent, timeout)
+            except BaseException:  # noqa: BLE001  (the parent sees the end of the pipe)
+                code = 1
+            finally:
+                os._exit(code)
         theirs.close()
         self.task: Optional[Task] = None
         self.since = 0.0
+        self.exitcode: Optional[int] = None
 
     def give(self, task: Task) -> None:
         self.task, self.since = task, time.monotonic()
         self.conn.send(task)
 
     def stop(self) -> None:
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join()
+        """Kill the process (if still running) and collect its exit code."""
+        if self.exitcode is None:
+            try:
+                os.kill(self.pid, 9)
+            except ProcessLookupError:
+                pass
+            self._reap(block=True)
         self.conn.close()
+
+    def _reap(self, block: bool) -> None:
+        try:
+            pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            self.exitcode = self.exitcode if self.exitcode is not None else -1
+            return
+        if pid:
+            self.exitcode = os.waitstatus_to_exitcode(status)
+
+    def ended_with(self, wait: float = 1.0) -> Optional[int]:
+        """The exit code of a worker whose pipe closed (waiting up to ``wait`` seconds)."""
+        deadline = time.monotonic() + wait
+        while self.exitcode is None and time.monotonic() < deadline:
+            self._reap(block=False)
+            if self.exitcode is None:
+                time.sleep(0.01)
+        return self.exitcode
 
 
 class Grading(Iterator[Graded]):
@@ -247,7 +302,6 @@ class Grading(Iterator[Graded]):
         self.timeout = timeout
         self.row_limit = row_limit if row_limit is not None else 2 * timeout + GRACE
         self.workers: list[_Worker] = []
-        self.context = None
         self.exhausted = False
         self.read = 0                       # rows taken from the input
         self.next = 0                       # the index to give next
@@ -256,6 +310,8 @@ class Grading(Iterator[Graded]):
         self.known: dict[Task, Graded] = {}     # task -> its verdict
         self.queue: deque = deque()         # tasks for the next free worker
         self.stopped = False
+        # an iteration left unfinished still ends its workers (when the Grading is collected)
+        self._finalizer = weakref.finalize(self, _stop_all, self.workers)
 
     def __enter__(self) -> "Grading":
         return self
@@ -327,6 +383,10 @@ class Grading(Iterator[Graded]):
         """Hand out waiting tasks, then wait for a verdict, a crash or a row's time limit."""
         from multiprocessing.connection import wait
 
+        if not hasattr(os, "fork"):     # (Windows) here, one row at a time, no time limit
+            task = self.queue.popleft()
+            self._settle(task, graded(task, self.timeout))
+            return
         idle = [w for w in self.workers if w.task is None]
         while self.queue and (idle or len(self.workers) < self.most):
             worker = idle.pop() if idle else self._start()
@@ -336,10 +396,9 @@ class Grading(Iterator[Graded]):
             return
         now = time.monotonic()
         soonest = min(w.since for w in busy) + self.row_limit
-        ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy],
-                     timeout=max(0.0, soonest - now))
+        ready = wait([w.conn for w in busy], timeout=max(0.0, soonest - now))
         for worker in busy:
-            if worker.conn in ready or worker.process.sentinel in ready:
+            if worker.conn in ready:        # a verdict, or the end of the pipe: a crash
                 self._collect(worker)
         now = time.monotonic()
         for worker in [w for w in self.workers if w.task is not None]:
@@ -357,9 +416,9 @@ class Grading(Iterator[Graded]):
                 return
         except (EOFError, OSError):
             pass
-        worker.process.join(1.0)
+        code = worker.ended_with()
         self._replace(worker, f"the check stopped unexpectedly (its process ended with code "
-                              f"{worker.process.exitcode}) and was not retried")
+                              f"{code}) and was not retried")
 
     def _replace(self, worker: _Worker, reason: str) -> None:
         task = worker.task
@@ -368,20 +427,19 @@ class Grading(Iterator[Graded]):
         self._settle(task, _refused(task, "undecided", reason))
 
     def _start(self) -> _Worker:
-        if self.context is None:
-            import multiprocessing
-
-            warm_up()
-            self.context = multiprocessing.get_context(
-                "fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-        worker = _Worker(self.context, self.timeout)
+        warm_up()
+        worker = _Worker(self.timeout)
         self.workers.append(worker)
         return worker
 
     def _kill(self) -> None:
-        for worker in self.workers:
-            worker.stop()
-        self.workers = []
+        _stop_all(self.workers)
+
+
+def _stop_all(workers: list) -> None:
+    for worker in workers:
+        worker.stop()
+    workers.clear()
 
 
 def _cores() -> int:

@@ -36,26 +36,34 @@ def _corpus_rows() -> list[dict]:
     return rows
 
 
-def _check_alone(row: dict) -> tuple:
-    """What ``check`` says of a row, in the terms a graded row has."""
+def _check_alone(row: dict):
+    """What ``check`` says of a row: its verdict, or the word for the error it raises."""
     options = {k: v for k, v in row.items() if k not in ("expression", "answer", "kind")}
     try:
         verdict = tape.grading.check(row["expression"], row["answer"],
                                      antiderivative=row.get("kind") == "antiderivative",
                                      **options)
     except ExprError:
-        return ("unreadable",)
+        return "unreadable"
     except CLIError as err:
-        return ("undecided" if err.code == 3 else "unreadable",)
-    return _decisive(verdict)
+        return "undecided" if err.code == 3 else "unreadable"
+    return verdict
 
 
 def _decisive(verdict) -> tuple:
+    """What decides a verdict: its word, the counterexample, how the texts were read. (The
+    diagnosis and the derivative shown are display work with a time budget of their own, on
+    a loaded machine sometimes missed: ``_same_polish`` compares them.)"""
     status = getattr(verdict, "status", None) or G._status(verdict)
     if status in ("unreadable",):
         return (status,)
-    return (status, verdict.counterexample, verdict.diagnosis, verdict.expected,
-            verdict.read_as, verdict.extra)
+    return (status, verdict.counterexample, verdict.read_as, verdict.extra.get("kind"))
+
+
+def _same_polish(a, b) -> bool:
+    """Equal diagnoses and derivatives shown, where both were made in time."""
+    return all(x is None or y is None or x == y
+               for x, y in [(a.diagnosis, b.diagnosis), (a.expected, b.expected)])
 
 
 def test_grade_says_what_check_says_on_every_corpus():
@@ -63,16 +71,26 @@ def test_grade_says_what_check_says_on_every_corpus():
     graded = list(tape.grading.grade(rows, workers=2))
     assert [g.index for g in graded] == list(range(len(rows)))
     assert [g.row for g in graded] == rows
+    missed = 0
     for row, g in zip(rows, graded):
-        assert _decisive(g) == _check_alone(row), row
+        alone = _check_alone(row)
+        if isinstance(alone, str):
+            assert g.status == alone and g.reason, row
+            continue
+        assert _decisive(g) == _decisive(alone), row
+        assert _same_polish(g, alone), row
+        missed += (g.diagnosis is None) != (alone.diagnosis is None)
+    assert missed <= len(rows) // 20     # a budget missed now and then, not a rule
 
 
 def test_the_same_verdicts_for_any_number_of_workers():
     rows = [{"expression": e, "answer": a, **o} for e, a, o, _ in WRONG[:12]]
     rows += [{"expression": "x^2", "answer": "2x +"}, {"expression": "x^2", "answer": ""}]
-    one = [_decisive(g) + (g.index,) for g in tape.grading.grade(rows, workers=1)]
-    three = [_decisive(g) + (g.index,) for g in tape.grading.grade(rows, workers=3)]
-    assert one == three and len(one) == len(rows)
+    one = list(tape.grading.grade(rows, workers=1))
+    three = list(tape.grading.grade(rows, workers=3))
+    assert [_decisive(g) + (g.index,) for g in one] == \
+        [_decisive(g) + (g.index,) for g in three]
+    assert len(one) == len(rows) and all(_same_polish(a, b) for a, b in zip(one, three))
 
 
 def test_unreadable_rows_say_why_and_grading_goes_on():
@@ -169,7 +187,7 @@ def test_ctrl_c_stops_every_worker_and_keeps_the_graded_rows(patch_workers):
     rows = [{"expression": "x^2", "answer": a} for a in ["2x", "slow", "x", "2x + 1"]]
     grading = G.grade(rows, workers=2)
     first = next(grading)
-    pids = [w.process.pid for w in grading.workers]
+    pids = [w.pid for w in grading.workers]
     assert first.status == "correct" and pids
     timer = threading.Timer(3.0, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()

@@ -362,6 +362,7 @@ class _CsvWriter:
         self.stream, self.who = stream, who
         self.writer = csv.writer(stream, lineterminator="\n")
         self.writer.writerow([*who, *COLUMNS])
+        stream.flush()          # before the workers are forked with a copy of the buffer
         self.bar = None
 
     def write(self, graded) -> None:
