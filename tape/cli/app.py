@@ -198,7 +198,9 @@ class TapeGroup(TyperGroup):
              **extra):
         args = list(sys.argv[1:] if args is None else args)
         debug = _take_debug_flag(args)
-        notes.listener = note   # said as each text is read, before an error it leads to
+        # each reading note is said as its text is read, before an error it leads to; only
+        # while the command runs (tape may run in-process, beside library calls)
+        heard, notes.listener = notes.listener, note
         try:
             code = super().main(args or ["--help"], prog_name or "tape", complete_var,
                                 standalone_mode=False, **extra)
@@ -234,6 +236,8 @@ class TapeGroup(TyperGroup):
             print_error([f"internal error: {type(exc).__name__}: {exc}",
                          "this is a bug in tape; run again with --debug for the traceback"])
             code = INTERNAL_ERROR
+        finally:
+            notes.listener = heard
         if standalone_mode:
             sys.exit(code)
         return code
