@@ -46,6 +46,7 @@ def check_antiderivative(check, expression: str, answer: str, *, wrt: Optional[s
     ``check`` is the derivative check (``homework.check``, which hands itself over);
     ``expression`` is the integrand, ``answer`` the proposed antiderivative, ``wrt`` the
     variable of integration (needed when the integrand has several names)."""
+    from ..expr.notes import tell
     from ..expr.parse import read
 
     if not antiderivative:
@@ -63,7 +64,9 @@ def check_antiderivative(check, expression: str, answer: str, *, wrt: Optional[s
         raise CLIError(f"--wrt {wrt}: an antiderivative is taken along one variable")
     declared = [n for n in (wrt, constant) if n]
     integrand = read(expression, names=declared)
+    tell(integrand.notes)
     given = read(answer, names=[*integrand.variables, *declared], label="--answer")
+    tell(given.notes, "--answer")
     variable = _variable(wrt, integrand.variables, given.variables, constant)
     names = list(dict.fromkeys([variable, *integrand.variables]))
     letter = constant or next((c for c in CONSTANTS if c not in names), None)
