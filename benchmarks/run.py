@@ -1016,6 +1016,111 @@ def partials_cli_row(n: int, order: int, every: list, wanted: list) -> Row:
 WORKLOADS["partials"] = rows_partials
 
 
+# ================================================================ grade: a class's answers (issue 28)
+GRADE_N = 1000          # answers graded by `tape grade`
+GRADE_SAMPLE = 50       # of them, each through its own `tape check` process (then scaled)
+
+
+def grade_answers(n: int, seed: int = 28) -> list[tuple[dict, str]]:
+    """``n`` answers to randomized exercises (each student's own coefficients, as homework
+    systems hand them out): about 60% right, the rest classic mistakes, 2% unreadable. Each
+    is (row, the verdict it must get)."""
+    rng = np.random.default_rng(seed)
+    D, A = "derivative", "antiderivative"
+
+    def families(a, b):
+        # (kind, expression, right answer, [classic mistakes])
+        return [
+            (D, f"x^{b}", f"{b}x^{b - 1}", [f"{b}x^{b}", f"x^{b - 1}"]),
+            (D, f"sin({a}x)", f"{a}cos({a}x)", [f"cos({a}x)", f"-{a}cos({a}x)"]),
+            (D, f"{a}x^2 sin x", f"{a}(2x sin x + x^2 cos x)", [f"{2 * a}x cos x"]),
+            (D, f"e^({a}x^2)", f"{2 * a}x e^({a}x^2)", [f"e^({a}x^2)"]),
+            (D, f"x/(x+{a})", f"{a}/(x+{a})^2", [f"-{a}/(x+{a})^2", f"1/(x+{a})"]),
+            (D, f"ln(x^2+{a})", f"2x/(x^2+{a})", [f"1/(x^2+{a})"]),
+            (A, f"cos({a}x)", f"sin({a}x)/{a} + C", [f"sin({a}x) + C"]),
+            (A, f"x^{b}", f"x^{b + 1}/{b + 1} + C", [f"x^{b + 1} + C"]),
+            (A, f"sin({a}x)", f"-cos({a}x)/{a} + C", [f"cos({a}x)/{a} + C"]),
+            (A, f"{a}x e^x", f"{a}(x e^x - e^x) + C", [f"{a}x^2/2 e^x + C"]),
+        ]
+
+    out = []
+    for i in range(n):
+        a, b = int(rng.integers(2, 30)), int(rng.integers(2, 12))
+        kind, expression, right, wrong = families(a, b)[i % 10]
+        u = rng.random()
+        if u < 0.02:
+            answer, want = right + " +", "unreadable"
+        elif u < 0.62:
+            answer, want = right, "correct"
+        else:
+            answer, want = wrong[int(rng.integers(len(wrong)))], "wrong"
+        out.append(({"id": i + 1, "expression": expression, "answer": answer, "kind": kind},
+                    want))
+    return out
+
+
+def rows_grade(peers, quick):
+    """`tape grade` of GRADE_N answers, whole process, against the same answers through one
+    `tape check` process each (GRADE_SAMPLE of them timed, scaled to GRADE_N). Goal: >= 20x
+    faster than the processes and >= 30 answers/s. Every verdict printed is checked."""
+    n = 200 if quick else GRADE_N
+    sample = 10 if quick else GRADE_SAMPLE
+    exe, why = tape_cli()
+    rate = Goal(">= 20x the processes, >= 30 answers/s",
+                lambda t, r: r is not None and t * 20 <= r and n / t >= 30)
+    row = Row("grade", f"tape grade, {n} answers (60% right, 38% classic mistakes, 2% unreadable)",
+              None, lambda v: None, ref_what=f"one tape check process per answer ({sample} timed, "
+                                             f"scaled to {n})", goal=rate, tape_skip=why)
+
+    def measure():
+        import csv as csv_module
+        import io
+
+        answers = grade_answers(n)
+        tmp = Path(tempfile.mkdtemp(prefix="tape-bench-"))
+        try:
+            path = tmp / "answers.csv"
+            with open(path, "w", newline="") as handle:
+                writer = csv_module.DictWriter(handle, ["id", "expression", "answer", "kind"])
+                writer.writeheader()
+                writer.writerows(r for r, _ in answers)
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = perf_counter()
+            p = subprocess.run([exe, "grade", str(path), "--format", "csv"], capture_output=True,
+                               text=True, stdin=subprocess.DEVNULL)
+            wall = perf_counter() - t0
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            assert p.returncode == 0, f"tape grade: exit {p.returncode}: {p.stderr[-300:]}"
+            got = [r["verdict"] for r in csv_module.DictReader(io.StringIO(p.stdout))]
+            want = [w for _, w in answers]
+            bad = [(answers[i][0], g) for i, (g, w) in enumerate(zip(got, want)) if g != w]
+            assert len(got) == n and not bad, f"{len(bad)} verdicts not as expected: {bad[:3]}"
+            cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
+            picked = [answers[i][0] for i in range(0, n, max(1, n // sample))][:sample]
+            cmds = {}
+            for r in picked:
+                cmd = [exe, "check", r["expression"], "--answer", r["answer"]]
+                cmds[str(r["id"])] = cmd + (["--antiderivative"] if r["kind"] == A_KIND else [])
+            each = time_commands(cmds, 1)
+            scale = n / len(picked)
+            ref_wall = sum(v[0][0] for v in each.values()) * scale
+            ref_cpu = sum(v[1][0] for v in each.values()) * scale
+            return {"tape": ([wall], [cpu]), "ref": ([ref_wall], [ref_cpu])}
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    if exe:
+        row.measure_times = measure
+    row.note = lambda m: (f"{n / m['tape']:.0f} answers/s, {m['ref'] / m['tape']:.0f}x the "
+                          f"processes (wall), load {os.getloadavg()[0]:.1f}"
+                          if m.get("tape") and m.get("ref") else "")
+    return [row]
+
+
+A_KIND = "antiderivative"
+WORKLOADS["grade"] = rows_grade
+
+
 # ================================================================ memory: whole CLI runs on a budget
 MEMORY_BUDGET_MB = 1024      # tape's default --memory
 

@@ -43,6 +43,7 @@ COMMANDS = [
     ("hessian", "hessian"),
     ("diff", "diff"),
     ("check", "check"),
+    ("grade", "grade"),
     ("tangent", "tangent"),
     ("taylor", "taylor"),
     ("trace", "trace"),

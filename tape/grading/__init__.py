@@ -1,5 +1,5 @@
 """Verdicts: is an answer the derivative (``tape check``), and do tape's numbers agree with a
-second opinion (``--check``) (SPEC sections 5 and 8).
+second opinion (``--check``) (SPEC sections 5 and 8); many answers at once (``grade``).
 
 >>> import tape.grading
 >>> verdict = tape.grading.check("x^2 sin x", "2x cos x")
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from ..expr.lazy import lazy_attributes
 
-__all__ = ["check", "Verdict"]
+__all__ = ["check", "grade", "Verdict"]
 
 __getattr__, __dir__ = lazy_attributes(__name__, {
-    "check": ("homework", "check"), "Verdict": ("verdict", "Verdict")})
+    "check": ("homework", "check"), "grade": ("batch", "grade"),
+    "Verdict": ("verdict", "Verdict")})

@@ -96,14 +96,17 @@ class Exercise:
 
 
 def check(expression: str, answer: str, *, wrt: Optional[str] = None, order: int = 1,
-          implicit: bool = False, dependent: str = "y", timeout: float = TIMEOUT) -> Verdict:
+          implicit: bool = False, dependent: str = "y", antiderivative: bool = False,
+          constant: Optional[str] = None, timeout: float = TIMEOUT) -> Verdict:
     """Is ``answer`` the derivative of ``expression`` (SPEC sections 5 and 8)?
 
     ``wrt`` names the variable (needed with several; ``"x,y"`` is the mixed partial d/dx then
     d/dy), ``order`` the derivative's order; with ``implicit`` the expression is an equation
     in x and the ``dependent`` name and the answer is checked against dy/dx on the curve.
-    ``timeout`` bounds the symbolic work in seconds. Returns a ``Verdict``: ``correct`` True,
-    False (with a counterexample, and a diagnosis when one is found) or None (undecided, with
+    ``timeout`` bounds the symbolic work in seconds. With ``antiderivative`` the question is
+    the other way round: is ``answer`` an antiderivative of ``expression``, up to a constant
+    (``+ C``, or the letter ``constant`` names; see ``antiderivative.py``)? Returns a
+    ``Verdict``: ``correct`` True, False (with a counterexample, and a diagnosis when one is found) or None (undecided, with
     the ``reason``). Texts that cannot be read raise ``tape.expr.ReadError``; other bad input
     (a name the answer has and the expression does not) raises ``CLIError``.
 
@@ -113,6 +116,12 @@ def check(expression: str, answer: str, *, wrt: Optional[str] = None, order: int
     """
     if timeout is None or not timeout > 0:
         raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
+    if antiderivative or constant is not None:
+        from .antiderivative import check_antiderivative
+
+        return check_antiderivative(check, expression, answer, wrt=wrt, order=order,
+                                    implicit=implicit, antiderivative=antiderivative,
+                                    constant=constant, timeout=timeout)
     try:
         if implicit:
             from .curves import check_implicit
