@@ -2,8 +2,9 @@
 
 ``tape check`` decides by the numbers and then prints the derivative asked for; loading SymPy
 only to write that line would take most of the command's time. ``derivative`` differentiates
-tape's own tree by the textbook rules (sum, product, quotient, power, chain, and a table of the
-elementary functions) and builds the result through constructors that fold numbers and drop
+tape's own tree by the textbook rules (``rules.py``: sum, product, quotient, power, chain, and
+the function table's rule for each elementary function) and builds the result through
+constructors that fold numbers and drop
 zeros and ones, so the text reads like a hand-written answer (``3*cos(3*x)``); ``expr.read_as``
 prints it in SymPy syntax. Each function's derivative is its template in the function table
 (``functions.Function.derivative``), built here by ``TreeBuilder``; functions without one
@@ -16,16 +17,12 @@ from fractions import Fraction
 from typing import Optional
 
 from ..expr import tree as E
-from ..expr.functions import FUNCTIONS
+from .rules import NoRule, differentiate
 
 ZERO, ONE = E.Number(0.0), E.Number(1.0)
-#: larger trees, given or derived, are left to SymPy (the like-term search here is
-#: quadratic, and each differentiation can multiply the size)
+#: larger trees, given or derived, are left to SymPy: collecting like terms here compares
+#: every term with every other (quadratic), and each differentiation can multiply the size
 MAX_NODES = 300
-
-
-class NoRule(Exception):
-    """A function this module has no derivative rule for."""
 
 
 def derivative(tree: E.Expr, along: list[str]) -> Optional[E.Expr]:
@@ -38,8 +35,8 @@ def derivative(tree: E.Expr, along: list[str]) -> Optional[E.Expr]:
         for k, name in enumerate(along):
             if k and _size(tree) > MAX_NODES:
                 return None
-            tree = _d(tree, name)
-    except (NoRule, RecursionError):
+            tree = differentiate(tree, name, _BUILDER)
+    except NoRule:
         return None
     return tree if _size(tree) <= 4 * MAX_NODES else None
 
@@ -61,10 +58,6 @@ def _exp_form(node: E.Expr, kids: list) -> E.Expr:
     if isinstance(node, (E.Index, E.Relation)):
         raise NoRule(type(node).__name__)
     return node
-
-
-def _has(tree: E.Expr, name: str) -> bool:
-    return name in E.free_variables(tree)
 
 
 # --------------------------------------------------------------------------- constructors
@@ -266,10 +259,16 @@ def _with_numbers(constructor):
 
 
 class TreeBuilder:
-    """The builder the function table's derivative templates (``functions.Function``) write
-    tape trees with: the constructors above."""
+    """The builder ``rules.differentiate`` and the function table's derivative templates
+    (``functions.Function``) write tape trees with: the constructors above. The functions the
+    steps rewrite first (``sigmoid``, ``log(u, b)``...) are left to SymPy here."""
 
     add, sub, mul, div = map(_with_numbers, (add, sub, mul, div))
+    rewrites = False
+
+    @staticmethod
+    def lift(node: E.Expr) -> E.Expr:
+        return node
 
     @staticmethod
     def number(k: int) -> E.Expr:
@@ -280,8 +279,8 @@ class TreeBuilder:
         return neg(a)
 
     @staticmethod
-    def power(base: E.Expr, k: int) -> E.Expr:
-        return power(base, number(Fraction(k)))
+    def power(base: E.Expr, k) -> E.Expr:
+        return power(base, number(Fraction(k)) if isinstance(k, int) else k)
 
     @staticmethod
     def call(name: str, *args: E.Expr) -> E.Expr:
@@ -293,54 +292,3 @@ class TreeBuilder:
 
 
 _BUILDER = TreeBuilder()
-
-
-# --------------------------------------------------------------------------- rules
-
-def _outer(name: str, u: E.Expr) -> E.Expr:
-    """d/du of the function ``name`` at ``u`` (one argument), from the function table."""
-    template = FUNCTIONS[name].derivative
-    if template is None:
-        raise NoRule(name)
-    return template(_BUILDER, u)
-
-
-def _d(node: E.Expr, x: str) -> E.Expr:
-    if not _has(node, x):
-        return ZERO
-    if isinstance(node, E.Variable):
-        return ONE
-    if isinstance(node, E.Unary):
-        inner = _d(node.operand, x)
-        return neg(inner) if node.op == "-" else inner
-    if isinstance(node, E.Binary):
-        u, v = node.left, node.right
-        if node.op in "+-":
-            du, dv = _d(u, x), _d(v, x)
-            return add(du, dv) if node.op == "+" else sub(du, dv)
-        if node.op == "*":
-            return add(mul(_d(u, x), v), mul(u, _d(v, x)))
-        if node.op == "/":
-            if not _has(v, x):
-                return div(_d(u, x), v)
-            if not _has(u, x):
-                return neg(div(mul(u, _d(v, x)), power(v, E.Number(2.0))))
-            return div(sub(mul(_d(u, x), v), mul(u, _d(v, x))), power(v, E.Number(2.0)))
-        return _d_power(u, v, x)
-    if isinstance(node, E.Call) and len(node.args) == 1:
-        u = node.args[0]
-        return mul(_outer(node.name, u), _d(u, x))
-    raise NoRule(getattr(node, "name", type(node).__name__))
-
-
-def _d_power(u: E.Expr, v: E.Expr, x: str) -> E.Expr:
-    if not _has(v, x):                                     # the power rule
-        k = _value(v)
-        lowered = number(k - 1) if k is not None else sub(v, ONE)
-        return mul(mul(v, power(u, lowered)), _d(u, x))
-    if isinstance(u, E.Constant) and u.name == "e":       # e^v
-        return mul(call("exp", v), _d(v, x))
-    if not _has(u, x):                                     # a^v
-        return mul(mul(power(u, v), call("log", u)), _d(v, x))
-    # u^v with both varying: u^v (v' ln u + v u'/u)
-    return mul(power(u, v), add(mul(_d(v, x), call("log", u)), div(mul(v, _d(u, x)), u)))
