@@ -1,6 +1,7 @@
 """Step-by-step derivatives: the derivation as a tree of named rules, every step verified.
 
-``derive(tree, x)`` walks tape's own expression tree the way a textbook does: constants and the
+``derive(tree, x)`` applies the textbook rules of ``rules.py`` with ``StepBuilder``, which
+records each rule as a ``Step``, the way a textbook does: constants and the
 variable itself, then the sum rule before the product rule, constant factors pulled out
 (``constant multiple``), the quotient rule, the power rule, the exponential and logarithm
 rules, a table rule for each elementary function, and the chain rule as outer'(inner)·inner'
@@ -29,10 +30,8 @@ from ..expr import symbolic as S
 from ..expr import tree as E
 from ..expr.errors import INTERNAL_ERROR, UNDECIDED, CLIError
 from ..expr.functions import FUNCTIONS
+from .rules import differentiate, product as _product
 
-#: placeholder names for the inner part of a chain step, tried in order (the first one that is
-#: not a variable of the expression is used)
-PLACEHOLDERS = ("u", "v", "w", "t", "s", "z")
 #: results with more operations than this are only factored for reading, not simplified
 #: (every step is tidied, so SymPy's simplify on each big one would dominate the run time)
 FULL_TIDY_OPS = 24
@@ -110,45 +109,6 @@ def _shown(tree: E.Expr):
     return out
 
 
-def _depends(tree: E.Expr, x: str) -> bool:
-    return x in E.free_variables(tree)
-
-
-def _terms(tree: E.Expr) -> list[tuple[int, E.Expr]]:
-    """A chain of ``+``/``-`` as (sign, term) pairs, left to right."""
-    out: list[tuple[int, E.Expr]] = []
-    stack = [(1, tree)]
-    while stack:
-        sign, node = stack.pop()
-        if isinstance(node, E.Binary) and node.op in "+-":
-            stack.append((sign if node.op == "+" else -sign, node.right))
-            stack.append((sign, node.left))
-        else:
-            out.append((sign, node))
-    return out
-
-
-def _factors(tree: E.Expr) -> list[E.Expr]:
-    """A chain of ``*`` as its factors, left to right."""
-    out: list[E.Expr] = []
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, E.Binary) and node.op == "*":
-            stack.append(node.right)
-            stack.append(node.left)
-        else:
-            out.append(node)
-    return out
-
-
-def _product(factors: list[E.Expr]) -> E.Expr:
-    out = factors[0]
-    for f in factors[1:]:
-        out = E.Binary("*", out, f)
-    return out
-
-
 def _tidy(expr):
     """``symbolic.tidy``, unless it brings in functions the result did not have (a sigmoid's
     derivative turned into cosh): a student should recognise each result."""
@@ -164,169 +124,59 @@ def _tidy(expr):
     return tidy if heads(tidy) <= heads(expr) else sp.factor_terms(expr)
 
 
-def _placeholder(tree: E.Expr) -> str:
-    taken = set(E.free_variables(tree))
-    return next(n for n in PLACEHOLDERS if n not in taken)
-
-
-def _rewritten(name: str, arg: E.Expr) -> E.Expr | None:
-    """Functions a textbook first writes in elementary terms."""
-    one, two = E.Number(1.0), E.Number(2.0)
-    if name == "sigmoid":
-        return E.Binary("/", one, E.Binary("+", one, E.Call("exp", (E.Unary("-", arg),))))
-    if name == "softplus":
-        return E.Call("log", (E.Binary("+", one, E.Call("exp", (arg,))),))
-    if name == "relu":
-        return E.Binary("/", E.Binary("+", arg, E.Call("abs", (arg,))), two)
-    return None
-
-
-def _elementary(name: str, u: str) -> tuple[str, Any]:
-    """(rule, f'(u)) for function ``name`` applied to the plain variable ``u``: the rule's name
-    and derivative from the function table."""
+def _elementary(name: str, u) -> tuple[str, Any]:
+    """(rule, f'(u)) for function ``name`` at ``u`` (SymPy): the rule's name and derivative
+    from the function table."""
     function = FUNCTIONS[name]
     if function.rule is None:
         raise CLIError(f"no step-by-step rule for {name}(); tape diff without --steps gives "
                        f"its derivative", UNDECIDED)
-    return function.rule, function.derivative(S.SympyBuilder(), S.symbol(u))
+    return function.rule, function.derivative(S.SympyBuilder(), u)
 
 
 # --------------------------------------------------------------------------- the rules
 
-def derive(tree: E.Expr, x: str) -> Step:
-    """The derivation of ``tree`` along ``x`` as a tree of steps (results tidied)."""
-    sp = S.sympy()
-    if isinstance(tree, E.Index) or (isinstance(tree, E.Call)
-                                     and FUNCTIONS[tree.name].kind != "elementwise"):
-        what = "indexing" if isinstance(tree, E.Index) else f"{tree.name}()"
-        raise CLIError(f"--steps works on scalar variables; {what} is not supported there")
-    if not _depends(tree, x):
-        return Step("constant", tree, x, sp.S.Zero)
-    if isinstance(tree, E.Variable):
-        return Step("identity", tree, x, sp.S.One)
-    if isinstance(tree, E.Unary):
-        inner = derive(tree.operand, x)
-        if tree.op == "+":
-            return inner
-        return Step("constant multiple", tree, x, _tidy(-inner.derivative), [inner])
-    if isinstance(tree, E.Binary):
-        if tree.op in "+-":
-            return _sum(tree, x)
-        if tree.op == "*":
-            return _product_rule(tree, x)
-        if tree.op == "/":
-            return _quotient(tree, x)
-        return _power(tree, x)
-    if isinstance(tree, E.Call):
-        return _function(tree, x)
-    raise TypeError(f"unknown expression node {tree!r}")
+class StepBuilder:
+    """The builder of ``rules.differentiate`` that records a ``Step`` for every rule applied:
+    SymPy results, each tidied for reading, sums and products taken whole as a textbook
+    writes them, ``sigmoid``, ``softplus``, ``relu`` and ``log(u, b)`` rewritten first."""
 
+    flatten = True
+    rewrites = True
 
-def _sum(tree, x):
-    sp = S.sympy()
-    terms = _terms(tree)
-    subs = [derive(t, x) for _, t in terms]
-    result = sp.Add(*[sign * s.derivative for (sign, _), s in zip(terms, subs)])
-    return Step("sum", tree, x, _tidy(result), subs)
+    def __init__(self) -> None:
+        builder = S.SympyBuilder()
+        for op in ("number", "add", "sub", "mul", "div", "neg", "power", "call", "sign"):
+            setattr(self, op, getattr(builder, op))
 
+    @staticmethod
+    def lift(node: E.Expr):
+        return _sympy(node)
 
-def _product_rule(tree, x):
-    sp = S.sympy()
-    factors = _factors(tree)
-    constant = [f for f in factors if not _depends(f, x)]
-    varying = [f for f in factors if _depends(f, x)]
-    if constant:
-        inner = derive(_product(varying), x)
-        c = sp.Mul(*[_sympy(f) for f in constant])
-        return Step("constant multiple", tree, x, _tidy(c * inner.derivative), [inner])
-    subs = [derive(f, x) for f in factors]
-    values = [_sympy(f) for f in factors]
-    result = sp.Add(*[sp.Mul(*[s.derivative if j == i else v for j, v in enumerate(values)])
-                      for i, s in enumerate(subs)])
-    return Step("product", tree, x, _tidy(result), subs)
+    @staticmethod
+    def outer(name: str, u):
+        return _elementary(name, u)[1]
 
-
-def _quotient(tree, x):
-    num, den = tree.left, tree.right
-    if not _depends(den, x):
-        inner = derive(num, x)
-        return Step("constant multiple", tree, x, _tidy(inner.derivative / _sympy(den)),
-                    [inner])
-    top, bottom = derive(num, x), derive(den, x)
-    n, d = _sympy(num), _sympy(den)
-    result = (top.derivative * d - n * bottom.derivative) / d ** 2
-    return Step("quotient", tree, x, _tidy(result), [top, bottom])
-
-
-def _chain(tree: E.Expr, inner: E.Expr, x: str, outer_step) -> Step:
-    """``tree`` = outer(inner): the elementary step ``outer_step(tree_in_placeholder, u)``
-    directly when ``inner`` is ``x`` itself, else the chain rule around it."""
-    if isinstance(inner, E.Variable) and inner.name == x:
-        return outer_step(tree, x)
-    u = _placeholder(tree)
-    outer_tree = _replace(tree, inner, E.Variable(u))
-    outer = outer_step(outer_tree, u)
-    inside = derive(inner, x)
-    back = outer.result.subs(S.symbol(u), _sympy(inner))
-    return Step("chain", tree, x, _tidy(back * inside.derivative), [outer, inside],
-                substitution={u: inner})
-
-
-def _replace(tree: E.Expr, old: E.Expr, new: E.Expr) -> E.Expr:
-    """``tree`` with its direct argument ``old`` (a child of the root) replaced by ``new``."""
-    if isinstance(tree, E.Call):
-        return E.Call(tree.name, tuple(new if a is old else a for a in tree.args))
-    if isinstance(tree, E.Binary):
-        return E.Binary(tree.op, new if tree.left is old else tree.left,
-                        new if tree.right is old else tree.right)
-    raise TypeError(f"cannot substitute into {tree!r}")
-
-
-def _power(tree, x):
-    sp = S.sympy()
-    base, exponent = tree.left, tree.right
-    if not _depends(exponent, x):
-        n = _sympy(exponent)
-
-        def power_rule(t, v):
-            return Step("power", t, v, _tidy(n * S.symbol(v) ** (n - 1)))
-
-        return _chain(tree, base, x, power_rule)
-    if not _depends(base, x):
-        b = _sympy(base)
-
-        def exponential(t, v):
-            vs = S.symbol(v)
-            return Step("exponential", t, v, _tidy(b ** vs * sp.log(b)))
-
-        return _chain(tree, exponent, x, exponential)
-    # u^v with both varying: ln y = v ln u, so y' = u^v (v ln u)'
-    logged = E.Binary("*", exponent, E.Call("log", (base,)))
-    inner = derive(logged, x)
-    result = _sympy(tree) * inner.derivative
-    return Step("general power", tree, x, _tidy(result), [inner])
-
-
-def _function(tree, x):
-    if tree.name == "log" and len(tree.args) == 2:
-        # log_b(u) = ln(u)/ln(b), the change of base a textbook writes first
-        u, b = tree.args
-        rewritten = E.Binary("/", E.Call("log", (u,)), E.Call("log", (b,)))
-        return Step("rewrite", tree, x, _sympy(rewritten), [derive(rewritten, x)])
-    if len(tree.args) != 1:
-        raise CLIError(f"no step-by-step rule for {tree.name}() with {len(tree.args)} "
+    @staticmethod
+    def no_rule(node: E.Expr):
+        if isinstance(node, E.Index) or (isinstance(node, E.Call)
+                                         and FUNCTIONS[node.name].kind != "elementwise"):
+            what = "indexing" if isinstance(node, E.Index) else f"{node.name}()"
+            raise CLIError(f"--steps works on scalar variables; {what} is not supported there")
+        raise CLIError(f"no step-by-step rule for {node.name}() with {len(node.args)} "
                        f"arguments; tape diff without --steps gives its derivative",
                        UNDECIDED)
-    arg = tree.args[0]
-    rewritten = _rewritten(tree.name, arg)
-    if rewritten is not None:
-        return Step("rewrite", tree, x, _sympy(rewritten), [derive(rewritten, x)])
 
-    def table_rule(t, v):
-        rule, result = _elementary(tree.name, v)
-        return Step(rule, t, v, _tidy(result))
+    @staticmethod
+    def record(rule, node, wrt, derivative, children, substitution, shown):
+        result = shown if rule == "rewrite" else _tidy(derivative)
+        step = Step(rule, node, wrt, result, children, substitution)
+        return step.derivative, step
 
-    return _chain(tree, arg, x, table_rule)
+
+def derive(tree: E.Expr, x: str) -> Step:
+    """The derivation of ``tree`` along ``x`` as a tree of steps (results tidied)."""
+    return differentiate(tree, x, StepBuilder())[1]
 
 
 # --------------------------------------------------------------------------- verification
