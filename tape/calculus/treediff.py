@@ -292,3 +292,85 @@ class TreeBuilder:
 
 
 _BUILDER = TreeBuilder()
+
+
+# --------------------------------------------------------------------------- checked
+
+#: random points each derivative is checked at, and how many must lie where it is defined
+CHECK_POINTS = 48
+CHECK_NEEDED = 3
+#: agreement with the engine: |ours - engine| <= CHECK_RTOL * max(|ours|, |engine|) + 1e-9
+CHECK_RTOL = 1e-6
+
+
+def checked(tree: E.Expr, variables: list[str], alongs: list[list[str]],
+            seed: int = 0) -> list[Optional[E.Expr]]:
+    """The derivative of ``tree`` along each list of ``alongs`` (all of one order, names from
+    ``variables``), each kept only where the engine's own derivative agrees with it at random
+    points of its domain; None where there is no rule here or no agreement (the caller goes
+    to SymPy). A wrong derivative is never returned silently."""
+    import warnings
+
+    import numpy as np
+    import tape
+
+    from ..expr.lower import to_tape
+
+    found = [derivative(tree, along) for along in alongs]
+    if not any(d is not None for d in found) or not variables:
+        return found
+    rng = np.random.default_rng(seed)
+    count = CHECK_POINTS
+    arrays = []
+    for _ in variables:
+        values = rng.uniform(-1.0, 1.0, count) * rng.choice([0.5, 1.0, 2.0, 3.0], count)
+        values[::3] = np.abs(values[::3]) + 1.0     # some points where roots and logs live
+        arrays.append(values)
+    order = len(alongs[0])
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fn = to_tape(tree, variables, count=count)
+        levels = tape.pointwise_partials(fn, arrays, [(i, None) for i in range(len(variables))],
+                                         order)
+        value = np.asarray(levels[0][()], dtype=float).reshape(-1)
+        out = []
+        for along, d in zip(alongs, found):
+            if d is None:
+                out.append(None)
+                continue
+            key = tuple(sorted(variables.index(n) for n in along))
+            engine = np.broadcast_to(np.asarray(levels[order][key], dtype=float).reshape(-1),
+                                     (count,))
+            ours = np.asarray(to_tape(d, variables, count=count)(
+                *[tape.constant(a) for a in arrays]).numpy(), dtype=float).reshape(-1)
+            ours = np.broadcast_to(ours, (count,))
+            inside = np.isfinite(value) & np.isfinite(engine)
+            both = inside & np.isfinite(ours)
+            off = np.abs(ours - engine) > CHECK_RTOL * np.maximum(np.abs(ours),
+                                                                  np.abs(engine)) + 1e-9
+            good = both.sum() >= CHECK_NEEDED and not np.any(off & both) \
+                and not np.any(inside & ~np.isfinite(ours))
+            out.append(d if good else None)
+    return out
+
+
+def implicit_slope(function: E.Expr, x: str, y: str, order: int = 1,
+                   seed: int = 0) -> Optional[E.Expr]:
+    """dy/dx (order 1) or d²y/dx² (order 2) along the curve ``function = 0`` as a tree in x
+    and y: -F_x/F_y, and for order 2 its derivative along the curve, d/dx + y' d/dy. Each
+    partial of F is ``checked`` against the engine; the rest is exact construction. None when
+    a rule is missing."""
+    first_order = checked(function, [x, y], [[x], [y]], seed)
+    if any(d is None for d in first_order):
+        return None
+    fx, fy = first_order
+    try:
+        slope = neg(div(fx, fy))
+        if order == 1:
+            return slope
+        if _size(slope) > MAX_NODES:
+            return None
+        along_x, along_y = (differentiate(slope, n, _BUILDER) for n in (x, y))
+        return add(along_x, mul(along_y, slope))
+    except NoRule:
+        return None
