@@ -317,6 +317,8 @@ def checked(tree: E.Expr, variables: list[str], alongs: list[list[str]],
     from ..expr.lower import to_tape
 
     found = [derivative(tree, along) for along in alongs]
+    # the form shown is the one checked
+    found = [simplest(d) if d is not None and _size(d) <= MAX_NODES else d for d in found]
     if not any(d is not None for d in found) or not variables:
         return found
     rng = np.random.default_rng(seed)
@@ -365,12 +367,144 @@ def implicit_slope(function: E.Expr, x: str, y: str, order: int = 1,
         return None
     fx, fy = first_order
     try:
-        slope = neg(div(fx, fy))
+        slope = simplest(neg(div(fx, fy)))
         if order == 1:
             return slope
         if _size(slope) > MAX_NODES:
             return None
         along_x, along_y = (differentiate(slope, n, _BUILDER) for n in (x, y))
-        return add(along_x, mul(along_y, slope))
+        second = add(along_x, mul(along_y, slope))
+        return simplest(second) if _size(second) <= MAX_NODES else second
     except NoRule:
         return None
+
+
+# --------------------------------------------------------------------------- shorter forms
+
+def simplest(tree: E.Expr) -> E.Expr:
+    """``tree`` with, at each sum, its common factor taken out (``(x + 1)*exp(x)`` for
+    ``exp(x) + x*exp(x)``) and, at each product with a sum in it, the product multiplied out
+    where that cancels (``x**2*(1/x**2 + 1)`` is ``x**2 + 1``) - each only where the text
+    gets shorter by more than a character or two, so the textbook's expanded form stays
+    when it is about as short. Quotients and products are rebuilt by the constructors, so
+    the common factors of a numerator and its denominator cancel."""
+    from ..expr.printer import read_as
+
+    inner_sums = set()
+    for node, _ in E.postorder(tree):
+        if isinstance(node, E.Binary) and node.op in "+-":
+            inner_sums.update(id(k) for k in (node.left, node.right)
+                              if isinstance(k, E.Binary) and k.op in "+-")
+
+    def shorter(candidate: E.Expr, current: E.Expr) -> E.Expr:
+        return candidate if len(read_as(candidate)) + SAVING <= len(read_as(current)) \
+            else current
+
+    def visit(node, kids):
+        if isinstance(node, E.Binary) and node.op == "*":
+            built = mul(*kids)
+            built = shorter(_double_angle_product(built), built)
+            return shorter(_multiplied_out(built), built)
+        if isinstance(node, E.Binary) and node.op == "/":
+            return div(*kids)
+        if isinstance(node, E.Binary) and node.op in "+-" and id(node) not in inner_sums:
+            built = E.rebuild(node, kids)
+            built = shorter(_double_angle_sum(built), built)
+            return shorter(_factored(built), built)
+        return E.rebuild(node, kids)
+
+    keep = {id(n): n for n, _ in E.postorder(tree)}     # ids stay the nodes' own
+    out = E.fold(tree, visit)
+    del keep
+    return out
+
+
+#: characters a rewritten form must save to replace the expanded one
+SAVING = 2
+
+
+def _factored(node: E.Expr) -> E.Expr:
+    """A sum with its common factor (number and powers) taken out; ``node`` when none."""
+    from math import gcd
+
+    terms = [(c, ps) for c, ps in _terms(node) if c != 0]
+    if len(terms) < 2:
+        return node
+    numerators = [abs(c.numerator) for c, _ in terms]
+    g = Fraction(numerators[0])
+    for n in numerators[1:]:
+        g = Fraction(gcd(int(g), n))
+    lcm = 1
+    for c, _ in terms:
+        lcm = lcm * c.denominator // gcd(lcm, c.denominator)
+    g = g / lcm
+    if all(c < 0 for c, _ in terms):
+        g = -g
+    common = []
+    for base, k in terms[0][1]:
+        ks = [next((j for b, j in ps if b == base), None) for _, ps in terms]
+        if any(j is None for j in ks):
+            continue
+        if k > 0 and all(j > 0 for j in ks):
+            common.append((base, min(ks)))
+        elif k < 0 and all(j < 0 for j in ks):
+            common.append((base, max(ks)))
+    if g == 1 and not common:
+        return node
+    rest = [(c / g, _merge(ps, common, -1)) for c, ps in terms]
+    return mul(_product(g, common), _sum(_numbers_last(rest)))
+
+
+def _twice(u: E.Expr) -> E.Expr:
+    return mul(number(Fraction(2)), u)
+
+
+def _double_angle_product(node: E.Expr) -> E.Expr:
+    """2 sin(u) cos(u) as sin(2u) (likewise sinh, cosh), in a product."""
+    c, ps = _split(node)
+    for f, g in (("sin", "cos"), ("sinh", "cosh")):
+        for base, k in ps:
+            if k == 1 and isinstance(base, E.Call) and base.name == f:
+                partner = E.Call(g, base.args)
+                if any(b == partner and j == 1 for b, j in ps):
+                    rest = [(b, j) for b, j in ps if b is not base and b != partner]
+                    return _product(c / 2, _merge(rest, [(call(f, _twice(base.args[0])),
+                                                          Fraction(1))]))
+    return node
+
+
+def _double_angle_sum(node: E.Expr) -> E.Expr:
+    """a cos(u)**2 - a sin(u)**2 as a cos(2u), a cosh(u)**2 + a sinh(u)**2 as a cosh(2u),
+    among the terms of a sum."""
+    terms = _terms(node)
+    for i, (c, ps) in enumerate(terms):
+        for base, k in ps:
+            if k != 2 or not isinstance(base, E.Call) or base.name not in ("cos", "cosh"):
+                continue
+            other = E.Call("sin" if base.name == "cos" else "sinh", base.args)
+            sign = -1 if base.name == "cos" else 1
+            rest = [(b, j) for b, j in ps if b is not base]
+            for m, (d, qs) in enumerate(terms):
+                if m != i and d == sign * c and _same(qs, _merge(rest, [(other, Fraction(2))])):
+                    doubled = (c, _merge(rest, [(call(base.name, _twice(base.args[0])),
+                                                 Fraction(1))]))
+                    return _sum([doubled if n == i else t for n, t in enumerate(terms)
+                                 if n != m])
+    return node
+
+
+def _multiplied_out(node: E.Expr) -> E.Expr:
+    """A product holding one sum, multiplied out (like terms collected); ``node`` when it
+    holds none."""
+    c, ps = _split(node)
+    sums = [(b, k) for b, k in ps if k == 1 and isinstance(b, E.Binary) and b.op in "+-"]
+    if len(sums) != 1:
+        return node
+    base = sums[0][0]
+    others = [(b, k) for b, k in ps if b is not base]
+    return _sum(_numbers_last([(c * d, _merge(qs, others)) for d, qs in _terms(base)]))
+
+
+def _numbers_last(terms: list) -> list:
+    """The terms of a sum with its numbers last, as in ``x + 1``."""
+    return sorted(terms, key=lambda t: not t[1])
