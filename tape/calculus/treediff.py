@@ -247,6 +247,8 @@ def power(base: E.Expr, exponent: E.Expr) -> E.Expr:
 
 
 def call(name: str, *args: E.Expr) -> E.Expr:
+    if name in ("log", "ln") and args == (E.Constant("e"),):     # ln e, as in (e^u)' = e^u ln e
+        return ONE
     return E.Call(name, tuple(args))
 
 
@@ -401,14 +403,25 @@ def simplest(tree: E.Expr) -> E.Expr:
             else current
 
     def visit(node, kids):
+        if isinstance(node, E.Unary) and node.op == "-":
+            return neg(kids[0])
         if isinstance(node, E.Binary) and node.op == "*":
             built = mul(*kids)
             built = shorter(_double_angle_product(built), built)
             return shorter(_multiplied_out(built), built)
         if isinstance(node, E.Binary) and node.op == "/":
-            return div(*kids)
+            built = div(*kids)
+            # common factors of the numerator and the denominator cancel; then the signs
+            # flip where that drops a minus
+            top, bottom = (_factored(k) if _is_sum(k) else k for k in kids)
+            built = shorter(div(top, bottom), built)
+            if isinstance(built, E.Binary) and built.op == "/" and _is_sum(built.right):
+                flipped = div(_positive_first(neg(built.left)), _positive_first(neg(built.right)))
+                if len(read_as(flipped)) < len(read_as(built)):
+                    built = flipped
+            return built
         if isinstance(node, E.Binary) and node.op in "+-" and id(node) not in inner_sums:
-            built = E.rebuild(node, kids)
+            built = _highest_first(E.rebuild(node, kids))
             built = shorter(_double_angle_sum(built), built)
             return shorter(_factored(built), built)
         return E.rebuild(node, kids)
@@ -453,6 +466,31 @@ def _factored(node: E.Expr) -> E.Expr:
         return node
     rest = [(c / g, _merge(ps, common, -1)) for c, ps in terms]
     return mul(_product(g, common), _sum(_numbers_last(rest)))
+
+
+def _is_sum(node: E.Expr) -> bool:
+    return isinstance(node, E.Binary) and node.op in "+-"
+
+
+def _highest_first(node: E.Expr) -> E.Expr:
+    """A sum's terms by falling degree in the variables, numbers last (``x**2*cos(x) +
+    2*x*sin(x)``, ``x + 1``), as textbooks and SymPy write them."""
+    terms = _terms(node)
+
+    def degree(term) -> Fraction:
+        return sum((k for b, k in term[1] if isinstance(b, E.Variable) and k > 0), Fraction(0))
+
+    ordered = sorted(terms, key=lambda t: (not t[1], -degree(t)))
+    return node if ordered == terms else _sum(ordered)
+
+
+def _positive_first(node: E.Expr) -> E.Expr:
+    """A sum with its positive terms first (``2*x - y**2``, not ``-y**2 + 2*x``)."""
+    if not _is_sum(node):
+        return node
+    terms = _terms(node)
+    ordered = sorted(terms, key=lambda t: t[0] < 0)
+    return node if ordered == terms else _sum(ordered)
 
 
 def _twice(u: E.Expr) -> E.Expr:
