@@ -474,13 +474,19 @@ def _is_sum(node: E.Expr) -> bool:
 
 def _highest_first(node: E.Expr) -> E.Expr:
     """A sum's terms by falling degree in the variables, numbers last (``x**2*cos(x) +
-    2*x*sin(x)``, ``x + 1``), as textbooks and SymPy write them."""
+    2*x*sin(x)``, ``x + 1``), a positive term first (``1 - x**2``), as textbooks and SymPy
+    write them."""
     terms = _terms(node)
 
     def degree(term) -> Fraction:
         return sum((k for b, k in term[1] if isinstance(b, E.Variable) and k > 0), Fraction(0))
 
     ordered = sorted(terms, key=lambda t: (not t[1], -degree(t)))
+    if ordered[0][0] < 0:       # a positive term first saves the leading minus: 1 - x**2
+        first = next((t for t in ordered if t[0] > 0), None)
+        if first is not None:
+            ordered.remove(first)
+            ordered.insert(0, first)
     return node if ordered == terms else _sum(ordered)
 
 
