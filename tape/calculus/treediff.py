@@ -334,8 +334,9 @@ def checked(tree: E.Expr, variables: list[str], alongs: list[list[str]],
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fn = to_tape(tree, variables, count=count)
-        levels = tape.pointwise_partials(fn, arrays, [(i, None) for i in range(len(variables))],
-                                         order)
+        levels = _engine_partials(fn, arrays, variables, alongs, order)
+        if levels is None:
+            return [None] * len(alongs)
         value = np.asarray(levels[0][()], dtype=float).reshape(-1)
         out = []
         for along, d in zip(alongs, found):
@@ -343,6 +344,9 @@ def checked(tree: E.Expr, variables: list[str], alongs: list[list[str]],
                 out.append(None)
                 continue
             key = tuple(sorted(variables.index(n) for n in along))
+            if key not in levels[order]:
+                out.append(None)
+                continue
             engine = np.broadcast_to(np.asarray(levels[order][key], dtype=float).reshape(-1),
                                      (count,))
             ours = np.asarray(to_tape(d, variables, count=count)(
@@ -356,6 +360,36 @@ def checked(tree: E.Expr, variables: list[str], alongs: list[list[str]],
                 and not np.any(inside & ~np.isfinite(ours))
             out.append(d if good else None)
     return out
+
+
+#: mixed partials up to this order are checked with nested tapes (their cost grows
+#: exponentially with the order); along one variable Taylor mode takes any order
+NESTED_ORDER = 4
+
+
+def _engine_partials(fn, arrays, variables: list[str], alongs: list[list[str]], order: int):
+    """The engine's value and the partials named by ``alongs``, as ``pointwise_partials``
+    lays them out (``levels[0][()]``, ``levels[order][multiset]``); None when only nested
+    tapes of a high order could give them."""
+    import tape
+
+    from .derivatives import Component, single_derivative
+
+    if all(len(set(along)) == 1 for along in alongs):
+        levels: list = [{}] + [{} for _ in range(order)]
+        for name in dict.fromkeys(along[0] for along in alongs):
+            i = variables.index(name)
+            got = single_derivative(fn, arrays, Component(name, i, None), order)
+            if got is None:
+                break
+            levels[0][()] = got[0]
+            levels[order][(i,) * order] = got[1][(0,) * order]
+        else:
+            return levels
+    if order > NESTED_ORDER:
+        return None
+    return tape.pointwise_partials(fn, arrays, [(i, None) for i in range(len(variables))],
+                                   order)
 
 
 def implicit_slope(function: E.Expr, x: str, y: str, order: int = 1,
@@ -415,6 +449,7 @@ def simplest(tree: E.Expr) -> E.Expr:
             # flip where that drops a minus
             top, bottom = (_factored(k) if _is_sum(k) else k for k in kids)
             built = shorter(div(top, bottom), built)
+            built = shorter(_multiplied_out(built), built)      # cos(x)/x - sin(x)/x**2
             if isinstance(built, E.Binary) and built.op == "/" and _is_sum(built.right):
                 flipped = div(_positive_first(neg(built.left)), _positive_first(neg(built.right)))
                 if len(read_as(flipped)) < len(read_as(built)):
@@ -464,8 +499,28 @@ def _factored(node: E.Expr) -> E.Expr:
             common.append((base, max(ks)))
     if g == 1 and not common:
         return node
+    from ..expr.printer import read_as
+
     rest = [(c / g, _merge(ps, common, -1)) for c, ps in terms]
-    return mul(_product(g, common), _sum(_numbers_last(rest)))
+    inside = _sum(_numbers_last(rest))
+    # what is left may collect further once multiplied out: 2*(x + 1) - x is x + 2
+    collected = _sum(_numbers_last(_expanded(rest)))
+    if len(read_as(collected)) < len(read_as(inside)):
+        inside = collected
+    return mul(_product(g, common), inside)
+
+
+def _expanded(terms: list) -> list:
+    """Terms with each one-sum product multiplied out (``_multiplied_out``'s terms)."""
+    out = []
+    for c, ps in terms:
+        sums = [b for b, k in ps if k == 1 and _is_sum(b)]
+        if len(sums) != 1:
+            out.append((c, ps))
+            continue
+        others = [(b, k) for b, k in ps if b is not sums[0]]
+        out.extend((c * d, _merge(qs, others)) for d, qs in _terms(sums[0]))
+    return out
 
 
 def _is_sum(node: E.Expr) -> bool:

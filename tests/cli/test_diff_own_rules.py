@@ -41,6 +41,7 @@ def _agree(text: str, reference, names=(X,)) -> int:
     ("x^x", X ** X, 2),
     ("sqrt(1+x^2)*atan(x)", sp.sqrt(1 + X ** 2) * sp.atan(X), 1),
     ("ln(x^2+1)^3", sp.log(X ** 2 + 1) ** 3, 2),
+    ("sin(x)*exp(x)", sp.sin(X) * sp.exp(X), 20),      # checked by Taylor mode, not 20 tapes
 ])
 def test_orders_agree_with_sympy(expression, f, order):
     result = tape_cli("diff", expression, "--order", str(order), "--format", "plain")
