@@ -449,6 +449,9 @@ def simplest(tree: E.Expr) -> E.Expr:
             # flip where that drops a minus
             top, bottom = (_factored(k) if _is_sum(k) else k for k in kids)
             built = shorter(div(top, bottom), built)
+            if _is_sum(kids[0]):        # a numerator multiplied out: x**2 - 4*x - 1
+                built = shorter(div(_sum(_numbers_last(_expanded(_terms(kids[0])))), kids[1]),
+                                built)
             built = shorter(_multiplied_out(built), built)      # cos(x)/x - sin(x)/x**2
             if isinstance(built, E.Binary) and built.op == "/" and _is_sum(built.right):
                 flipped = div(_positive_first(neg(built.left)), _positive_first(neg(built.right)))
