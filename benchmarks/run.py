@@ -1159,6 +1159,84 @@ def rows_memory(peers, quick):
 WORKLOADS["memory"] = rows_memory
 
 
+# ======================================================= symbolic: diff, steps, check (issue 29)
+SYM_EXPR, SYM_AT = "x^2*sin(x)", 0.7
+SYM_ROWS = [
+    # (case, tape's arguments, goal as a ratio to tape grad's cold start or None, qalc's input)
+    ("tape diff EXPR", ["diff", SYM_EXPR, "--format", "plain"], 2.0,
+     "diff(x^2*sin(x), x)"),
+    ("tape diff EXPR --steps", ["diff", SYM_EXPR, "--steps", "--format", "plain"], 2.5, None),
+    ("tape check EXPR --answer 2x cos(x) (wrong: diagnosed)",
+     ["check", SYM_EXPR, "--answer", "2x cos(x)", "--format", "plain"], None, None),
+    ("tape check 'x^2 + y^2 = 1' --implicit --answer -x/y",
+     ["check", "x^2 + y^2 = 1", "--implicit", "--answer", "-x/y", "--format", "plain"], None,
+     None),
+]
+
+
+def _printed_derivative_is_right(text: str) -> None:
+    """The last derivative line tape printed, evaluated by the engine at SYM_AT, against the
+    engine's derivative of SYM_EXPR there (the row's correctness check)."""
+    import tape
+    from tape.expr.lower import to_tape
+    from tape.expr.parse import read
+
+    shown = text.strip().splitlines()[-1].split("=")[-1].strip()
+    f = to_tape(read(SYM_EXPR).tree, ["x"])
+    d = to_tape(read(shown).tree, ["x"])
+    x = tape.constant([[SYM_AT]])
+    with tape.GradientTape() as g:
+        g.watch(x)
+        y = f(x)
+    want = float(np.ravel(g.gradient(y, x).numpy())[0])
+    got = float(np.ravel(d(x).numpy())[0])
+    assert abs(got - want) <= 1e-12 * max(1.0, abs(want)), f"{shown!r} at {SYM_AT}: {got} != {want}"
+
+
+def rows_symbolic(peers, quick):
+    """tape diff / --steps / a wrong answer's check / check --implicit as whole processes,
+    each against tape grad's cold start in the same rounds; qalc's symbolic derivative (when
+    installed) in the note, as the anchor of a calculator that answers at once."""
+    exe, why = tape_cli()
+    qalc = shutil.which("qalc")
+    rows = []
+    for case, args, goal, qalc_input in SYM_ROWS:
+        row = Row("symbolic", case, None, lambda v: None,
+                  ref_what=f'tape grad "{W7_EXPR}" --at 0.5 (cold start)',
+                  goal=max_ratio(goal) if goal else None, tape_skip=why)
+
+        def measure(args=args, qalc_input=qalc_input, row=row):
+            cmds = {"ref": [exe, "grad", W7_EXPR, "--at", "0.5"], "tape": [exe, *args]}
+            if qalc_input and qalc:
+                cmds["qalc"] = [qalc, "-t", qalc_input]
+            elif qalc_input:
+                row.skipped["qalc"] = "qalc not installed (apt-get install qalc)"
+            for k, cmd in cmds.items():           # one untimed run each: disk cache and checks
+                p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+                if k == "tape" and args[0] == "diff":
+                    assert p.returncode == 0, f"exit {p.returncode}: {p.stderr.strip()[-200:]}"
+                    if "--steps" in args:
+                        _printed_derivative_is_right(p.stdout.splitlines()[0].split("=", 1)[1]
+                                                     .rsplit("(", 1)[0])
+                    else:
+                        _printed_derivative_is_right(p.stdout)
+                elif k == "tape":
+                    want = "correct" if "--implicit" in args else "wrong"
+                    assert p.stdout.split()[:1] == [want], f"printed {p.stdout[:80]!r}"
+                elif k == "ref":
+                    assert W7_EXPECTED in p.stdout.split(), p.stdout
+            return time_commands(cmds, 3 if quick else 9)
+
+        if exe:
+            row.measure_times = measure
+        row.note = lambda m: (f"qalc {m['qalc'] * 1e3:.0f} ms" if m.get("qalc") else "")
+        rows.append(row)
+    return rows
+
+
+WORKLOADS["symbolic"] = rows_symbolic
+
+
 GOALS_NOTE = {   # the peer table of issue 7, for the README; the goals themselves live in the rows
     "W1": "jax-jit 16 us; torch 243 us", "W2": "tf.function 2.5 us/op; torch 14.5 us/op",
     "W3": "torch 46 ms; NumPy 74 ms", "W4": "torch 17.7 ms; backprop 14.9 ms",
