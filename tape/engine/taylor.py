@@ -68,11 +68,11 @@ class _Jitter:
 
     def __call__(self, shape):
         n = math.prod(shape)
-        start = self.at % _POOL_SIZE
-        self.at = start + n + 7919
-        if start + n <= _POOL_SIZE:
+        self.at += n + 7919
+        if n <= _POOL_SIZE:
+            start = self.at % (_POOL_SIZE - n + 1)
             return _pool[start:start + n].reshape(shape)
-        return np.take(_pool, (start + np.arange(n)) % _POOL_SIZE).reshape(shape)
+        return np.take(_pool, (self.at + np.arange(n)) % _POOL_SIZE).reshape(shape)
 
 
 def perturbed_coefficients(f, x, order, lanes=0):

@@ -88,3 +88,69 @@ def test_digits_and_flags():
     assert np.isnan(correct_digits(np.nan, 1e-3))
     assert inaccurate(1.0, 2e-8) and not inaccurate(1.0, 5e-9)
     assert inaccurate(np.nan, 0.0) and inaccurate(1.0, np.inf)
+
+
+# -- partials: the multivariate interpolation ---------------------------------------------------
+def mp_partial(g, x, counts):
+    return float(mp.diff(g, tuple(mp.mpf(v) for v in x), tuple(counts)))
+
+
+def check_partials(f, g, x, order, rtol):
+    """Every partial within its estimated error of mpmath; returns the worst relative error and
+    whether any was flagged."""
+    from tape.engine.higher import multi_indices
+    values, errors = tf.partials(f, x, order, return_error=True)
+    np.testing.assert_array_equal(values, tf.partials(f, x, order))
+    worst, flagged = 0.0, False
+    for index, v, e in zip(multi_indices(len(x), order), values, errors):
+        want = mp_partial(g, x, [index.count(l) for l in range(len(x))])
+        assert abs(v - want) <= max(e, 1e-300), (index, v, want, e)
+        if want != 0:
+            worst = max(worst, abs(v - want) / abs(want))
+        flagged |= bool(inaccurate(v, e))
+    assert worst <= rtol
+    return worst, flagged
+
+
+@pytest.mark.parametrize("a, order", [(30, 10), (100, 8), (0.01, 10)])
+def test_variables_of_different_scales_keep_their_digits(a, order):
+    # exp(30x + y) at 0: d^10 f / dx dy^9 = 30 (it was 30.0333 before each variable's direction
+    # was scaled by its own radius)
+    worst, flagged = check_partials(lambda x, y: tf.exp(a * x + y),
+                                    lambda x, y: mp.exp(a * x + y), [0.0, 0.0], order, 1e-10)
+    assert not flagged
+    v = tf.partials(lambda x, y: tf.exp(a * x + y), [0.0, 0.0], order)
+    assert v[1] == pytest.approx(a ** (order - 1), rel=1e-10)         # x^(order-1) y
+
+
+def test_mixed_scales_in_three_variables():
+    f = lambda x, y, z: tf.sin(50 * x + y) * tf.exp(0.02 * z + y) / (2 + y)
+    g = lambda x, y, z: mp.sin(50 * x + y) * mp.exp(0.02 * z + y) / (2 + y)
+    check_partials(f, g, [0.1, 0.2, 0.3], 6, 1e-8)
+
+
+def test_a_partials_batch_returns_errors_per_point():
+    f = lambda x, y: tf.exp(30 * x + y) / (1 + y * y)
+    points = [[0.0, 0.0], [0.01, 0.5]]
+    values, errors = tf.partials(f, points, 4, return_error=True)
+    assert values.shape == errors.shape == (2, 5)
+    for p, row, err in zip(points, values, errors):
+        np.testing.assert_array_equal(row, tf.partials(f, p, 4))
+        assert np.all(err >= 0) and np.all(err < 1e-9 * np.abs(row).max())
+
+
+def test_partials_up_to_returns_errors_for_every_order():
+    f = lambda x, y: tf.log(1 + x * x + y)
+    values, errors = tf.partials_up_to(f, [0.3, 0.4], 4, return_error=True)
+    assert [v.shape for v in values] == [e.shape for e in errors] == [(1,), (2,), (3,), (4,), (5,)]
+    for v, e in zip(values, errors):
+        assert np.all(e < 1e-10 * np.abs(v).max())
+
+
+def test_flagged_partials_of_a_cancelling_quotient():
+    # exp(20x+y)/exp(19x+y) = e^x: the quotient's recurrence cancels at high order
+    f = lambda x, y: tf.exp(20 * x + y) / tf.exp(19 * x + y)
+    values, errors = tf.partials(f, [0.5, 0.1], 14, return_error=True)
+    want = float(mp.exp(0.5))                       # d^14/dx^14; every other partial is 0
+    assert abs(values[0] - want) <= errors[0]
+    assert inaccurate(values[0], errors[0]) or abs(values[0] - want) <= 1e-8 * want
