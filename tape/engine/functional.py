@@ -268,9 +268,16 @@ def derivative(f, x, order=1, *, return_error=False):
     if not return_error:
         return value
     # the scaling by order! is one more rounding
-    error = _pointwise(errors[order] * scale + np.abs(coeffs[order] * scale) * 2.0 ** -53,
-                       points, np.float64)
-    return value, error
+    top = np.asarray(errors[order] * scale + np.abs(coeffs[order] * scale) * 2.0 ** -53)
+    from .taylor import inaccurate
+    if (order >= 2 and np.isrealobj(coeffs) and np.isrealobj(points)
+            and inaccurate(coeffs[order] * scale, top).any()):
+        # Taylor mode lost digits: Cauchy's integral of f, where f is holomorphic, may not
+        from .cauchy import improve
+        best, top = improve(checked, points, order, coeffs, errors)
+        value = _pointwise(best.reshape(np.shape(coeffs[order])), points, coeffs.dtype)
+        top = top.reshape(np.shape(coeffs[order]))
+    return value, _pointwise(top, points, np.float64)
 
 
 def _pointwise(value, points, dtype):
