@@ -13,7 +13,7 @@ for a large r (Bornemann, "Accuracy and stability of computing high-order deriva
 analytic functions by Cauchy integrals", Found. Comput. Math. 11 (2011)). The sum is exact up
 to aliasing (c_{k+n} r^n, ...), negligible when r is well inside the radius of convergence.
 
-``improve`` tries a ladder of radii, each twice the last, in ONE evaluation of f at complex
+``improve`` tries a ladder of radii, each 2^(1/4) times the last, in ONE evaluation of f at complex
 points, and keeps for each point the radius whose result agrees best with the next radius's.
 A radius is rejected when the circle leaves f's domain of holomorphy, which it detects by
     - a value that is not finite on the circle,
@@ -32,28 +32,29 @@ import numpy as np
 
 from .taylor import EPS, SAFETY
 
-#: radii tried, as multiples of the first guess (the radius the Taylor coefficients suggest)
-LADDER = 2.0 ** np.arange(-4, 7)
+#: radii tried, as multiples of the first guess (the radius the Taylor coefficients suggest):
+#: close steps, so that two neighbours are both near the best radius and their difference
+#: measures its error, not the error of a radius twice as large
+LADDER = 2.0 ** np.arange(-4, 7, 0.25)
 
 
 def improve(f, points, order, coeffs, errors):
-    """``(value, error)`` of the ``order``-th derivative at each real point, from Cauchy
-    integrals where they beat Taylor mode's ``coeffs``/``errors`` (shape (K,) + points.shape),
-    else Taylor mode's own. ``f`` maps a complex tensor of points elementwise."""
+    """``(coefficients, errors)``, both (K,) + points.shape: Taylor mode's ``coeffs`` and
+    ``errors`` (the same shapes, c_k = f^(k)/k! about each real point), each replaced by the
+    Cauchy integral's where that one's estimated error is smaller. ``f`` maps a complex tensor
+    of points elementwise."""
     from .tensor import _wrap
 
     K = order + 1
+    shape = np.shape(coeffs)
     a = np.asarray(points, dtype=np.float64).reshape(-1)                    # (P,)
     c = np.real(np.asarray(coeffs)).reshape(K, -1)
     e = np.asarray(errors, dtype=np.float64).reshape(K, -1)
     if c.shape[1] != a.size:
         c = np.broadcast_to(c, (K, a.size))
         e = np.broadcast_to(e, (K, a.size))
-    scale = float(math.factorial(order))
-    best_value, best_error = c[order] * scale, e[order] * scale
     n = max(64, 1 << (4 * K - 1).bit_length())                               # samples per circle
-    r0 = _first_radius(c, e)                                                 # (P,)
-    radii = r0[:, None] * LADDER[None, :]                                    # (P, R)
+    radii = _first_radius(c, e)[:, None] * LADDER[None, :]                   # (P, R)
     w = np.exp(2j * np.pi * np.arange(n) / n)
     z = a[:, None, None] + radii[:, :, None] * w                             # (P, R, n)
     try:
@@ -62,9 +63,9 @@ def improve(f, points, order, coeffs, errors):
             y = f(_wrap(z.reshape(-1)))
             y = np.asarray(getattr(y, "_value", y), dtype=np.complex128)
     except Exception:          # an op without complex support: Taylor mode's result stands
-        return best_value, best_error
+        return coeffs, errors
     if y.shape != (z.size,):
-        return best_value, best_error
+        return coeffs, errors
     y = y.reshape(z.shape)
     finite = np.isfinite(y).all(axis=-1)                                     # (P, R)
     big = np.where(finite, np.abs(y).max(axis=-1), np.inf)                   # max |f| on circle
@@ -74,26 +75,24 @@ def improve(f, points, order, coeffs, errors):
         cc = F / radii[..., None] ** k                                       # (P, R, K)
         # rounding of the sum: eps * max|f| / r^k, times a few for the FFT's own
         rounding = 4 * EPS * big[..., None] / radii[..., None] ** k
-        # not real: a cut or a non-holomorphic op on the circle
-        unreal = np.abs(cc.imag)
+        unreal = np.abs(cc.imag)        # not real: a cut or a non-holomorphic op on the circle
         cr = cc.real
+        taylor = c.T[:, None, :]                                             # (P, 1, K)
         # agreement with Taylor mode where it is accurate (its relative error below 1e-10)
-        trusted = (e.T <= 1e-10 * np.abs(c.T))[:, None, :]                  # (P, 1, K)
-        clash = trusted & (np.abs(cr - c.T[:, None, :]) >
-                           SAFETY * (rounding + unreal) + 1e-8 * np.abs(c.T[:, None, :]))
-        ok = finite & ~clash.any(axis=-1) & (unreal[..., order] <= 1e-6 * np.abs(cr[..., order]))
-        top = cr[..., order]                                                 # (P, R)
-        # the next radius up checks this one (a radius with no good neighbour is not used)
-        step = np.abs(top[:, :-1] - top[:, 1:])
-        pair_ok = ok[:, :-1] & ok[:, 1:]
-        est = SAFETY * (step + rounding[:, :-1, order] + unreal[:, :-1, order])
-        est = np.where(pair_ok & np.isfinite(est), est, np.inf)              # (P, R-1)
-    pick = np.argmin(est, axis=1)
-    rows = np.arange(a.size)
-    value = top[rows, pick] * scale
-    error = est[rows, pick] * scale
-    better = error < best_error
-    return np.where(better, value, best_value), np.where(better, error, best_error)
+        trusted = (e.T <= 1e-10 * np.abs(c.T))[:, None, :]
+        clash = trusted & (np.abs(cr - taylor) > SAFETY * (rounding + unreal) + 1e-8 * np.abs(taylor))
+        ok = finite[..., None] & ~clash.any(axis=-1, keepdims=True) & (unreal <= 1e-6 * np.abs(cr))
+        # the next radius up checks each one (a radius with no good neighbour is not used)
+        step = np.abs(cr[:, :-1] - cr[:, 1:])                                # (P, R-1, K)
+        est = SAFETY * (step + rounding[:, :-1] + unreal[:, :-1])
+        est = np.where(ok[:, :-1] & ok[:, 1:] & np.isfinite(est), est, np.inf)
+    pick = np.argmin(est, axis=1)                                            # (P, K)
+    value = np.take_along_axis(cr, pick[:, None, :], axis=1)[:, 0].T        # (K, P)
+    error = np.take_along_axis(est, pick[:, None, :], axis=1)[:, 0].T
+    better = error < e
+    out_c = np.where(better, value, c).reshape(shape).astype(np.result_type(coeffs))
+    out_e = np.where(better, error, e).reshape(shape)
+    return out_c, out_e
 
 
 def _first_radius(c, e):

@@ -274,9 +274,9 @@ def derivative(f, x, order=1, *, return_error=False):
             and inaccurate(coeffs[order] * scale, top).any()):
         # Taylor mode lost digits: Cauchy's integral of f, where f is holomorphic, may not
         from .cauchy import improve
-        best, top = improve(checked, points, order, coeffs, errors)
-        value = _pointwise(best.reshape(np.shape(coeffs[order])), points, coeffs.dtype)
-        top = top.reshape(np.shape(coeffs[order]))
+        coeffs, errors = improve(checked, points, order, coeffs, errors)
+        value = _pointwise(coeffs[order] * scale, points, coeffs.dtype)
+        top = np.asarray(errors[order] * scale + np.abs(coeffs[order] * scale) * 2.0 ** -53)
     return value, _pointwise(top, points, np.float64)
 
 

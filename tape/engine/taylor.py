@@ -38,6 +38,21 @@ def taylor_coefficients(f, x, order, *, return_error=False):
     return coeffs, error_from_deltas(coeffs, deltas)
 
 
+def coefficients_with_errors(f, x, order):
+    """``(coefficients, errors)``, each of shape ``(order+1,) + x.shape``: the Taylor
+    coefficients c_k = f^(k)(x)/k! about each real point of ``x`` with their estimated absolute
+    errors, as ``taylor_coefficients(..., return_error=True)`` gives them, except that those
+    whose estimate is above 1e-8 relative are taken from Cauchy's integral where that one is
+    better (``cauchy.improve``: f holomorphic around the point). ``f`` acts elementwise. What a
+    Taylor polynomial (``tape taylor``) prints, each coefficient checked."""
+    coeffs, errors = taylor_coefficients(f, x, order, return_error=True)
+    if (order >= 2 and np.isrealobj(coeffs) and np.isrealobj(x)
+            and inaccurate(coeffs[2:], errors[2:]).any()):
+        from .cauchy import improve
+        coeffs, errors = improve(f, x, order, coeffs, errors)
+    return coeffs, errors
+
+
 #: Relative size of the perturbation of every op's output coefficients in the replays that
 #: estimate rounding errors: far above rounding (2^-52), so the replays measure the sensitivity
 #: and not their own noise, and far below 1, so a sensitivity large enough to matter (2^36

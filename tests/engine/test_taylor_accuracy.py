@@ -197,3 +197,19 @@ def test_points_are_improved_one_by_one():
     for x, v, e in zip(xs, value.numpy(), error.numpy()):
         want = reference(lambda t: mp.sin(t) / t, x, 18)
         assert abs(v - want) <= e and not inaccurate(v, e)
+
+
+def test_every_coefficient_with_its_error():
+    from tape.engine.taylor import coefficients_with_errors
+    g = lambda x: x / (mp.exp(x) - 1)
+    coeffs, errors = coefficients_with_errors(lambda x: x / (tf.exp(x) - 1), np.float64(0.5), 16)
+    want = mp.taylor(g, mp.mpf(0.5), 16)
+    assert coeffs.shape == errors.shape == (17,)
+    for k in range(17):
+        assert abs(coeffs[k] - float(want[k])) <= errors[k], k
+        assert abs(coeffs[k] - float(want[k])) <= 1e-8 * abs(float(want[k])) or \
+            inaccurate(coeffs[k], errors[k]), k
+    # without the Cauchy integral the top coefficients lose their digits
+    plain = tf.engine.taylor.taylor_coefficients(lambda x: x / (tf.exp(x) - 1), np.float64(0.5), 16)
+    assert abs(plain[16] - float(want[16])) > 1e-3 * abs(float(want[16]))
+    assert not inaccurate(coeffs[16], errors[16])
