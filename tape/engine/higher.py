@@ -270,8 +270,7 @@ def _evaluate(f, x, order, orders, what, return_error=False):
         out = _combine(top, dirs, steps, e) * unscale
         results.append(out[0] if single else out)
         if return_error:
-            moved = [_combine(d[e][:, columns_of], dirs, steps, e) for d in deltas]
-            err = _combine_error(top, moved, steps, e)
+            err = _combine_error(top, [d[e][:, columns_of] for d in deltas], steps, e)
             err = err * unscale
             errors.append(err[0] if single else err)
     return (results, errors) if return_error else (results,)
@@ -287,19 +286,21 @@ def _combine(top, dirs, steps, e):
     return out
 
 
-def _combine_error(top, moved, steps, e):
-    """Estimated absolute error of the combined partials: the Taylor pass's errors carried
-    through the combination (``moved``: the replays' differences combined the same way, so
-    cancellation between directions counts as it does in the result), and the combination's
-    own rounding, eps times the sum of the magnitudes it adds."""
+def _combine_error(top, deltas, steps, e):
+    """Estimated absolute error of the combined partials: each direction's estimated error
+    (from the replays' ``deltas``) carried through the combination by the magnitudes of its
+    coefficients (the directions' errors are independent, so they may add up; combining the
+    replays' signed differences instead underestimated one partial in 500 of the mpmath
+    test by 4x), and the combination's own rounding, eps times the magnitudes it adds."""
     size = np.abs(top)
+    each = error_from_deltas(np.zeros_like(top), deltas)          # per direction, (P, D)
     if e == 0:
-        own = EPS * size
-    else:
-        own = np.empty(top.shape)
-        for columns, rows, gamma in steps:
-            own[:, rows] = (size[:, columns] @ np.abs(gamma)) * (len(columns) * EPS)
-    return error_from_deltas(np.zeros_like(own), moved) + own
+        return EPS * size + each
+    out = np.empty(top.shape)
+    for columns, rows, gamma in steps:
+        g = np.abs(gamma)
+        out[:, rows] = (size[:, columns] @ g) * (len(columns) * EPS) + each[:, columns] @ g
+    return out
 
 
 def _log2_scales(restricted_to, points, order):

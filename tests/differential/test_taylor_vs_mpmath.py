@@ -72,12 +72,12 @@ class Expressions:
         u_t, u_m, u_s = self.expression(depth - 1)
         k = self.r.randrange(4)
         if k == 0:
-            return (lambda *x: tape.sin(u_t(*x)), lambda *x: mp.sin(u_m(*x)), f"sin{u_s}")
+            return (lambda *x: tape.sin(u_t(*x)), lambda *x: mp.sin(u_m(*x)), f"sin({u_s})")
         if k == 1:
-            return (lambda *x: tape.cos(u_t(*x)), lambda *x: mp.cos(u_m(*x)), f"cos{u_s}")
+            return (lambda *x: tape.cos(u_t(*x)), lambda *x: mp.cos(u_m(*x)), f"cos({u_s})")
         if k == 2:
-            return (lambda *x: tape.tanh(u_t(*x)), lambda *x: mp.tanh(u_m(*x)), f"tanh{u_s}")
-        return (lambda *x: tape.atan(u_t(*x)), lambda *x: mp.atan(u_m(*x)), f"atan{u_s}")
+            return (lambda *x: tape.tanh(u_t(*x)), lambda *x: mp.tanh(u_m(*x)), f"tanh({u_s})")
+        return (lambda *x: tape.atan(u_t(*x)), lambda *x: mp.atan(u_m(*x)), f"atan({u_s})")
 
     def expression(self, depth):
         r = self.r
@@ -119,10 +119,10 @@ class Expressions:
                     lambda *x: u_m(*x) / (c + g_m(*x) ** 2), f"{u_s}/({c}+{g_s}^2)")
         if k == 8:                                          # issue 32: u/(e^u - 1)
             return (lambda *x: u_t(*x) / (tape.exp(u_t(*x)) - 1),
-                    lambda *x: u_m(*x) / (mp.exp(u_m(*x)) - 1), f"{u_s}/(exp{u_s}-1)")
+                    lambda *x: u_m(*x) / (mp.exp(u_m(*x)) - 1), f"{u_s}/(exp({u_s})-1)")
         if k == 9:                                          # issue 32: sin(u)/u
             return (lambda *x: tape.sin(u_t(*x)) / u_t(*x), lambda *x: mp.sin(u_m(*x)) / u_m(*x),
-                    f"sin{u_s}/{u_s}")
+                    f"sin({u_s})/{u_s}")
         if k == 10:                                         # issue 32: e^(a v)/e^(b v)
             v_t, v_m, v_s = self.bounded(depth)
             a = round(r.uniform(5, 25), 1)
@@ -160,7 +160,8 @@ def draw(seed, n, depth=3):
 class Tally:
     def __init__(self):
         self.by_order = defaultdict(lambda: {"n": 0, "accurate": 0, "flagged": 0, "wrong": 0,
-                                             "under": 0, "worst": 0.0, "worst_flag_free": 0.0})
+                                             "under": 0, "false_alarm": 0, "worst": 0.0,
+                                             "worst_flag_free": 0.0})
         self.wrong = []
 
     def add(self, order, got, error, want, what, noise=0.0):
@@ -175,6 +176,7 @@ class Tally:
             row["accurate"] += 1
         if flagged:
             row["flagged"] += 1
+            row["false_alarm"] += rel <= RTOL
         elif rel > RTOL:
             row["wrong"] += 1
             self.wrong.append((what, order, got, want, error))
@@ -185,7 +187,7 @@ class Tally:
         row["worst"] = max(row["worst"], rel)
 
     def totals(self):
-        keys = ("n", "accurate", "flagged", "wrong", "under")
+        keys = ("n", "accurate", "flagged", "false_alarm", "wrong", "under")
         return {k: sum(r[k] for r in self.by_order.values()) for k in keys}
 
 
@@ -197,6 +199,13 @@ def one_variable(tally, seed, orders):
     want = mp.taylor(m, mp.mpf(x[0]), max(orders))
     with mp.workdps(40):                                   # how far the reference may be off
         rough = mp.taylor(m, mp.mpf(x[0]), max(orders))
+    if any(w == 0 for w in want[1:]):
+        # a coefficient below mpmath's precision relative to f (coefficients 0.01 and less make
+        # c_30 ~ 1e-60): again with more digits
+        with mp.workdps(150):
+            want = mp.taylor(m, mp.mpf(x[0]), max(orders))
+        with mp.workdps(130):
+            rough = mp.taylor(m, mp.mpf(x[0]), max(orders))
     for order in orders:
         with np.errstate(all="ignore"):
             got, error = tape.derivative(t, x[0], order=order, return_error=True)
@@ -218,6 +227,11 @@ def several_variables(tally, seed, n, order):
         ref = mp.diff(m, point, counts)
         with mp.workdps(40):                               # how far the reference may be off
             noise = float(abs(mp.diff(m, point, counts) - ref))
+        if ref == 0:                                       # below mpmath's precision: more digits
+            with mp.workdps(150):
+                ref = mp.diff(m, point, counts)
+            with mp.workdps(130):
+                noise = float(abs(mp.diff(m, point, counts) - ref))
         tally.add(order, float(got), float(error), float(ref),
                   f"seed {seed}: {s} at {x}, d{counts}", noise)
 
@@ -245,7 +259,7 @@ def _assert_none_wrong(tally):
 
 def test_short_run_every_number_right_or_flagged():
     tally = run(expressions=6, partial_cases=3, orders=(1, 2, 5, 10, 20, 30),
-                partial_orders=(3, 4, 5))
+                partial_orders=(5, 4, 3))
     _assert_none_wrong(tally)
     totals = tally.totals()
     assert totals["accurate"] > totals["n"] // 2          # the test is not vacuous
@@ -254,7 +268,7 @@ def test_short_run_every_number_right_or_flagged():
 def test_the_issues_cancelling_forms_are_drawn():
     texts = [draw(seed, 1) for seed in range(40)]
     texts = [d[2] for d in texts if d is not None]
-    assert any("/(exp" in s for s in texts) and any("sin(" in s and ")/(" in s for s in texts)
+    assert any(")/(exp(" in s for s in texts) and any("sin((" in s and "))/(" in s for s in texts)
     assert any("sqrt(exp" in s for s in texts)
 
 
@@ -271,15 +285,15 @@ def main():
     parser.add_argument("--start", type=int, default=1000)
     args = parser.parse_args()
     tally = run(args.expressions, args.partials, start=args.start)
-    print("| order | numbers | accurate (1e-8) | flagged | silently wrong | true error above "
-          "estimate | worst relative error, unflagged |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print("| order | numbers | accurate (1e-8) | flagged | of them accurate | silently wrong | "
+          "true error above estimate | worst relative error, unflagged |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for order in sorted(tally.by_order):
         r = tally.by_order[order]
-        print(f"| {order} | {r['n']} | {r['accurate']} | {r['flagged']} | {r['wrong']} | "
-              f"{r['under']} | {r['worst_flag_free']:.1e} |")
+        print(f"| {order} | {r['n']} | {r['accurate']} | {r['flagged']} | {r['false_alarm']} | "
+              f"{r['wrong']} | {r['under']} | {r['worst_flag_free']:.1e} |")
     print("totals:", tally.totals())
-    for w in tally.wrong[:10]:
+    for w in tally.wrong:
         print("WRONG", w)
 
 
