@@ -11,6 +11,12 @@ K) -> series`` where ``series`` holds one array per input, or None for an input 
 depend on x (a constant). A ``linear`` op needs none: it is applied to each coefficient. Every
 built-in op has one; through an op without one (a user's ``primitive`` defined without
 ``taylor=``, a ``custom_gradient`` function) Taylor mode raises ``LookupError`` naming the op.
+
+Recurrences can cancel (a quotient at high order loses every digit), so Taylor mode can also
+estimate its own error: ``perturbed_coefficients`` replays the recorded pass with every
+coefficient perturbed as rounding would, and the spread says how many digits are left
+(``correct_digits``, ``inaccurate``); ``coefficients_with_errors`` then recomputes the doubtful
+ones from Cauchy's integral where f is holomorphic (``cauchy.py``; docs/higher.md).
 """
 from __future__ import annotations
 
