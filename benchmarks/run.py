@@ -735,6 +735,21 @@ def rows_w6(peers, quick):
         rows.append(Row("W6", f"order {order}, Taylor mode tape.derivative", fn,
                         lambda v, e=e, order=order: close(v, e, 1e-8, 0, f"W6 Taylor order {order}"),
                         goal=max_time(limit, f"<= {limit * 1e3:g} ms"), tape_skip=why))
+
+    # the same with its error estimate (two perturbed replays of the Taylor pass, issue 32);
+    # goal: within 2x of the 44 us the plain order-20 derivative took when issue 32 was filed
+    def build_estimated():
+        deriv = tape_mod().derivative
+        f = functools.partial(w6_f, sin=tf.sin, exp=tf.exp)
+        return lambda: deriv(f, W6_AT, order=20, return_error=True)
+
+    def check_estimated(v, e=w6_expected(20)):
+        value, error = (float(to_numpy(t)) for t in v)
+        close(value, e, 1e-8, 0, "W6 order 20 with its error")
+        assert abs(value - e) <= error < 1e-8 * abs(e), f"W6 estimate {error} for {value - e}"
+    fn, why = safe(build_estimated)
+    rows.append(Row("W6", "order 20, with its error estimate (return_error=True)", fn,
+                    check_estimated, goal=max_time(88e-6, "<= 88 us"), tape_skip=why))
     return rows
 
 
@@ -965,6 +980,19 @@ def rows_partials(peers, quick):
         row.skipped["SymPy"] = (f"not run for all {len(every)}: one mixed partial of order "
                                 f"{order} takes 1-40 s with sympy.diff (3 of them are the check)")
         rows.append(row)
+        # the same with an error estimate per partial (issue 32): what the accuracy control costs
+        fn_e, why_e = safe(lambda point=point, order=order: (
+            lambda: tape_mod().partials(f, point, order, return_error=True)))
+
+        def check_estimated(v, check=check):
+            if not (isinstance(v, tuple) and len(v) == 2):
+                return check(v)                                     # the gradient (reference)
+            values, errors = v
+            check(values)
+            assert np.all(np.asarray(errors) < 1e-8 * np.abs(values).max()), "partials: estimate"
+        rows.append(Row("partials", "  same, with error estimates (return_error=True)", fn_e,
+                        check_estimated, ref=gradient, ref_what="one tape gradient of the same "
+                        "expression", tape_skip=why_e))
         rows.append(partials_cli_row(n, order, every, wanted))
         if fn is None:
             continue
