@@ -305,6 +305,26 @@ CHECK_NEEDED = 3
 CHECK_RTOL = 1e-6
 
 
+def _constants_defined(tree: E.Expr) -> bool:
+    """Whether every function of constants in ``tree`` has a real, finite value: evaluated at
+    40 and at 80 digits, a pole (tan(pi/2), which floats see as 1.6e16) gives values that
+    grow with the digits, and a value off the real line (acos(2)) gives none."""
+    from ..expr import highprec as H
+
+    calls = [node for node, _ in E.postorder(tree)
+             if isinstance(node, E.Call) and not E.free_variables(node)]
+    for call in calls:
+        fn = H.compile_tree(call, [])
+        low, high = H.value_at(fn, [], H.DIGITS), H.value_at(fn, [], H.MORE_DIGITS)
+        if low is None or high is None:
+            return False
+        mp = H.mpmath()
+        if not (mp.isfinite(low) and mp.isfinite(high)) or \
+                abs(high - low) > mp.mpf(10) ** -20 * max(abs(high), 1):
+            return False
+    return True
+
+
 def checked(tree: E.Expr, variables: list[str], alongs: list[list[str]],
             seed: int = 0) -> list[Optional[E.Expr]]:
     """The derivative of ``tree`` along each list of ``alongs`` (all of one order, names from
@@ -318,9 +338,12 @@ def checked(tree: E.Expr, variables: list[str], alongs: list[list[str]],
 
     from ..expr.lower import to_tape
 
+    if not _constants_defined(tree):
+        return [None] * len(alongs)     # SymPy says what is undefined (tan(pi/2), acos(2))
     found = [derivative(tree, along) for along in alongs]
     # the form shown is the one checked
     found = [simplest(d) if d is not None and _size(d) <= MAX_NODES else d for d in found]
+    found = [d if d is not None and _constants_defined(d) else None for d in found]
     if not any(d is not None for d in found) or not variables:
         return found
     rng = np.random.default_rng(seed)

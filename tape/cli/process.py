@@ -241,9 +241,10 @@ def utf8_arguments(argv: list[str]) -> list[str]:
     """The command-line arguments as UTF-8 text. Under a locale that is not UTF-8 (``LC_ALL=C``
     with ``PYTHONUTF8=0``) Python stands in for each byte above 127 with a lone surrogate, so
     ``x²`` arrives as ``'x\\udcc2\\udcb2'``: such an argument is decoded from its bytes as
-    UTF-8, and one whose bytes are not UTF-8 is bad input that names it."""
+    UTF-8. One whose bytes are not UTF-8 is kept as Python gave it: as a file name it still
+    opens, and as a formula the reader names the byte."""
     out = []
-    for number, arg in enumerate(argv, 1):
+    for arg in argv:
         if arg.isascii():
             out.append(arg)
             continue
@@ -251,12 +252,8 @@ def utf8_arguments(argv: list[str]) -> list[str]:
             arg.encode("utf-8")
         except UnicodeEncodeError:
             raw = os.fsencode(arg)
-            try:
+            with contextlib.suppress(UnicodeDecodeError):
                 arg = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise CLIError(f"argument {number} is not UTF-8 text (byte 0x{raw[exc.start]:02x} "
-                               f"at position {exc.start + 1}); tape reads its arguments as "
-                               f"UTF-8", BAD_INPUT) from None
         out.append(arg)
     return out
 
@@ -265,12 +262,7 @@ def run(app) -> None:
     """Run the Typer ``app`` as the ``tape`` process and exit with its code."""
     guard_standard_streams()
     _sane_terminal_size()
-    try:
-        sys.argv[1:] = utf8_arguments(sys.argv[1:])
-    except CLIError as exc:
-        sys.stderr.write(f"error: {exc.message}\n")
-        sys.stderr.flush()
-        sys.exit(exc.code)
+    sys.argv[1:] = utf8_arguments(sys.argv[1:])
     if signal.getsignal(signal.SIGINT) == signal.SIG_DFL:     # left so by start-up
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:

@@ -268,6 +268,11 @@ def _check_limits(text: str) -> None:
                                 f"(the nesting limit)", text, col, col + 1)
         elif ch in ")]}":
             depth -= 1
+        elif "\udc80" <= ch <= "\udcff":
+            # a byte that was not UTF-8, as Python stands in for it (an argument under a locale
+            # that is not UTF-8): name the byte, not a "control character"
+            raise ExprError(f"the text is not UTF-8 (byte 0x{ord(ch) - 0xdc00:02x} at position "
+                            f"{col + 1}); tape reads formulas as UTF-8", text, col, col + 1)
         elif ((ch < " " or ch == "\x7f" or ch > "\x7f" and category(ch) in ("Cc", "Cs"))
               and not ch.isspace()):   # control characters (Cc; in ASCII: below " " and DEL)
             raise ExprError(f"control character {ch!r} is not allowed", text, col, col + 1)
