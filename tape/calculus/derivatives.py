@@ -134,12 +134,16 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
         if order > 1 and len(comps) == 1:
             taylor = single_derivative(fn, chunk_arrays, comps[0], order)
             if taylor is not None:
-                return Outcome(*taylor)
+                value, parts, errors = taylor
+                _warn_of_digits(parts, errors, order)
+                return Outcome(value, parts)
         if order > 2 and not target.is_script and all(c.index is None for c in comps):
             value = value_only(fn, chunk_arrays)
-            return Outcome(value, taylor_partials(
+            parts, errors = taylor_partials(
                 lambda count: target.batched(variables, sizes, count), chunk_arrays, comps,
-                order))
+                order)
+            _warn_of_digits(parts, errors, order)
+            return Outcome(value, parts)
         if order > NESTED_MAX_ORDER:
             raise CLIError(f"--order {order} with several components of a script or a vector "
                            f"variable takes nested tapes, which stop at order {NESTED_MAX_ORDER}")
@@ -375,8 +379,9 @@ def partials(fn, arrays: list[np.ndarray], comps: list[Component], order: int):
 
 
 def taylor_partials(batched: Callable, arrays: list[np.ndarray], comps: list[Component],
-                    order: int) -> dict:
-    """``{multiset: array (N,)}``: every distinct partial of ``order`` of an expression with
+                    order: int) -> tuple[dict, dict]:
+    """``({multiset: array (N,)}, errors alike)``: every distinct partial of ``order`` of an
+    expression, with Taylor mode's estimate of its rounding error, with
     respect to scalar components, by ``tape.partials`` (one Taylor-mode pass along
     C(n+order-1, order) directions per point; cost grows with the number of partials, where
     nested tapes grow exponentially with the order). ``batched(count)`` builds the expression's
@@ -400,18 +405,23 @@ def taylor_partials(batched: Callable, arrays: list[np.ndarray], comps: list[Com
             xs[c.var] = t
         return functions[rows](*xs)
 
-    pieces = []
+    pieces, errors = [], []
     for start in range(0, count, step):
         block = [a[start:start + step] for a in arrays]
-        pieces.append(np.atleast_2d(tape.partials(along, x[start:start + step], order)))
-    got = np.concatenate(pieces)
-    return {key: got[:, j] for j, key in enumerate(multisets(len(comps), order))}
+        got, error = tape.partials(along, x[start:start + step], order, return_error=True)
+        pieces.append(np.atleast_2d(got))
+        errors.append(np.atleast_2d(error))
+    got, error = np.concatenate(pieces), np.concatenate(errors)
+    keys = multisets(len(comps), order)
+    return ({key: got[:, j] for j, key in enumerate(keys)},
+            {key: error[:, j] for j, key in enumerate(keys)})
 
 
 def single_derivative(fn, arrays: list[np.ndarray], comp: Component, order: int):
-    """The ``order``-th derivative along one scalar variable, by the engine's Taylor mode
-    (``tape.derivative``) when it exists and handles the batch; None otherwise (the caller
-    then uses ``partials``)."""
+    """``(value, {multiset: derivative}, {multiset: estimated error})``: the ``order``-th
+    derivative along one scalar variable, by the engine's Taylor mode (``tape.derivative``,
+    which recomputes a doubtful one from Cauchy's integral) when it handles the batch; None
+    otherwise (the caller then uses ``partials``)."""
     import tape
 
     derivative = getattr(tape, "derivative", None)
@@ -423,13 +433,37 @@ def single_derivative(fn, arrays: list[np.ndarray], comp: Component, order: int)
         return fn(*[x if i == comp.var else t for i, t in enumerate(xs)])
 
     try:
-        got = as_numpy(derivative(along, xs[comp.var], order=order))
+        got, error = derivative(along, xs[comp.var], order=order, return_error=True)
+        got, error = as_numpy(got), as_numpy(error)
         value = value_only(fn, arrays)
     except (TypeError, ValueError, NotImplementedError, LookupError):
         return None
     if got.shape != value.shape:
         return None
-    return value, {(0,) * order: got}
+    return value, {(0,) * order: got}, {(0,) * order: error}
+
+
+def _warn_of_digits(parts: dict, errors: dict, order: int) -> None:
+    """Warn (``warnings.warn``: ``run`` collects it with the engine's) when Taylor mode's
+    estimated rounding error of some derivative is above
+    ``engine.taylor.TRUSTED_RELATIVE_ERROR`` relative to it, naming the fewest digits
+    estimated correct: a number is never printed as if exact when it is not."""
+    from tape.engine.taylor import correct_digits, inaccurate
+
+    fewest = None
+    for key, got in parts.items():
+        got = np.asarray(got, dtype=np.float64)
+        error = np.asarray(errors[key], dtype=np.float64)
+        bad = inaccurate(got, error) & np.isfinite(got)     # inf and nan are warned of apart
+        if bad.any():
+            least = float(np.nanmin(correct_digits(got[bad], error[bad])))
+            fewest = least if fewest is None else min(fewest, least)
+    if fewest is not None:
+        digits = (f"to only about {int(fewest)} significant digits" if fewest >= 1
+                  else "to no digit at all")
+        warnings.warn(f"order {order}: a derivative may be accurate {digits} (Taylor mode's "
+                      f"estimated rounding error is above 1e-8 relative); the digits printed "
+                      f"past those are not reliable")
 
 
 def value_only(fn, arrays: list[np.ndarray]) -> np.ndarray:
