@@ -106,21 +106,18 @@ def slope(curve: Curve, order: int = 1):
 
 # --------------------------------------------------------------------------- numbers
 
-def _engine(curve: Curve, x: float, y: float, order: int):
-    from .derivatives import components, run
-    from .derivatives import Points
-    from .targets import Target
+def _engine(curve: Curve, x: float, y: float, along=()):
+    """F at (x, y) and its partial derivative along ``along`` (``values_at``): two floats
+    (the derivative None when ``along`` is empty)."""
+    from .derivatives import values_at
 
-    variables = curve.variables
-    target = Target("", "expression", variables, [curve.function], [""])
-    pts = Points(variables, {curve.x: np.array([x]), curve.y: np.array([y])}, 1)
-    comps = components(variables, variables, {n: None for n in variables})
-    return run(target, pts, variables, comps, "partials", order)
+    value, partial = values_at(curve.function, curve.variables, np.array([[x, y]]), along)
+    return float(value[0]), (None if partial is None else np.float64(partial[0]))
 
 
 def residual(curve: Curve, x: float, y: float) -> float:
     """F = left - right at (x, y), by the engine."""
-    return float(np.ravel(_engine(curve, x, y, 1).value)[0])
+    return _engine(curve, x, y)[0]
 
 
 def require_on_curve(curve: Curve, x: float, y: float) -> None:
@@ -135,14 +132,13 @@ def require_on_curve(curve: Curve, x: float, y: float) -> None:
 def slope_at(curve: Curve, x: float, y: float, order: int = 1) -> float:
     """dy/dx = -F_x/F_y (order 1) or d²y/dx² = -(F_xx + 2 F_xy y' + F_yy y'²)/F_y (order 2) at
     (x, y), from the partials of F by the tape engine (nan where F_y = 0)."""
-    first = _engine(curve, x, y, 1).partials
-    fx, fy = (np.float64(np.ravel(first[k])[0]) for k in ((0,), (1,)))
+    cx, cy = curve.x, curve.y
+    fx, fy = (_engine(curve, x, y, [n])[1] for n in (cx, cy))
     with np.errstate(all="ignore"):
         dy = -fx / fy
         if order == 1:
             return float(dy)
-        second = _engine(curve, x, y, 2).partials
-        fxx, fxy, fyy = (np.float64(np.ravel(second[k])[0]) for k in ((0, 0), (0, 1), (1, 1)))
+        fxx, fxy, fyy = (_engine(curve, x, y, a)[1] for a in ([cx, cx], [cx, cy], [cy, cy]))
         return float(-(fxx + 2 * fxy * dy + fyy * dy * dy) / fy)
 
 

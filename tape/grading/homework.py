@@ -270,22 +270,9 @@ def dense_points(width: int, seed: int = SEED) -> np.ndarray:
 def _engine(tree, variables: list[str], points: np.ndarray, along: list[str]):
     """``tree`` and its derivative along ``along`` (tape engine) at every point: two (n,)
     arrays (the derivative is None when ``along`` is empty)."""
-    from ..calculus.derivatives import components, run
-    from ..calculus.derivatives import Points
-    from ..calculus.targets import Target
+    from ..calculus.derivatives import values_at
 
-    if not len(points):
-        return np.empty(0), (np.empty(0) if along else None)
-    wrt = list(dict.fromkeys(along))
-    target = Target("", "expression", variables, [tree], [""])
-    arrays = {n: points[:, i].copy() for i, n in enumerate(variables)}
-    pts = Points(variables, arrays, len(points))
-    if not along:
-        return np.ravel(run(target, pts, variables, [], "partials", 1).value), None
-    comps = components(variables, wrt, {n: None for n in variables})
-    key = tuple(sorted(wrt.index(n) for n in along))
-    outcome = run(target, pts, variables, comps, "partials", len(along))
-    return np.ravel(outcome.value), np.ravel(outcome.partials[key])
+    return values_at(tree, variables, points, along)
 
 
 def _engine_values(exercise: Exercise, points: np.ndarray) -> np.ndarray:
