@@ -250,21 +250,37 @@ def candidate_points(width: int, seed: int = SEED) -> np.ndarray:
     return np.concatenate([first, mixed])
 
 
-#: fewer points than this where every side is defined: search the line more densely
-SPARSE = 64
-#: points of that denser search (with one variable; pairs, triples... drawn from them)
-DENSE = 4000
+#: the dense scan of a variable's line: (lo, hi, count) evenly spaced, then every magnitude
+#: from 1e-6 to 1e7 of both signs (LINE_DECADES points); a feature as narrow as the fine
+#: spacing (1e-3 near the origin) is seen
+LINE = [(-20.0, 20.0, 40_001), (-1000.0, 1000.0, 20_001)]
+LINE_DECADES = 6_000
+#: with several variables: each one's line, coarser, the others held at BASES values
+LINE_SEVERAL = [(-20.0, 20.0, 10_001), (-1000.0, 1000.0, 2_001)]
+LINE_DECADES_SEVERAL = 1_000
+BASES = [0.7, -1.3, 2.1, -0.4, 1.6, -2.5]
+
+
+def _line(spans, decades: int) -> np.ndarray:
+    sizes = np.logspace(-6, 7, decades)
+    return np.concatenate([np.linspace(lo, hi, n) for lo, hi, n in spans] + [sizes, -sizes])
 
 
 def dense_points(width: int, seed: int = SEED) -> np.ndarray:
-    """(n, width) points close together over every magnitude from 1e-6 to 1e7 (a domain as
-    narrow as [4000, 6000] or [-1e-4, 1e-4] holds some of them)."""
-    rng = np.random.default_rng(seed + 1)
-    side = np.concatenate([np.logspace(-6, 7, DENSE // 4), np.linspace(0, 20, DENSE // 4)])
-    line = np.concatenate([side, -side])
+    """(n, width) points of the dense scan: with one variable the whole line (``LINE``); with
+    several, each variable along its line with the others fixed, twice (``BASES``), so a
+    difference narrower than the spacing of ``candidate_points`` is still sampled."""
     if width == 1:
-        return line.reshape(-1, 1)
-    return rng.choice(line, size=(DENSE, width))
+        return _line(LINE, LINE_DECADES).reshape(-1, 1)
+    line = _line(LINE_SEVERAL, LINE_DECADES_SEVERAL)
+    blocks = []
+    for shift in (0, 1):
+        base = [BASES[(j + shift * width) % len(BASES)] for j in range(width)]
+        for axis in range(width):
+            block = np.tile(base, (len(line), 1))
+            block[:, axis] = line
+            blocks.append(block)
+    return np.concatenate(blocks)
 
 
 def _engine(tree, variables: list[str], points: np.ndarray, along: list[str]):
@@ -282,6 +298,18 @@ def _engine_values(exercise: Exercise, points: np.ndarray) -> np.ndarray:
     return np.stack([f, d, a])
 
 
+def _edges(exercise: Exercise, good: np.ndarray, bad: np.ndarray) -> np.ndarray:
+    """With one variable: between each ``good`` x (where f and the derivative are defined)
+    and its ``bad`` neighbour, the last defined x found by bisection."""
+    for _ in range(60):
+        mid = 0.5 * (good + bad)
+        with np.errstate(all="ignore"):
+            v = _engine_values(exercise, mid.reshape(-1, 1))
+        inside = np.isfinite(v[0]) & np.isfinite(v[1])
+        good, bad = np.where(inside, mid, good), np.where(inside, bad, mid)
+    return good
+
+
 def _edge_points(exercise: Exercise, points: np.ndarray, values: np.ndarray) -> np.ndarray:
     """With one variable: points just inside each edge of the float domain of f and its
     derivative (bisection between neighbouring defined and undefined points)."""
@@ -289,37 +317,100 @@ def _edge_points(exercise: Exercise, points: np.ndarray, values: np.ndarray) -> 
         return np.empty((0, points.shape[1]))
     x = points[:, 0]
     ok = np.isfinite(values[0]) & np.isfinite(values[1])
-    order = np.argsort(x)
+    order = np.argsort(x, kind="stable")
     xs, oks = x[order], ok[order]
     switch = np.nonzero(oks[1:] != oks[:-1])[0]
     if not len(switch):
         return np.empty((0, 1))
     good = np.where(oks[switch], xs[switch], xs[switch + 1])
     bad = np.where(oks[switch], xs[switch + 1], xs[switch])
-    for _ in range(60):
-        mid = 0.5 * (good + bad)
-        with np.errstate(all="ignore"):
-            v = _engine_values(exercise, mid.reshape(-1, 1))
-        inside = np.isfinite(v[0]) & np.isfinite(v[1])
-        good, bad = np.where(inside, mid, good), np.where(inside, bad, mid)
+    edge = _edges(exercise, good, bad)
     out = []
-    for g, b in zip(good, bad):
+    for g, b in zip(edge, bad):
         direction = 1.0 if g > b else -1.0
         for k in (3, 6, 9):
-            out.append(b + direction * 10.0 ** -k * (1 + abs(b)))
+            out.append(g + direction * 10.0 ** -k * (1 + abs(g)))
     return np.array(out).reshape(-1, 1)
+
+
+def compared_part(exercise: Exercise, points: np.ndarray, valid: np.ndarray) -> Optional[str]:
+    """Where the sides could be compared, when that is not the whole line: ``"x > 0"``,
+    ``"-1 < x < 1"``, ``"x < -1 or x > 1"``; with several variables the share of the scanned
+    points where every side is real. None when every side is real on all of the line but
+    isolated points (1/x at 0)."""
+    width = points.shape[1]
+    if width != 1:
+        share = valid.mean() if len(valid) else 0.0
+        if share >= 0.995:
+            return None
+        return (f"only where every side is real ({100 * share:.3g}% of the points scanned "
+                f"along each variable's line)")
+    x = points[:, 0]
+    order = np.argsort(x, kind="stable")
+    xs, oks = x[order], valid[order]
+    if not oks.any():
+        return None
+    change = np.nonzero(oks[1:] != oks[:-1])[0] + 1
+    bounds = np.concatenate([[0], change, [len(xs)]])
+    runs = [[lo, hi - 1] for lo, hi in zip(bounds[:-1], bounds[1:]) if oks[lo]]
+    merged = [runs[0]]
+    for lo, hi in runs[1:]:
+        # undefined at one place only (1/x at 0): not a gap in the line
+        if xs[merged[-1][1] + 1] == xs[lo - 1]:
+            merged[-1][1] = hi
+        else:
+            merged.append([lo, hi])
+    if merged[0][0] == 0 and merged[-1][1] == len(xs) - 1 and len(merged) == 1:
+        return None
+    inside, outside = [], []
+    for lo, hi in merged:
+        for i, j in ((lo, lo - 1), (hi, hi + 1)):
+            if 0 <= j < len(xs):
+                inside.append(xs[i])
+                outside.append(xs[j])
+    edge = dict(zip(map(float, inside), _edges(exercise, np.array(inside, dtype=float),
+                                               np.array(outside, dtype=float))))
+    name = exercise.variables[0]
+    parts = []
+    for lo, hi in merged:
+        left = _round_edge(edge[float(xs[lo])]) if lo > 0 else None
+        right = _round_edge(edge[float(xs[hi])]) if hi < len(xs) - 1 else None
+        parts.append(f"{left} < {name} < {right}" if left is not None and right is not None
+                     else f"{name} > {left}" if left is not None else f"{name} < {right}")
+    if len(parts) > 4:
+        near = min(range(len(merged)), key=lambda k: abs(xs[merged[k][0]]))
+        return (f"{len(parts)} intervals of {name} from {xs[0]:.6g} to {xs[-1]:.6g}, e.g. "
+                f"{parts[near]}")
+    return " or ".join(parts)
+
+
+def _round_edge(value: float) -> str:
+    """An edge found by bisection as a reader would write it: a simple fraction when it is one
+    to 9 digits, else 6 significant digits."""
+    from fractions import Fraction
+
+    value = float(value)
+    simple = Fraction(value).limit_denominator(12)
+    if abs(simple.numerator) <= 10_000 and abs(float(simple) - value) <= 1e-9 * (1 + abs(value)):
+        return str(simple)
+    return f"{value:.6g}"
 
 
 #: functions that break where their argument is 0 (``max``/``min``: where both arguments are
 #: equal; ``floor``/``ceil``: where it is an integer)
 BREAKING = {"abs", "relu", "sign", "max", "min", "floor", "ceil"}
-#: breakpoints kept per exercise (spread over the ones found), and the high-precision checks
-#: spent on the points beside them
-MAX_BREAKPOINTS = 48
+#: breakpoints beyond this many make a verdict undecided (every one found is sampled in
+#: floats on both sides; this bounds the memory of that), and the high-precision checks spent
+#: on the points beside them, spread over all of them
+MAX_BREAKPOINTS = 200_000
 BREAK_CHECKS = 64
 #: Newton steps and bisection halvings of the breakpoint search
 NEWTON_STEPS = 30
 HALVINGS = 60
+
+
+class TooManyBreakpoints(Exception):
+    """More breakpoints than can be sampled (``MAX_BREAKPOINTS``)."""
 
 
 def breaking_arguments(*trees) -> list[tuple[object, bool]]:
@@ -385,14 +476,18 @@ def _bisect_changes(g, stepwise: bool, variables: list[str], points: np.ndarray)
     return hi.reshape(-1, 1)
 
 
-def breakpoints(exercise: Exercise, points: np.ndarray) -> np.ndarray:
-    """Where a piecewise part of EXPR or ANSWER breaks (``breaking_arguments``), found
-    numerically from the sample ``points``, and points on both sides of each at three
-    distances and midway between neighbouring ones (one variable): a difference that lives
-    on a narrow interval is then sampled."""
+def breakpoints(exercise: Exercise, points: np.ndarray,
+                line: Optional[np.ndarray] = None) -> np.ndarray:
+    """Where a piecewise part of EXPR or ANSWER breaks (``breaking_arguments``): Newton's
+    method from the sample ``points`` and, with one variable, every change of side between
+    neighbouring points of the dense ``line`` (bisected). Returns points on both sides of every
+    one found at three distances, and midway between neighbouring ones (one variable): a
+    difference that lives on a narrow interval is then sampled. None is left out;
+    ``TooManyBreakpoints`` when there are more than ``MAX_BREAKPOINTS``."""
     variables = exercise.variables
     width = len(variables)
     roots = [np.empty((0, width))]
+    scan = points if line is None else np.concatenate([points, line])
     for g, stepwise in breaking_arguments(exercise.tree, exercise.answer):
         v, _ = _engine(g, variables, points, [])
         finite = np.isfinite(v)
@@ -401,29 +496,34 @@ def breakpoints(exercise: Exercise, points: np.ndarray) -> np.ndarray:
         for axis in range(width):
             for level in levels:
                 roots.append(_solve_along(g, variables, axis, starts, level))
-        roots.append(_bisect_changes(g, stepwise, variables, points))
+        roots.append(_bisect_changes(g, stepwise, variables, scan))
     found = np.concatenate(roots)
     found = found[np.all(np.isfinite(found), axis=1)]
     if not len(found):
         return np.empty((0, width))
     found = np.unique(np.round(found, 12), axis=0)
     if len(found) > MAX_BREAKPOINTS:
-        found = found[np.linspace(0, len(found) - 1, MAX_BREAKPOINTS).round().astype(int)]
-    out = []
+        raise TooManyBreakpoints(len(found))
+    out = [np.empty((0, width))]
     if width == 1:
         xs = np.sort(found[:, 0])
-        out += [np.array([m]) for m in 0.5 * (xs[1:] + xs[:-1])]
+        out.append((0.5 * (xs[1:] + xs[:-1])).reshape(-1, 1))
     for k in (3, 6, 9):
-        for r in found:
-            for axis in range(width):
-                for direction in (1.0, -1.0):
-                    q = r.copy()
-                    q[axis] += direction * 10.0 ** -k * (1 + abs(r[axis]))
-                    out.append(q)
-    return np.array(out, dtype=float).reshape(-1, width)
+        for axis in range(width):
+            step = 10.0 ** -k * (1 + np.abs(found[:, axis]))
+            for direction in (1.0, -1.0):
+                q = found.copy()
+                q[:, axis] += direction * step
+                out.append(q)
+    return np.concatenate(out)
 
 
 # --------------------------------------------------------------------------- the verdict
+
+#: the most digits added to a high-precision evaluation for a function much larger than
+#: the two sides compared
+MAX_EXTRA_DIGITS = 160
+
 
 class Evidence:
     """High-precision findings at sample points."""
@@ -443,34 +543,67 @@ class Evidence:
         self.answer_missing: Optional[dict] = None
         #: (points, float derivative there) where every side is defined
         self.derivative_values = (np.empty((0, len(exercise.variables))), np.empty(0))
+        #: where the sides could be compared when not on the whole line (``compared_part``)
+        self.compared: Optional[str] = None
+        #: why nothing can be compared at all (the function is real nowhere), or None
+        self.nowhere: Optional[str] = None
+
+    def digits(self, point, answer) -> int:
+        """The precision at ``point``: 40 digits more as many as f is larger than the answer
+        (x^2 + 10^40 against 2x + 1000: the derivative must be taken out of f's digits, and
+        the agreement is measured on the size of the two sides, not of f)."""
+        H = self.H
+        f = H.value_at(self.f, point)
+        if f is None:
+            return H.DIGITS
+        mp = H.mpmath()
+        extra = mp.log10(abs(f) + 1) - mp.log10(abs(answer) + 1)
+        return H.DIGITS + int(min(MAX_EXTRA_DIGITS, max(0, mp.ceil(extra))))
 
     def examine(self, point) -> None:
         """Record whether the answer agrees at ``point`` (a float tuple); stop at the first
         confirmed difference. Agreement needs one central estimate of the derivative; a
-        difference is trusted only after the differentiability probes."""
+        difference is trusted only after the differentiability probes. Both are judged on the
+        scale of the derivative and the answer."""
         H = self.H
         p = H.at(point)
         a = H.value_at(self.a, p)
         if a is None:
             return
-        scale = H.value_at(self.f, p) or 0
+        digits = self.digits(p, a)
+        if digits > H.DIGITS:
+            a = H.value_at(self.a, p, digits)
         orders = self.exercise.orders
-        d = H.derivative_at(self.f, p, orders, probe=False)
-        if d is not None and H.agree(d, a, scale):
+        d = H.derivative_at(self.f, p, orders, probe=False, digits=digits)
+        if d is not None and H.agree(d, a, 0, min(digits, H.DIGITS)):
             self.agree.append(tuple(point))
             return
-        d = H.derivative_at(self.f, p, orders)
+        d = H.derivative_at(self.f, p, orders, digits=digits)
         if d is None:
             return
         # a gap is trusted only when it is the same at twice the digits: a tiny one may be
         # rounding, a large one noise where 40 digits are not enough for the arguments
-        real = H.difference_persists(self.f, self.a, p, orders, d - a, scale)
+        with H.mpmath().workdps(digits):
+            gap = d - a
+        real = H.difference_persists(self.f, self.a, p, orders, gap, 0, 2 * digits)
         if real:
             self.counterexample = {"at": dict(zip(self.exercise.variables, map(float, point))),
                                    "answer": float(a), "expected": float(d)}
-            self.gap = H.shown(abs(d - a))
+            self.gap = H.shown(abs(gap))
         elif real is False:
             self.agree.append(tuple(point))
+
+    def real_somewhere(self, points: np.ndarray) -> bool:
+        """Is f, and its derivative, real at one of ``points`` in high precision (where floats
+        overflowed or failed)?"""
+        H = self.H
+        orders = self.exercise.orders
+        for point in points:
+            p = H.at(point)
+            if H.value_at(self.f, p) is not None and \
+                    H.derivative_at(self.f, p, orders, probe=False) is not None:
+                return True
+        return False
 
 
 def _spread(indices: np.ndarray, points: np.ndarray, count: int) -> list[int]:
@@ -485,38 +618,69 @@ def _spread(indices: np.ndarray, points: np.ndarray, count: int) -> list[int]:
     return head + [int(by_size[i]) for i in picks]
 
 
+#: float disagreements examined first in sample order (round numbers, readable), the rest of
+#: ``CANDIDATES`` by the size of the gap relative to the two sides
+ROUND_SUSPECTS = 8
+#: points tried in high precision when f is real at no float point
+NOWHERE_CHECKS = 24
+
+
 def numeric_evidence(exercise: Exercise) -> Evidence:
     """Steps 1 and 2 of the module docstring."""
-    points = candidate_points(len(exercise.variables))
+    width = len(exercise.variables)
+    sample = candidate_points(width)
+    line = dense_points(width)
+    points = np.concatenate([sample, line])
+    evidence = Evidence(exercise)
     with np.errstate(all="ignore"):
         values = _engine_values(exercise, points)
-        if np.count_nonzero(np.all(np.isfinite(values), axis=0)) < SPARSE:
-            dense = dense_points(len(exercise.variables))
-            points = np.concatenate([points, dense])
-            values = np.concatenate([values, _engine_values(exercise, dense)], axis=1)
-        extra = [_edge_points(exercise, points, values), breakpoints(exercise, points)]
         first_extra = len(points)
-        for more in extra:
+        try:
+            found = breakpoints(exercise, sample, line)
+        except TooManyBreakpoints as many:
+            raise CLIError(f"undecided: the two sides break (abs, floor, sign, max...) at more "
+                           f"than {MAX_BREAKPOINTS:,} places ({many.args[0]:,} found), too many "
+                           f"to sample on both sides", UNDECIDED) from None
+        for more in (_edge_points(exercise, points, values), found):
             if len(more):
                 points = np.concatenate([points, more])
                 values = np.concatenate([values, _engine_values(exercise, more)], axis=1)
         f, d, a = values
         valid = np.isfinite(f) & np.isfinite(d) & np.isfinite(a)
-        apart = np.abs(d - a) > 1e-7 * np.maximum(np.abs(d), np.abs(a)) + 1e-12
-    evidence = Evidence(exercise)
+        size = np.maximum(np.abs(d), np.abs(a))
+        gap = np.abs(d - a)
+        apart = gap > 1e-7 * size + 1e-12
+    on_line = slice(len(sample), first_extra)
+    tried = sample[_spread(np.arange(len(sample)), sample, NOWHERE_CHECKS)]
+    if not np.any(np.isfinite(f) & np.isfinite(d)) and not evidence.real_somewhere(tried):
+        evidence.nowhere = (f"the expression, or its derivative, is not a real number at any "
+                            f"of the {len(points):,} points tried (every magnitude from 1e-6 "
+                            f"to 1e7, both signs), so there is nothing to compare the answer "
+                            f"with")
+        return evidence
+    evidence.compared = compared_part(exercise, points[on_line], valid[on_line])
     evidence.defined = [tuple(p) for p in points[np.nonzero(valid)[0][:12]]]
     answer_missing = np.nonzero(np.isfinite(f) & np.isfinite(d) & ~np.isfinite(a))[0]
     if len(answer_missing):
         evidence.answer_missing = dict(zip(exercise.variables,
                                            map(float, points[answer_missing[0]])))
     evidence.derivative_values = (points[valid], d[valid])
-    suspects = np.nonzero(valid & apart)[0][:CANDIDATES]
+    flagged = np.nonzero(valid & apart)[0]
+    first = [int(i) for i in flagged[flagged < len(sample)][:ROUND_SUSPECTS]]
+    rest = flagged[~np.isin(flagged, first)]
+    with np.errstate(all="ignore"):
+        relative = gap[rest] / (size[rest] + 1e-300)
+    worst = rest[np.argsort(-relative, kind="stable")][:CANDIDATES - len(first)]
     agreeing = np.nonzero(valid & ~apart)[0]
-    sampled = agreeing[agreeing < first_extra]
+    sampled = agreeing[agreeing < len(sample)]
     beside = agreeing[agreeing >= first_extra]
     if len(beside) > BREAK_CHECKS:
         beside = beside[np.linspace(0, len(beside) - 1, BREAK_CHECKS).round().astype(int)]
-    for i in list(suspects) + _spread(sampled, points, SAMPLED) + list(beside):
+    lined = agreeing[(agreeing >= len(sample)) & (agreeing < first_extra)]
+    # the dense line fills in where few of the sample points are in the domain
+    checks = _spread(sampled, points, SAMPLED) + \
+        _spread(lined, points, max(SAMPLED // 4, SAMPLED - len(sampled)))
+    for i in first + list(worst) + checks + list(beside):
         evidence.examine(tuple(points[i]))
         if evidence.counterexample:
             break
@@ -530,6 +694,14 @@ def _verdict(exercise: Exercise, timeout: float) -> Verdict:
     rule for (and proves the agreement on the way when expanding does). Only when the numbers
     are not decisive does the verdict wait for SymPy's proof."""
     evidence = numeric_evidence(exercise)
+    if evidence.nowhere:
+        raise CLIError(f"undecided: {evidence.nowhere}", UNDECIDED)
+    verdict = _decide(exercise, evidence, timeout)
+    verdict.compared_on = evidence.compared
+    return verdict
+
+
+def _decide(exercise: Exercise, evidence: Evidence, timeout: float) -> Verdict:
     args = (exercise.tree, exercise.answer, exercise.variables, exercise.along)
     agree = len(evidence.agree)
     polish = time.monotonic() + min(timeout, POLISH)

@@ -59,6 +59,9 @@ class Verdict:
     ambiguous: bool = False
     #: why the verdict is undecided (``correct`` is None)
     reason: Optional[str] = None
+    #: where the two sides were compared when that is not the whole real line (``"x > 0"``:
+    #: elsewhere a side is not real), else None
+    compared_on: Optional[str] = None
 
     def to_dict(self) -> dict:
         """The JSON document of ``tape check`` (SPEC sections 3, 5 and 8)."""
@@ -68,6 +71,8 @@ class Verdict:
         doc.update({"answer": self.answer, "correct": self.correct, "method": self.method,
                     "expected": self.expected, "counterexample": self.counterexample,
                     "diagnosis": self.diagnosis, **self.extra})
+        if self.compared_on:
+            doc["compared_on"] = self.compared_on
         if self.note:
             doc["warnings"] = [self.note]
         return doc

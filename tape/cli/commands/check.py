@@ -92,8 +92,15 @@ def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
         if decision.gap and _alike(c["answer"], c["expected"]):
             line += f" (apart by {decision.gap}, beyond the digits shown)"
         lines.append(line)
+    if decision.compared_on:
+        lines.append(f"compared only where both sides are real: {decision.compared_on}")
     if decision.expected is not None:
-        asked = expression if asks_for_derivative(expression) else f"{d} {expression}"
+        asked = f"{d} {expression}"
+        if asks_for_derivative(expression):
+            # the text's own d/dx names the derivative only when it is the one asked for
+            # (not with --order 2 after it)
+            shown = (decision.read_as or {}).get("expression") or expression
+            asked = expression if expression.strip().startswith(f"{d} ") else f"{d} {shown}"
         lines.append(f"{asked} = {decision.expected}")
     return lines
 

@@ -1,0 +1,104 @@
+"""Answers made to fool a verdict (issue 31): each one is wrong, undecided with its reason, or
+ambiguous; never a false ``correct``, never a crash. A counterexample is checked against
+SymPy's derivative evaluated by mpmath at 50 digits."""
+from __future__ import annotations
+
+import mpmath
+import pytest
+import sympy as sp
+
+import tape.grading
+from tape.grading import homework
+
+
+def _true_gap(verdict, wrt="x", order=1) -> float:
+    """|derivative - answer| at the counterexample, by SymPy and mpmath (50 digits)."""
+    at = verdict.counterexample["at"]
+    symbols = {n: sp.Symbol(n) for n in at}
+    names = {**symbols, "relu": lambda z: sp.Max(0, z), "e": sp.E, "pi": sp.pi}
+    f = sp.sympify(verdict.read_as["expression"], locals=names, rational=True)
+    a = sp.sympify(verdict.read_as["answer"], locals=names, rational=True)
+    d = sp.diff(f, *([symbols[w] for w in wrt.split(",")] * order))
+    # floor is constant between its steps (the counterexample is never on a step)
+    d = d.replace(lambda e: isinstance(e, (sp.Derivative, sp.Subs)), lambda e: sp.S.Zero)
+    subs = {symbols[n]: sp.Rational(v) for n, v in at.items()}
+    with mpmath.workdps(50):
+        return abs(complex(sp.N(d.subs(subs) - a.subs(subs), 50)))
+
+
+def _assert_wrong(verdict, wrt="x", order=1, least=1e-9):
+    assert verdict.correct is False, verdict.to_dict()
+    gap = _true_gap(verdict, wrt, order)
+    assert gap > least, (gap, verdict.to_dict())
+
+
+@pytest.mark.parametrize("expression, answer, options", [
+    ("x^2 + 10^40", "2x + 1000", {}),
+    ("x^2 + e^100", "2x + 1000", {}),
+    ("x^2 + 10^40", "2x + 1e-20", {}),
+    ("x^2 + e^100", "1002", {"order": 2}),
+    ("x^2 y + 10^40", "2x y + 1000", {"wrt": "x"}),
+    ("x^2 y^2 + e^100", "4 x y + 5", {"wrt": "x,y"}),
+])
+def test_a_huge_constant_does_not_hide_a_wrong_answer(expression, answer, options):
+    verdict = tape.grading.check(expression, answer, **options)
+    wrt, order = options.get("wrt", "x"), options.get("order", 1)
+    _assert_wrong(verdict, wrt, order, least=1e-25)
+
+
+@pytest.mark.parametrize("expression, answer", [
+    ("x^2 + 10^40", "2x"), ("x^2 + e^100", "2x"), ("1e30 + sin(x)", "cos(x)"),
+])
+def test_a_huge_constant_does_not_make_a_right_answer_wrong(expression, answer):
+    assert tape.grading.check(expression, answer).correct is True
+
+
+@pytest.mark.parametrize("expression, answer", [
+    ("x^2 + floor(100x)", "2x + relu(0.01-abs(x-3.7))"),
+    ("x^2 + floor(1000x)", "2x + relu(0.001-abs(x+12.3456))"),
+    ("x^2", "2x + e^(-10^4 (x-3.7)^2)"),
+    ("x^2", "2x + e^(-10^5 (x+1.234)^2)"),
+    ("sin x", "cos x + 1/(1 + 10^8 (x - 7.77)^2)"),
+])
+def test_a_narrow_feature_is_seen(expression, answer):
+    _assert_wrong(tape.grading.check(expression, answer))
+
+
+def test_many_breakpoints_a_right_answer_stays_right():
+    assert tape.grading.check("x^2 + floor(100x)", "2x").correct is True
+
+
+@pytest.mark.parametrize("expression, answer", [
+    ("log(-1-x^2)", "2x/(1+x^2)"), ("x*(0/0)", "0"), ("sqrt(-1-x^2)", "0"),
+])
+def test_a_function_real_nowhere_is_undecided_with_the_reason(expression, answer):
+    verdict = tape.grading.check(expression, answer)
+    assert verdict.correct is None
+    assert "not a real number at any" in verdict.reason
+
+
+@pytest.mark.parametrize("expression, answer, part", [
+    ("sqrt(x)", "1/(2sqrt(x))", "x > 0"),
+    ("log(1-x^2)", "-2x/(1-x^2)", "-1 < x < 1"),
+    ("sqrt(x^2-4)", "x/sqrt(x^2-4)", "x < -2 or x > 2"),
+])
+def test_the_part_of_the_line_compared_is_said(expression, answer, part):
+    verdict = tape.grading.check(expression, answer)
+    assert verdict.correct is True and verdict.compared_on == part
+    assert verdict.to_dict()["compared_on"] == part
+
+
+@pytest.mark.parametrize("expression, answer", [("1/x", "-1/x^2"), ("x^2", "2x"),
+                                                ("tan x", "sec^2 x")])
+def test_the_whole_line_says_nothing(expression, answer):
+    verdict = tape.grading.check(expression, answer)
+    assert verdict.correct is True and verdict.compared_on is None
+    assert "compared_on" not in verdict.to_dict()
+
+
+def test_the_dense_scan_is_fine_near_the_origin_and_reaches_far():
+    line = homework.dense_points(1)[:, 0]
+    near = line[(line > 3) & (line < 4)]
+    assert near.size >= 1000
+    for lo, hi in [(4000, 6000), (-1e-4, 1e-4), (4e6, 5e6), (-6000, -4000)]:
+        assert ((line > lo) & (line < hi)).sum() >= 4, (lo, hi)
