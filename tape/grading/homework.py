@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Optional
 
 import numpy as np
@@ -75,6 +76,8 @@ class Exercise:
     answer_notes: tuple = ()
     #: every reading note of both texts, as ``Verdict.notes`` carries them
     notes: list = field(default_factory=list)
+    #: the expression as read, for the derivative shown (``tree`` has ``real_roots``)
+    shown_tree: object = None
 
     @property
     def orders(self) -> list[int]:
@@ -154,8 +157,9 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
         raise CLIError(f"the answer uses {', '.join(map(repr, extra))}, which "
                        f"{'is' if len(extra) == 1 else 'are'} not in the expression "
                        f"(its variables: {', '.join(variables)})")
-    return Exercise(target.trees[0], answer_tree, variables, along,
+    return Exercise(real_roots(target.trees[0]), real_roots(answer_tree), variables, along,
                     {"expression": target.read_as, "answer": given.read_as},
+                    shown_tree=target.trees[0],
                     answer_text=answer, answer_notes=tuple(given.notes),
                     notes=[*target.notes, *(f"--answer: {n}" for n in given.notes)])
 
@@ -203,6 +207,42 @@ def _right_as(exercise: Exercise, text: str) -> bool:
     return evidence.counterexample is None and len(evidence.agree) >= ENOUGH
 
 
+
+
+def _exact(node) -> Optional[Fraction]:
+    """A constant written with numbers and + - * / as an exact fraction (decimals as typed),
+    else None."""
+    if isinstance(node, E.Number):
+        return Fraction(repr(node.value)) if np.isfinite(node.value) else None
+    if isinstance(node, E.Unary):
+        inner = _exact(node.operand)
+        return None if inner is None else (-inner if node.op == "-" else inner)
+    if isinstance(node, E.Binary) and node.op in "+-*/":
+        left, right = _exact(node.left), _exact(node.right)
+        if left is None or right is None or (node.op == "/" and right == 0):
+            return None
+        return {"+": left + right, "-": left - right, "*": left * right,
+                "/": left / right if node.op == "/" else None}[node.op]
+    return None
+
+
+def real_roots(tree):
+    """``tree`` with every power u^(p/q), q odd, read as textbooks read it: the real function
+    on the whole line (as ``∛``), ``|u|^(p/q)`` times ``sign(u)`` when p is odd. A principal
+    power is not real for u < 0, and only half of the line would be compared."""
+    def visit(node, kids):
+        node = E.rebuild(node, kids)
+        if not (isinstance(node, E.Binary) and node.op == "**"):
+            return node
+        power = _exact(node.right)
+        if power is None or power.denominator == 1 or power.denominator % 2 == 0:
+            return node
+        magnitude = E.Binary("**", E.Call("abs", (node.left,)), node.right)
+        if power.numerator % 2 == 0:
+            return magnitude
+        return E.Binary("*", E.Call("sign", (node.left,)), magnitude)
+
+    return E.fold(tree, visit)
 
 
 def _along(names: list[str], wrt: Optional[str], order: int) -> list[str]:
@@ -744,7 +784,7 @@ def _plain_derivative(exercise: Exercise, evidence: Evidence) -> Optional[str]:
     from ..expr.printer import read_as
     from ..calculus.treediff import derivative
 
-    tree = derivative(exercise.tree, exercise.along)
+    tree = derivative(exercise.shown_tree or exercise.tree, exercise.along)
     if tree is None:
         return None
     points, d = evidence.derivative_values

@@ -102,3 +102,36 @@ def test_the_dense_scan_is_fine_near_the_origin_and_reaches_far():
     assert near.size >= 1000
     for lo, hi in [(4000, 6000), (-1e-4, 1e-4), (4e6, 5e6), (-6000, -4000)]:
         assert ((line > lo) & (line < hi)).sum() >= 4, (lo, hi)
+
+
+@pytest.mark.parametrize("expression, answer, p, q, shift", [
+    ("x^(4/3)", "(4/3)|x|^(1/3)", 4, 3, 0), ("∛x^4", "(4/3)|x|^(1/3)", 4, 3, 0),
+    ("x^(5/3)", "(5/3) x |x|^(-1/3)", 5, 3, 0),
+    ("(x-2)^(1/3)", "sign(x-2)/(3|x-2|^(2/3))", 1, 3, 2),
+])
+def test_an_odd_root_is_real_on_the_whole_line(expression, answer, p, q, shift):
+    verdict = tape.grading.check(expression, answer)
+    assert verdict.correct is False
+    x = verdict.counterexample["at"]["x"]
+    assert x < shift                               # the answer is right where the base is > 0
+
+    def real_power(t):
+        return mpmath.sign(t - shift) ** p * abs(t - shift) ** (mpmath.mpf(p) / q)
+
+    with mpmath.workdps(30):
+        expected = mpmath.diff(real_power, mpmath.mpf(x))
+    assert abs(verdict.counterexample["expected"] - float(expected)) <= 1e-9 * abs(expected)
+
+
+@pytest.mark.parametrize("expression, answer", [
+    ("x^(4/3)", "(4/3)x^(1/3)"), ("x^(1/3)", "1/(3x^(2/3))"), ("x^(2/3)", "2/(3x^(1/3))"),
+    ("x^0.2", "0.2x^(-0.8)"), ("(x+1)^(2/3)", "2/(3(x+1)^(1/3))"),
+])
+def test_an_odd_root_right_on_the_whole_line_is_correct_there(expression, answer):
+    verdict = tape.grading.check(expression, answer)
+    assert verdict.correct is True and verdict.compared_on is None
+
+
+def test_an_even_root_says_which_part_was_compared():
+    verdict = tape.grading.check("x^(1/2)", "1/(2sqrt(x))")
+    assert verdict.correct is True and verdict.compared_on == "x > 0"
