@@ -135,3 +135,33 @@ def test_an_odd_root_right_on_the_whole_line_is_correct_there(expression, answer
 def test_an_even_root_says_which_part_was_compared():
     verdict = tape.grading.check("x^(1/2)", "1/(2sqrt(x))")
     assert verdict.correct is True and verdict.compared_on == "x > 0"
+
+
+def _on_the_curve(verdict, relation: str) -> float:
+    at = verdict.counterexample["at"]
+    x, y = sp.symbols("x y")
+    left, right = relation.split("=")
+    residual = sp.sympify(left, rational=True) - sp.sympify(right, rational=True)
+    return abs(float(residual.subs({x: sp.Rational(at["x"]), y: sp.Rational(at["y"])})))
+
+
+def test_a_far_branch_of_a_curve_is_scanned():
+    relation = "x**2 + (y-1250)**2 = 1250**2"
+    verdict = tape.grading.check(relation, "x/sqrt(1250^2 - x^2)", implicit=True)
+    assert verdict.correct is False
+    at = verdict.counterexample["at"]
+    assert at["y"] > 1250                 # the answer is the lower branch's slope only
+    assert _on_the_curve(verdict, relation) < 1e-6
+    slope = -at["x"] / (at["y"] - 1250)
+    assert abs(verdict.counterexample["expected"] - slope) <= 1e-9 * abs(slope)
+    assert tape.grading.check(relation, "-x/(y-1250)", implicit=True).correct is True
+
+
+def test_a_vanishing_denominator_in_the_curve_is_no_crash():
+    verdict = tape.grading.check(r"\displaystyle \frac{x^2+y}{x+y^2}=17",
+                                 r"\frac{x^2+2 x y^2-y}{2 x^2 y-x+y^2}", implicit=True)
+    x, y = sp.symbols("x y")
+    F = (x ** 2 + y) / (x + y ** 2) - 17
+    slope = sp.idiff(F, y, x)
+    answer = (x ** 2 + 2 * x * y ** 2 - y) / (2 * x ** 2 * y - x + y ** 2)
+    assert verdict.correct is (sp.simplify(sp.together(slope - answer)) == 0)
