@@ -27,6 +27,7 @@ How a verdict is reached (docs/symbolic.md tells the same for users):
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -74,6 +75,7 @@ class Exercise:
     #: the answer as typed and its reading notes (for ``other_reading``)
     answer_text: str = ""
     answer_notes: tuple = ()
+    expression_notes: tuple = ()
     #: every reading note of both texts, as ``Verdict.notes`` carries them
     notes: list = field(default_factory=list)
     #: the expression as read, for the derivative shown (``tree`` has ``real_roots``)
@@ -127,8 +129,9 @@ def check(expression: str, answer: str, *, wrt: Optional[str] = None, order: int
                                "equation; add --implicit")
             exercise = _exercise(expression, answer, wrt, order)
             verdict = _verdict(exercise, timeout)
-            if verdict.correct is False:
-                verdict.note = other_reading(exercise)
+            if verdict.correct is not None:
+                verdict = _under_every_reading(verdict, exercise, expression, answer, wrt,
+                                               order)
             verdict.label = exercise.label
             verdict.read_as = exercise.read_as
             verdict.wrt = ",".join(dict.fromkeys(exercise.along))
@@ -161,52 +164,124 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
                     {"expression": target.read_as, "answer": given.read_as},
                     shown_tree=target.trees[0],
                     answer_text=answer, answer_notes=tuple(given.notes),
+                    expression_notes=tuple(target.notes),
                     notes=[*target.notes, *(f"--answer: {n}" for n in given.notes)])
 
 
-#: a reading note that names the other reading as text to type: ``read 1/2x as (1/2)*x
-#: (write 1/(2x) to divide by 2x)``
-_OTHER = (r"read (?P<typed>\S+) as .+ \(write (?P<other>\S+) "
-          r"(?:to divide by|for the other|for the power)")
+#: a reading note whose rule has another plausible reading (SPEC section 10), naming it as
+#: text to type: ``read 1/2x as (1/2)*x (write 1/(2x) to divide by 2x)``, ``read e^2x as
+#: (e**2)*x (write e^(2x) for the other reading)``, ``read x^1/2 as (x**1)/2 (write x^(1/2)
+#: for the power 1/2)``
+_OTHER = re.compile(r"read (?P<typed>.+?) as (?P<read>.+?) \(write (?P<other>\S+) "
+                    r"(?:to divide by|for the other reading|for the power)")
+#: a function's argument without brackets before a division: ``sin x/2``
+_ARGUMENT = re.compile(r"read (?P<typed>(?P<name>[a-z]+) (?P<rest>[^()]+/[^()]+)) as "
+                       r"(?P<read>.+?) \(a function without brackets takes the next factor")
+#: two-argument log, whose base GeoGebra and WolframAlpha put first
+_LOG = re.compile(r"read (?P<typed>log\((?P<a>[^,()]+),\s*(?P<b>[^,()]+)\)) as .*"
+                  r"WolframAlpha reads log\(b, x\)")
 
 
-def other_reading(exercise: Exercise) -> Optional[str]:
-    """For a wrong answer whose reading had a plausible other meaning (``1/2x``, ``e^2x``):
-    a sentence saying the answer is right when read the other way (each such reading on its
-    own, then all of them together), or None."""
-    import re
+@dataclass
+class Reading:
+    """One plausible reading of a piece of text: ``typed`` is read as ``this`` (text that
+    says it without the ambiguity) or as ``other``."""
 
-    others = []
-    for note in exercise.answer_notes:
-        found = re.match(_OTHER, note)
-        if found and found.group("typed") in exercise.answer_text:
-            others.append(found.group("typed", "other"))
-    tries = [[o] for o in others] + ([others] if len(others) > 1 else [])
-    for chosen in tries:
-        text = exercise.answer_text
-        for typed, other in chosen:
-            text = text.replace(typed, other, 1)
-        if _right_as(exercise, text):
-            meant = ", ".join(f"{typed} read as {other}" for typed, other in chosen)
-            return f"with {meant}, the answer is correct: write {text}"
-    return None
+    typed: str
+    this: str
+    other: str
 
 
-def _right_as(exercise: Exercise, text: str) -> bool:
-    """Is ``text``, read afresh, a right answer by the numbers?"""
-    from ..expr.parse import read
+def ambiguous_readings(text: str, notes) -> list[Reading]:
+    """The readings of ``text`` that SPEC section 10 calls ambiguous, from its reading notes:
+    a product after ``/``, an exponent or a fraction without brackets (``e^2x``, ``x^1/2``,
+    ``sin x/2``, ``√2x``) and ``log(a, b)``. Letter splits and the argument conventions of
+    section 4 (``sin 2x``) are what a teacher reads, not ambiguities."""
+    found = []
+    for note in notes:
+        match = _OTHER.match(note)
+        if match and match["typed"] in text and ("/" in match["typed"] or "^" in match["typed"]
+                                                 or "√" in match["typed"]):
+            this = match["read"].replace("**", "^").replace("*", "")
+            found.append(Reading(match["typed"], this, match["other"]))
+            continue
+        match = _ARGUMENT.match(note)
+        if match and match["typed"] in text:
+            name, rest = match["name"], match["rest"].strip()
+            found.append(Reading(match["typed"], match["read"].replace("*", ""),
+                                 f"{name}({rest})"))
+            continue
+        match = _LOG.match(note)
+        if match and match["typed"] in text:
+            a, b = match["a"].strip(), match["b"].strip()
+            found.append(Reading(match["typed"], _log_text(a, b), _log_text(b, a)))
+    return found
 
+
+def _log_text(of: str, base: str) -> str:
+    """log of ``of`` to the base ``base`` as text nobody reads two ways."""
+    simple = re.fullmatch(r"[A-Za-z]|\d+(\.\d+)?", base)
+    return f"log_{base}({of})" if simple else f"ln({of})/ln({base})"
+
+
+#: most alternative readings graded (each is one more numeric verdict)
+MOST_READINGS = 4
+
+
+def _under_every_reading(verdict: Verdict, exercise: Exercise, expression: str, answer: str,
+                         wrt: Optional[str], order: int) -> Verdict:
+    """SPEC section 10: a text read with a rule that has another plausible reading is graded
+    under each; when the verdicts differ, the verdict is ``ambiguous`` (``correct`` None), with
+    every reading, its verdict and how to write it."""
+    from ..expr import notes as N
+
+    choices = [("expression", r) for r in ambiguous_readings(expression,
+                                                             exercise.expression_notes)]
+    choices += [("answer", r) for r in ambiguous_readings(answer, exercise.answer_notes)]
+    if not choices:
+        return verdict
+    texts = {"expression": expression, "answer": answer}
+    written = {side: texts[side] for side in texts}
+    for side, r in choices:
+        written[side] = written[side].replace(r.typed, r.this, 1)
+    graded = [(written, exercise.read_as, verdict.correct)]
+    listener, N.listener = N.listener, None        # the notes of the texts were told once
     try:
-        tree = read(text, names=exercise.variables).tree
-    except ExprError:
-        return False
-    if set(E.free_variables(tree)) - set(exercise.variables):
-        return False
-    evidence = numeric_evidence(Exercise(exercise.tree, tree, exercise.variables,
-                                         exercise.along))
-    return evidence.counterexample is None and len(evidence.agree) >= ENOUGH
+        for side, r in choices[:MOST_READINGS]:
+            # the reading chosen first, then the others as read where they are still typed
+            other = dict(texts)
+            other[side] = other[side].replace(r.typed, r.other, 1)
+            for s2, r2 in choices:
+                if (s2, r2) != (side, r):
+                    other[s2] = other[s2].replace(r2.typed, r2.this, 1)
+            try:
+                alternative = _exercise(other["expression"], other["answer"], wrt, order)
+            except (ExprError, CLIError):
+                continue
+            graded.append((other, alternative.read_as, _numbers_say(alternative)))
+    finally:
+        N.listener = listener
+    if all(correct == verdict.correct for _, _, correct in graded):
+        return verdict
+    readings = [{"read_as": read_as, "correct": correct, "write": text}
+                for text, read_as, correct in graded]
+    said = "; ".join(f"{r.typed!r} as {r.this} or {r.other}" for _, r in choices)
+    return Verdict(None, verdict.method, verdict.expected, ambiguous=True, readings=readings,
+                   reason=f"ambiguous: the verdict depends on how the text is read ({said})")
 
 
+def _numbers_say(exercise: Exercise) -> Optional[bool]:
+    """The verdict of the numbers alone: False with a confirmed counterexample, True with
+    agreement at ``ENOUGH`` points, else None."""
+    try:
+        evidence = numeric_evidence(exercise)
+    except CLIError:
+        return None
+    if evidence.nowhere:
+        return None
+    if evidence.counterexample:
+        return False
+    return True if len(evidence.agree) >= ENOUGH else None
 
 
 def _exact(node) -> Optional[Fraction]:

@@ -62,6 +62,10 @@ class Verdict:
     #: where the two sides were compared when that is not the whole real line (``"x > 0"``:
     #: elsewhere a side is not real), else None
     compared_on: Optional[str] = None
+    #: with ``ambiguous``: every reading, ``{"read_as": {"expression", "answer"}, "correct",
+    #: "write": {"expression", "answer"}}`` (the texts written so that nobody reads them
+    #: another way), the reading as read first
+    readings: Optional[list] = None
 
     def to_dict(self) -> dict:
         """The JSON document of ``tape check`` (SPEC sections 3, 5 and 8)."""
@@ -73,6 +77,9 @@ class Verdict:
                     "diagnosis": self.diagnosis, **self.extra})
         if self.compared_on:
             doc["compared_on"] = self.compared_on
+        if self.ambiguous:
+            doc["ambiguous"] = True
+            doc["readings"] = self.readings
         if self.note:
             doc["warnings"] = [self.note]
         return doc

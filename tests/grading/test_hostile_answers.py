@@ -165,3 +165,40 @@ def test_a_vanishing_denominator_in_the_curve_is_no_crash():
     slope = sp.idiff(F, y, x)
     answer = (x ** 2 + 2 * x * y ** 2 - y) / (2 * x ** 2 * y - x + y ** 2)
     assert verdict.correct is (sp.simplify(sp.together(slope - answer)) == 0)
+
+
+@pytest.mark.parametrize("expression, answer, meant", [
+    ("log(2, x)", "1/(x ln 2)", "log_2(x)"),            # base first, as WolframAlpha
+    ("ln(x)/2", "1/2x", "1/(2x)"),                     # a product after /
+    ("e^(2x)", "2e^2x", "2e^(2x)"),                    # an exponent without brackets
+    ("e^(-2x)", "-2e^-2x", "-2e^(-2x)"),
+    ("sqrt(x)", "x^-1/2/2", None),
+    ("sin(x/2)", "cos x/2/2", "cos(x/2)/2"),           # a fraction after a bare argument
+    ("sqrt(2x)", "1/(√2x)", None),
+])
+def test_an_ambiguous_text_is_graded_under_both_readings(expression, answer, meant):
+    verdict = tape.grading.check(expression, answer)
+    assert verdict.correct is None and verdict.ambiguous is True, verdict.to_dict()
+    assert "ambiguous" in verdict.reason
+    doc = verdict.to_dict()
+    assert doc["correct"] is None and doc["ambiguous"] is True
+    verdicts = [r["correct"] for r in doc["readings"]]
+    assert True in verdicts and False in verdicts
+    for reading in doc["readings"]:
+        # each reading, written out, is graded the same when checked on its own
+        write = reading["write"]
+        alone = tape.grading.check(write["expression"], write["answer"])
+        assert alone.ambiguous is False and alone.correct is reading["correct"], write
+        if reading["correct"] and meant:
+            assert meant in write["answer"] + write["expression"]
+
+
+@pytest.mark.parametrize("expression, answer", [
+    ("ln(x)/2", "1/(2x)"), ("x^2", "1/2x"), ("e^(2x)", "2e^(2x)"), ("sin 2x", "2cos 2x"),
+    ("xy", "y"),
+])
+def test_where_the_readings_agree_nothing_changes(expression, answer):
+    options = {"wrt": "x"} if "y" in expression else {}
+    verdict = tape.grading.check(expression, answer, **options)
+    assert verdict.ambiguous is False and verdict.correct is not None
+    assert "ambiguous" not in verdict.to_dict()

@@ -34,10 +34,12 @@ def check(
                      f"the limit is {O.CHECK_MAX_ORDER}, as for --order")
     verdict = grade_answer(expression, answer, wrt=wrt, order=order, timeout=timeout,
                            implicit=implicit, dependent=dependent)
-    if verdict.correct is None:
+    if verdict.correct is None and not verdict.ambiguous:
         output.abort(verdict.reason, UNDECIDED)
     output.render(CheckResult(verdict, expression, answer, verdict.wrt, order),
                   output.resolve_format(fmt))
+    if verdict.ambiguous:
+        output.abort(code=UNDECIDED)
     if not verdict.correct:
         output.abort(code=CHECK_FAILED)
 
@@ -65,7 +67,7 @@ class CheckResult(output.FieldsResult):
 
     def rows(self):
         d = self.decision
-        yield [[_word(d.correct), d.method, d.expected or ""]]
+        yield [["ambiguous" if d.ambiguous else _word(d.correct), d.method, d.expected or ""]]
 
     def lines(self):
         yield "".join(line + "\n" for line in
@@ -82,6 +84,8 @@ def _word(correct: Optional[bool]) -> str:
 def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
     from ...expr.notation import asks_for_derivative
 
+    if decision.ambiguous:
+        return _readings(decision)
     lines = [_word(decision.correct)]
     lines += [decision.diagnosis["detail"]] if decision.diagnosis else []
     d = decision.label
@@ -102,6 +106,17 @@ def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
             shown = (decision.read_as or {}).get("expression") or expression
             asked = expression if expression.strip().startswith(f"{d} ") else f"{d} {shown}"
         lines.append(f"{asked} = {decision.expected}")
+    return lines
+
+
+def _readings(decision) -> list[str]:
+    """An ambiguous verdict: why, then each reading written so that it reads one way only, with
+    its verdict."""
+    lines = [decision.reason]
+    for reading in decision.readings:
+        write = reading["write"]
+        lines.append(f"  {_word(reading['correct'])} when written {write['expression']!r} "
+                     f"with --answer {write['answer']!r}")
     return lines
 
 
