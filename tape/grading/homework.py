@@ -830,6 +830,8 @@ def _decide(exercise: Exercise, evidence: Evidence, timeout: float) -> Verdict:
         else:
             found = optional_work(polish, _shown_and_diagnosed, *args, points)
             expected, diagnosis = found or (_raw_in_time(args), None)
+        # a slip of a rule is the likelier story; failing one, another order's derivative
+        diagnosis = diagnosis or _wrong_order(exercise, evidence, points)
         return Verdict(False, "numeric", expected, evidence.counterexample, agree,
                         diagnosis=diagnosis, gap=evidence.gap)
     if agree >= ENOUGH:
@@ -845,6 +847,56 @@ def _decide(exercise: Exercise, evidence: Evidence, timeout: float) -> Verdict:
         hint = f"the answer is not a real number where the derivative is, e.g. at {at}"
     return settle(agree, WHERE, _difference_is_zero, args,
                   (_tidy_derivative, _raw_derivative), timeout, hint=hint)
+
+
+_ORDINALS = ["function itself", "first derivative", "second derivative", "third derivative"]
+
+
+def _ordinal(k: int) -> str:
+    return _ORDINALS[k] if k < len(_ORDINALS) else f"derivative of order {k}"
+
+
+def _wrong_order(exercise: Exercise, evidence: Evidence, points: list) -> Optional[dict]:
+    """The ``wrong order`` diagnosis: with one variable differentiated n times, the answer is
+    the function or its derivative of another order (n - 1, n + 1, ...), equal to it in high
+    precision at the counterexample and at the points where it was checked; else None."""
+    H = evidence.H
+    along = exercise.along
+    if len(set(along)) != 1:
+        return None
+    n, axis = len(along), exercise.variables.index(along[0])
+    for k in (n - 1, n + 1, n - 2, n + 2, 0):
+        if k < 0 or k == n or k > n + 2:
+            continue
+        orders = [k if i == axis else 0 for i in range(len(exercise.variables))]
+        matched = 0
+        for point in points:
+            p = H.at(point)
+            a = H.value_at(evidence.a, p)
+            d = H.value_at(evidence.f, p) if k == 0 else H.derivative_at(evidence.f, p, orders)
+            if a is None or d is None:
+                continue
+            if H.differ(d, a):
+                matched = -1
+                break
+            matched += 1
+        if matched >= 2:
+            what = _ordinal(k)
+            return {"kind": "wrong order",
+                    "detail": f"the answer is the {what}, not the {_ordinal(n)}" +
+                              ("" if k == 0 else f": {_shown_order(exercise, k)}")}
+    return None
+
+
+def _shown_order(exercise: Exercise, k: int) -> str:
+    """``d/dx x^3 = 3*x**2``: the derivative of order k, as treediff writes it."""
+    from ..calculus.treediff import derivative
+    from ..expr.printer import read_as
+
+    tree = derivative(exercise.shown_tree or exercise.tree, exercise.along[:1] * k)
+    name = exercise.along[0]
+    label = "d/d" + name if k == 1 else f"d{k}/d{name}{k}"
+    return f"{label} = {read_as(tree)}" if tree is not None else label
 
 
 #: where the agreeing points lie, for the notes

@@ -202,3 +202,68 @@ def test_where_the_readings_agree_nothing_changes(expression, answer):
     verdict = tape.grading.check(expression, answer, **options)
     assert verdict.ambiguous is False and verdict.correct is not None
     assert "ambiguous" not in verdict.to_dict()
+
+
+# ----------------------------------------------------------------------------- diagnoses
+
+def _mistake_reproduces(verdict, answer_of_mistake: str, options) -> bool:
+    """The mistake the diagnosis names, applied by hand, gives the answer (SymPy, exactly)."""
+    x = sp.Symbol(options.get("wrt", "x"))
+    got = sp.sympify(verdict.read_as["answer"], locals={x.name: x}, rational=True)
+    return sp.simplify(got - sp.sympify(answer_of_mistake, locals={x.name: x},
+                                        rational=True)) == 0
+
+
+@pytest.mark.parametrize("expression, answer, options, not_said", [
+    ("123456789*x**3 + x**2", "740740735", {"order": 3}, "1 times"),
+    ("189906971*u**3 + 1301*u**2 + 17523*u", "1139441827", {"wrt": "u", "order": 3},
+     "power rule"),
+])
+def test_no_diagnosis_that_is_not_true(expression, answer, options, not_said):
+    verdict = tape.grading.check(expression, answer, **options)
+    assert verdict.correct is False
+    detail = (verdict.diagnosis or {}).get("detail", "")
+    assert not_said not in detail
+    if verdict.diagnosis:                      # then the one said is exact: 1 more than d'''
+        assert verdict.diagnosis == {"kind": "extra term", "detail":
+                                     f"the answer has an extra constant term 1: the derivative "
+                                     f"is {int(answer) - 1}"}
+
+
+@pytest.mark.parametrize("answer, words", [
+    ("2x + 65013948", "an extra constant term 65013948:"),
+    ("2x - 2/3", "an extra constant term -2/3:"),
+    ("(7/3)*2x", "the answer is 7/3 times"),
+    ("2x + pi", None),                         # not a rational: no number rounded to digits
+])
+def test_numbers_in_a_diagnosis_are_exact(answer, words):
+    verdict = tape.grading.check("x^2", answer)
+    assert verdict.correct is False
+    if words is None:
+        assert verdict.diagnosis is None or "3.14" not in verdict.diagnosis["detail"]
+    else:
+        assert words in verdict.diagnosis["detail"], verdict.diagnosis
+
+
+@pytest.mark.parametrize("expression, answer, options, detail", [
+    ("x^2 - 14x^3", "2x", {}, "the term -14*x**3 was left out: its derivative, -42*x**2, "
+                              "is missing"),
+    ("x^3 + sin x", "6", {"order": 3}, "the term sin(x) was left out: its third derivative, "
+                                       "-cos(x), is missing"),
+])
+def test_a_missing_term_has_its_sign_and_the_order_asked(expression, answer, options, detail):
+    verdict = tape.grading.check(expression, answer, **options)
+    assert verdict.diagnosis == {"kind": "missing term", "detail": detail}
+
+
+@pytest.mark.parametrize("expression, answer, options, said", [
+    ("x^3", "3x^2", {"order": 2}, "the answer is the first derivative, not the second"),
+    ("x^3 + x", "6x", {}, "the answer is the second derivative, not the first"),
+    ("x^4", "x^4", {}, "the answer is the function itself, not the first derivative"),
+    ("sin(x)", "-cos(x)", {"order": 2}, "the answer is the third derivative, not the second"),
+])
+def test_an_answer_of_another_order_is_named(expression, answer, options, said):
+    verdict = tape.grading.check(expression, answer, **options)
+    assert verdict.correct is False
+    assert verdict.diagnosis["kind"] == "wrong order"
+    assert verdict.diagnosis["detail"].startswith(said)
