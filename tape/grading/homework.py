@@ -468,6 +468,8 @@ def compared_part(exercise: Exercise, points: np.ndarray, valid: np.ndarray) -> 
     change = np.nonzero(oks[1:] != oks[:-1])[0] + 1
     bounds = np.concatenate([[0], change, [len(xs)]])
     runs = [[lo, hi - 1] for lo, hi in zip(bounds[:-1], bounds[1:]) if oks[lo]]
+    # real at single points only (x^x at negative integers): no part of the line
+    runs = [r for r in runs if xs[r[0]] != xs[r[1]]] or runs
     merged = [runs[0]]
     for lo, hi in runs[1:]:
         # undefined at one place only (1/x at 0): not a gap in the line
@@ -766,6 +768,8 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
         gap = np.abs(d - a)
         apart = gap > 1e-7 * size + 1e-12
     on_line = slice(len(sample), first_extra)
+    # for the part of the line compared, an overflow (2^x past x = 1024) is real, only large
+    real = ~np.isnan(f) & ~np.isnan(d) & ~np.isnan(a)
     tried = sample[_spread(np.arange(len(sample)), sample, NOWHERE_CHECKS)]
     if not np.any(np.isfinite(f) & np.isfinite(d)) and not evidence.real_somewhere(tried):
         evidence.nowhere = (f"the expression, or its derivative, is not a real number at any "
@@ -773,7 +777,7 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
                             f"to 1e7, both signs), so there is nothing to compare the answer "
                             f"with")
         return evidence
-    evidence.compared = compared_part(exercise, points[on_line], valid[on_line])
+    evidence.compared = compared_part(exercise, points[on_line], real[on_line])
     evidence.defined = [tuple(p) for p in points[np.nonzero(valid)[0][:12]]]
     answer_missing = np.nonzero(np.isfinite(f) & np.isfinite(d) & ~np.isfinite(a))[0]
     if len(answer_missing):
