@@ -7,6 +7,7 @@ import mpmath
 import pytest
 import sympy as sp
 
+import tape.expr
 import tape.grading
 from tape.grading import homework
 
@@ -267,3 +268,33 @@ def test_an_answer_of_another_order_is_named(expression, answer, options, said):
     assert verdict.correct is False
     assert verdict.diagnosis["kind"] == "wrong order"
     assert verdict.diagnosis["detail"].startswith(said)
+
+
+@pytest.mark.parametrize("text, note, typed, this, other", [
+    ("1/x(x+1)", "read 1/x(x+1) as (1/x)*(x+1) (write 1/(x(x+1)) to divide by x(x+1))",
+     "1/x(x+1)", "(1/x)(x+1)", "1/(x(x+1))"),
+    ("1/xy", "read 1/xy as (1/x)*y (write 1/(xy) to divide by xy)", "1/xy", "(1/x)y",
+     "1/(xy)"),
+    ("e^-2x", "read e^-2x as (e**-2)*x (write e^(-2x) for the other reading)", "e^-2x",
+     "(e^-2)x", "e^(-2x)"),
+    ("x^1/2", "read x^1/2 as (x**1)/2 (write x^(1/2) for the power 1/2)", "x^1/2",
+     "(x^1)/2", "x^(1/2)"),
+    ("√2x", "read √2x as sqrt(2)*x (write √(2x) for the other reading)", "√2x", "sqrt(2)x",
+     "√(2x)"),
+    ("sin x/2", "read sin x/2 as sin(x)/2 (a function without brackets takes the next factor "
+                "only)", "sin x/2", "sin(x)/2", "sin(x/2)"),
+    ("log(10, t)", "read log(10, t) as log(10, t) (log(x, b) is log of x to the base b, as in "
+                   "SymPy; WolframAlpha reads log(b, x))", "log(10, t)", "log_t(10)",
+     "log_10(t)"),
+])
+def test_the_other_reading_comes_from_the_readers_note(text, note, typed, this, other):
+    (found,) = homework.ambiguous_readings(text, [note])
+    assert (found.typed, found.this, found.other) == (typed, this, other)
+    # both texts read one way only: read again, they carry no note of that kind
+    for written in (found.this, found.other):
+        assert not homework.ambiguous_readings(written, tape.expr.read(written).notes)
+
+
+@pytest.mark.parametrize("text", ["sin 2x", "xy", "sin x cos x", "2x^2"])
+def test_a_teachers_reading_is_no_ambiguity(text):
+    assert homework.ambiguous_readings(text, tape.expr.read(text).notes) == []
