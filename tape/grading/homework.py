@@ -5,15 +5,20 @@ How a verdict is reached (docs/symbolic.md tells the same for users):
 1. *Numeric search* (fast, in-process, no SymPy): the tape engine evaluates EXPR, the
    derivative asked for and ANSWER in float64 at a few hundred points spread over the real
    line - round numbers first, magnitudes from 1e-6 to 1e6 of both signs, points just beside
-   round numbers (where singularities of homework functions sit), with one variable points
-   just inside the edges of the domain (found by bisection), and points on both sides of every
-   *breakpoint* (``breakpoints``: where an abs/relu/sign/max/min/floor/ceil of either text
-   breaks or a denominator vanishes, solved for numerically), so that a difference living on a
-   narrow interval is sampled.
+   round numbers (where singularities of homework functions sit) - and along a dense scan of
+   each variable's line (``dense_points``: 72,000 points with one variable, one vectorized
+   pass), so a feature narrower than the sample's spacing is seen; with one variable points
+   just inside the edges of the domain (found by bisection), and points on both sides of
+   every *breakpoint* (``breakpoints``: where an abs/relu/sign/max/min/floor/ceil of either
+   text breaks or a denominator vanishes, solved for numerically; all of them, or undecided
+   past ``MAX_BREAKPOINTS``), so that a difference living on a narrow interval is sampled.
+   Powers u^(p/q) with q odd are real on the whole line (``real_roots``).
 2. *High-precision confirmation* (``highprec``, 40 digits): every float disagreement is
    re-examined; it is a counterexample only if EXPR is differentiable there (see
    ``highprec.derivative_at``), both sides are real and finite, and their gap is the same
-   again at 80 digits (``highprec.difference_persists``); agreement is 24 equal digits.
+   again at twice the digits (``highprec.difference_persists``); agreement is 24 equal digits
+   of the two sides compared, whatever the size of EXPR (its digits are raised as far as it
+   is larger: ``Evidence.digits``).
    A spread sample of the float agreements, and the points beside breakpoints, are
    re-evaluated too (a difference below float resolution is still a difference). A confirmed
    counterexample: ``wrong`` (exit 1). Agreement at ``ENOUGH`` points: ``correct``
@@ -24,6 +29,9 @@ How a verdict is reached (docs/symbolic.md tells the same for users):
 3. *Symbolic proof*, only when the numbers are not decisive (too few points where the
    derivative exists): SymPy simplifies derivative - ANSWER within ``--timeout``; see
    ``verdict.settle``.
+4. *Every reading* (SPEC section 10): a text whose reading note names another plausible
+   reading (``ambiguous_readings``) is graded by the numbers under that reading too; verdicts
+   that differ make the verdict ``ambiguous`` (``_under_every_reading``).
 """
 from __future__ import annotations
 

@@ -86,7 +86,8 @@ def test_a_huge_constant_in_f_hides_no_difference(expression, huge, shift):
        st.floats(0.05, 5.0))
 def test_a_narrow_smooth_bump_is_seen(expression, centre, sharpness, height):
     # a bump about 1/sqrt(sharpness) wide, between the points of any coarse sample
-    answer = f"({_derivative_text(expression)}) + {height!r}*exp(-{sharpness!r}*(x - ({centre!r}))^2)"
+    bump = f"{height!r}*exp(-{sharpness!r}*(x - ({centre!r}))^2)"
+    answer = f"({_derivative_text(expression)}) + {bump}"
     assert _verdict(expression, answer) is False, answer
 
 
