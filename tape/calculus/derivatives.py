@@ -749,6 +749,10 @@ def unbatched(fn):
     return run
 
 
+#: array entries (points x nodes x coefficients) one pass of ``values_at`` may hold
+VALUES_AT_ENTRIES = 8_000_000
+
+
 def values_at(tree, names: list[str], points: np.ndarray, along=()):
     """The value of an expression ``tree`` in scalar variables ``names`` and its derivative
     along ``along`` (one name per differentiation, in order) at every row of the (N, n) array
@@ -763,14 +767,24 @@ def values_at(tree, names: list[str], points: np.ndarray, along=()):
     (array([8.]), array([12.]))
     """
     from ..expr.lower import to_tape
+    from ..expr.tree import postorder
 
     points = np.asarray(points, dtype=np.float64).reshape(len(points), len(names))
     count = len(points)
     along = list(along)
     if not count:
         return np.empty(0), (np.empty(0) if along else None)
+    # every node keeps an array per point and Taylor coefficient: a large tree is evaluated
+    # over fewer points at a time (a fixed bound from its size, nothing measured)
+    order = postorder(tree)
+    rows = max(256, VALUES_AT_ENTRIES // (len(order) * (len(along) + 1) ** 2))
+    if count > rows:
+        pieces = [values_at(tree, names, points[i:i + rows], along)
+                  for i in range(0, count, rows)]
+        return (np.concatenate([p[0] for p in pieces]),
+                None if not along else np.concatenate([p[1] for p in pieces]))
     arrays = [np.ascontiguousarray(points[:, i]) for i in range(len(names))]
-    fn = to_tape(tree, names, count, reuse_literals=True)
+    fn = to_tape(tree, names, count, order, reuse_literals=True)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         if not along:

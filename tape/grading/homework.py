@@ -208,13 +208,13 @@ def ambiguous_readings(text: str, notes) -> list[Reading]:
     found = []
     for note in notes:
         match = _OTHER.match(note)
-        if match and match["typed"] in text and ("/" in match["typed"] or "^" in match["typed"]
-                                                 or "√" in match["typed"]):
+        if match and match["typed"] in text and _plausible(match["typed"], note):
             this = match["read"].replace("**", "^").replace("*", "")
             found.append(Reading(match["typed"], this, match["other"]))
             continue
         match = _ARGUMENT.match(note)
-        if match and match["typed"] in text:
+        # sin x/2 may be sin(x/2); ln x/x is not ln(x/x)
+        if match and match["typed"] in text and re.search(r"/\s*[\d.]+$", match["rest"]):
             name, rest = match["name"], match["rest"].strip()
             found.append(Reading(match["typed"], match["read"].replace("*", ""),
                                  f"{name}({rest})"))
@@ -222,8 +222,19 @@ def ambiguous_readings(text: str, notes) -> list[Reading]:
         match = _LOG.match(note)
         if match and match["typed"] in text:
             a, b = match["a"].strip(), match["b"].strip()
+            if re.search(r"[A-Za-z]", a) and re.fullmatch(r"[\d.]+", b):
+                continue        # log(x, 2): nobody means the base x of 2
             found.append(Reading(match["typed"], _log_text(a, b), _log_text(b, a)))
     return found
+
+
+def _plausible(typed: str, note: str) -> bool:
+    """Is the other reading a note names one that SPEC section 10 counts: a product after
+    ``/`` (``1/2x``), ``x^1/2``, ``√2x``, or a number exponent glued to a name (``e^2x``,
+    ``e^-2x``; not ``x^2(x^2+1)``, a power times a bracket)?"""
+    if "to divide by" in note or "for the power" in note or "√" in typed:
+        return True
+    return re.search(r"\^[-+]?[\d.]+[A-Za-zπθ]", typed) is not None
 
 
 def _log_text(of: str, base: str) -> str:
@@ -746,6 +757,8 @@ def _spread(indices: np.ndarray, points: np.ndarray, count: int) -> list[int]:
 #: float disagreements examined first in sample order (round numbers, readable), the rest of
 #: ``CANDIDATES`` by the size of the gap relative to the two sides
 ROUND_SUSPECTS = 8
+#: points times expression nodes of the dense scan, at most
+LINE_WORK = 20_000_000
 #: points tried in high precision when f is real at no float point
 NOWHERE_CHECKS = 24
 
@@ -755,6 +768,11 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
     width = len(exercise.variables)
     sample = candidate_points(width)
     line = dense_points(width)
+    # a very large expression (a sum of 3000 terms) gets a thinner scan: its cost is points
+    # times nodes
+    nodes = len(E.postorder(exercise.tree)) + len(E.postorder(exercise.answer))
+    if nodes * len(line) > LINE_WORK:
+        line = line[np.linspace(0, len(line) - 1, max(2000, LINE_WORK // nodes)).astype(int)]
     points = np.concatenate([sample, line])
     evidence = Evidence(exercise)
     with np.errstate(all="ignore"):
