@@ -4,17 +4,22 @@
     python benchmarks/cli_path.py grad "x*y" --at 1,2  # any other command line
     python benchmarks/cli_path.py --by-file            # also the calls per file
     python benchmarks/cli_path.py --path               # also the path: one line per stay in a file
-    python benchmarks/cli_path.py --path --cli         # the path of the tape/cli calls alone
+    python benchmarks/cli_path.py --path --cli         # the path outside the engine alone
+    python benchmarks/cli_path.py --layers             # also the path as layers: cli > grading > ...
 
 Counts Python function calls (``sys.setprofile`` "call" events) whose code lives under the
 ``tape`` package, while ``tape.cli.app.main`` runs the command (modules already imported, so
 import-time code is not counted). A *transition* is a call whose file differs from the previous
-counted call's: the number of times a reader following the request changes files.
+counted call's: the number of times a reader following the request changes files. Each layer
+(``cli``, ``grading``, ``calculus``, ``expr``, ``engine``; the public API's files count as
+``engine``) gets its own counts, and a *layer crossing* is a call in another layer than the
+previous one's.
 """
 from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import os
 import sys
 from collections import Counter
@@ -58,6 +63,14 @@ def trace(argv: list[str], names: bool = False) -> list:
     return seen
 
 
+LAYERS = ("cli", "grading", "calculus", "expr")
+
+
+def layer(where: str) -> str:
+    top = where.split(os.sep, 1)[0]
+    return top if top in LAYERS else "engine"
+
+
 def summary(files: list[str]) -> dict:
     transitions = sum(1 for a, b in zip(files, files[1:]) if a != b)
     return {"calls": len(files), "files": len(set(files)), "transitions": transitions}
@@ -79,22 +92,33 @@ def main() -> None:
     by_file = "--by-file" in args
     path = "--path" in args
     cli_only = "--cli" in args
-    argv = [a for a in args if a not in ("--by-file", "--path", "--cli")] or \
+    by_layer = "--layers" in args
+    argv = [a for a in args if a not in ("--by-file", "--path", "--cli", "--layers")] or \
         ["grad", "x^2", "--at", "3"]
     calls = trace(argv, names=True)
     files = [where for where, _ in calls]
     whole = summary(files)
-    cli = summary([f for f in files if f.startswith("cli" + os.sep)])
     print(f"tape {' '.join(argv)}")
     print(f"  all of tape/: {whole['calls']} calls, {whole['files']} files, "
           f"{whole['transitions']} transitions")
-    print(f"  tape/cli only: {cli['calls']} calls, {cli['files']} files, "
-          f"{cli['transitions']} transitions")
+    above = summary([f for f in files if layer(f) != "engine"])
+    print(f"  above the engine: {above['calls']} calls, {above['files']} files, "
+          f"{above['transitions']} transitions")
+    for name in LAYERS:
+        part = summary([f for f in files if layer(f) == name])
+        print(f"  tape/{name}: {part['calls']} calls, {part['files']} files, "
+              f"{part['transitions']} transitions")
+    layers = [layer(f) for f in files]
+    crossings = sum(1 for a, b in zip(layers, layers[1:]) if a != b)
+    runs = [k for k, _ in itertools.groupby(layers)]
+    print(f"  layer crossings: {crossings}")
+    if by_layer:
+        print("  " + " > ".join(runs))
     if by_file:
         for name, count in Counter(files).most_common():
             print(f"  {count:5d}  {name}")
     if path:
-        shown_calls = [c for c in calls if c[0].startswith("cli" + os.sep)] if cli_only else calls
+        shown_calls = [c for c in calls if layer(c[0]) != "engine"] if cli_only else calls
         for where, functions in stays(shown_calls):
             shown = " ".join(functions)
             print(f"  {where:28s} {len(functions):4d}  "

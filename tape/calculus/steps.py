@@ -1,19 +1,22 @@
 """Step-by-step derivatives: the derivation as a tree of named rules, every step verified.
 
-``derive(tree, x)`` walks tape's own expression tree the way a textbook does: constants and the
-variable itself, then the sum rule before the product rule, constant factors pulled out
-(``constant multiple``), the quotient rule, the power rule, the exponential and logarithm
-rules, a table rule for each elementary function, and the chain rule as outer'(inner)·inner'
-with the outer part written in a placeholder (``u``) and the inner part stated as its
-``substitution``. u^v with both sides varying goes by logarithmic differentiation
-(``general power``); ``sigmoid``, ``softplus`` and ``relu`` are first rewritten in elementary
-terms (a ``rewrite`` step, whose result is the rewritten expression).
+``derive(tree, x)`` applies the textbook rules of ``rules.py`` with ``StepBuilder``, which
+records each rule as a ``Step``, the way a textbook does: constants and the variable itself,
+then the sum rule before the product rule, constant factors pulled out (``constant
+multiple``), the quotient rule, the power rule, the exponential and logarithm rules, a table
+rule for each elementary function, and the chain rule as outer'(inner)·inner' with the outer
+part written in a placeholder (``u``) and the inner part stated as its ``substitution``. u^v
+with both sides varying goes by logarithmic differentiation (``general power``); ``sigmoid``,
+``softplus``, ``relu`` and ``log(u, b)`` are first rewritten in elementary terms (a
+``rewrite`` step, whose result is the rewritten expression).
 
-Each step's result is built from its sub-steps' results by the rule (not by asking SymPy for the
-whole derivative), tidied for reading (``symbolic.tidy``), and then ``verify`` checks every step
-against the engine: the tape derivative of the step's expression at random points of its
-domain must equal the step's result evaluated in 30-digit arithmetic. A step that fails is a
-bug in tape: ``StepFailure`` (exit 70), never a wrong step shown.
+Each step's result is built from its sub-steps' results by the rule on tape's own trees
+(``treediff``'s constructors: numbers folded, like terms collected, written in its shorter
+forms), and then ``verify`` checks every step against the engine: the tape derivative of the
+step's expression at random points of its domain must equal the step's result evaluated in
+30-digit arithmetic (mpmath). A step that fails is a bug in tape: ``StepFailure`` (exit 70),
+never a wrong step shown. No SymPy on this path; ``as_sympy`` is for the layouts that print
+through SymPy (a terminal's notation, LaTeX).
 
 ``derivation(...)`` is the whole computation (one tree per variable and order) and returns plain
 dicts of strings (``step_document``); ``mathtext.py`` lays them out for reading.
@@ -25,17 +28,13 @@ from typing import Any
 
 import numpy as np
 
-from ..expr import symbolic as S
 from ..expr import tree as E
 from ..expr.errors import INTERNAL_ERROR, UNDECIDED, CLIError
 from ..expr.functions import FUNCTIONS
+from ..expr.printer import read_as
+from . import treediff as T
+from .rules import differentiate
 
-#: placeholder names for the inner part of a chain step, tried in order (the first one that is
-#: not a variable of the expression is used)
-PLACEHOLDERS = ("u", "v", "w", "t", "s", "z")
-#: results with more operations than this are only factored for reading, not simplified
-#: (every step is tidied, so SymPy's simplify on each big one would dominate the run time)
-FULL_TIDY_OPS = 24
 #: random points tried per step, and how many must lie in the step's domain
 SAMPLES = 64
 NEEDED = 3
@@ -53,7 +52,7 @@ class StepFailure(CLIError):
 
 class Step:
     """One step: ``rule`` applied to ``tree`` (differentiated along ``wrt``) gives ``result``
-    (SymPy), from the ``steps`` below it; a chain step names its placeholder in
+    (a tree), from the ``steps`` below it; a chain step names its placeholder in
     ``substitution`` (name -> inner tree)."""
 
     __slots__ = ("rule", "tree", "wrt", "result", "steps", "substitution", "wrt_shown")
@@ -83,15 +82,12 @@ class Step:
 
 # --------------------------------------------------------------------------- helpers
 
-def _sympy(tree: E.Expr):
-    sizes = {name: None for name in E.free_variables(tree)}
-    return S.to_sympy(tree, sizes)
+def as_sympy(tree: E.Expr):
+    """``tree`` in SymPy for showing: functions SymPy has no name for (``sigmoid``, ``cbrt``,
+    ``log2`` ...) keep their names instead of being expanded, and so does a logarithm with a
+    base (SymPy writes ``log(x, 2)`` as ``log(x)/log(2)``)."""
+    from ..expr import symbolic as S
 
-
-def _shown(tree: E.Expr):
-    """``tree`` in SymPy for showing: like ``_sympy``, except that functions SymPy has no
-    name for (``sigmoid``, ``cbrt``, ``log2`` ...) keep their names instead of being expanded,
-    and so does a logarithm with a base (SymPy writes ``log(x, 2)`` as ``log(x)/log(2)``)."""
     sp = S.sympy()
     named: dict = {}
 
@@ -104,229 +100,77 @@ def _shown(tree: E.Expr):
         return E.rebuild(node, kids)
 
     plain = E.fold(tree, visit)
-    out = _sympy(plain)
+    out = S.to_sympy(plain, {name: None for name in E.free_variables(plain)})
     for key, (name, args) in named.items():
-        out = out.subs(S.symbol(key), sp.Function(name)(*[_shown(a) for a in args]))
+        out = out.subs(S.symbol(key), sp.Function(name)(*[as_sympy(a) for a in args]))
     return out
 
 
-def _depends(tree: E.Expr, x: str) -> bool:
-    return x in E.free_variables(tree)
+def _readable(tree: E.Expr) -> E.Expr:
+    """A step's result in ``treediff``'s shorter forms (small ones: the search is quadratic)."""
+    return T.simplest(tree) if T._size(tree) <= T.MAX_NODES else tree
 
 
-def _terms(tree: E.Expr) -> list[tuple[int, E.Expr]]:
-    """A chain of ``+``/``-`` as (sign, term) pairs, left to right."""
-    out: list[tuple[int, E.Expr]] = []
-    stack = [(1, tree)]
-    while stack:
-        sign, node = stack.pop()
-        if isinstance(node, E.Binary) and node.op in "+-":
-            stack.append((sign if node.op == "+" else -sign, node.right))
-            stack.append((sign, node.left))
-        else:
-            out.append((sign, node))
-    return out
-
-
-def _factors(tree: E.Expr) -> list[E.Expr]:
-    """A chain of ``*`` as its factors, left to right."""
-    out: list[E.Expr] = []
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, E.Binary) and node.op == "*":
-            stack.append(node.right)
-            stack.append(node.left)
-        else:
-            out.append(node)
-    return out
-
-
-def _product(factors: list[E.Expr]) -> E.Expr:
-    out = factors[0]
-    for f in factors[1:]:
-        out = E.Binary("*", out, f)
-    return out
-
-
-def _tidy(expr):
-    """``symbolic.tidy``, unless it brings in functions the result did not have (a sigmoid's
-    derivative turned into cosh): a student should recognise each result."""
-    sp = S.sympy()
-    if sp.count_ops(expr) > FULL_TIDY_OPS:     # simplify is slow on big ones: factor only
-        tidy = sp.factor_terms(expr)
-        return tidy if sp.count_ops(tidy) < sp.count_ops(expr) else expr
-    tidy = S.tidy(expr)
-
-    def heads(e):
-        return {type(f) for f in e.atoms(sp.Function)}
-
-    return tidy if heads(tidy) <= heads(expr) else sp.factor_terms(expr)
-
-
-def _placeholder(tree: E.Expr) -> str:
-    taken = set(E.free_variables(tree))
-    return next(n for n in PLACEHOLDERS if n not in taken)
-
-
-def _rewritten(name: str, arg: E.Expr) -> E.Expr | None:
-    """Functions a textbook first writes in elementary terms."""
-    one, two = E.Number(1.0), E.Number(2.0)
-    if name == "sigmoid":
-        return E.Binary("/", one, E.Binary("+", one, E.Call("exp", (E.Unary("-", arg),))))
-    if name == "softplus":
-        return E.Call("log", (E.Binary("+", one, E.Call("exp", (arg,))),))
-    if name == "relu":
-        return E.Binary("/", E.Binary("+", arg, E.Call("abs", (arg,))), two)
-    return None
-
-
-def _elementary(name: str, u: str) -> tuple[str, Any]:
-    """(rule, f'(u)) for function ``name`` applied to the plain variable ``u``: the rule's name
-    and derivative from the function table."""
+def _elementary(name: str, u) -> tuple[str, Any]:
+    """(rule, f'(u)) for function ``name`` at the tree ``u``: the rule's name and derivative
+    from the function table."""
     function = FUNCTIONS[name]
     if function.rule is None:
         raise CLIError(f"no step-by-step rule for {name}(); tape diff without --steps gives "
                        f"its derivative", UNDECIDED)
-    return function.rule, function.derivative(S.SympyBuilder(), S.symbol(u))
+    return function.rule, function.derivative(_TREES, u)
+
+
+class _StepTrees(T.TreeBuilder):
+    """``treediff``'s builder, with sign(u) written u/|u| so that the next order of steps has
+    a quotient to differentiate by the rules (sign itself has no textbook rule)."""
+
+    @staticmethod
+    def sign(u: E.Expr) -> E.Expr:
+        return T.div(u, T.call("abs", u))
+
+
+_TREES = _StepTrees()
 
 
 # --------------------------------------------------------------------------- the rules
 
-def derive(tree: E.Expr, x: str) -> Step:
-    """The derivation of ``tree`` along ``x`` as a tree of steps (results tidied)."""
-    sp = S.sympy()
-    if isinstance(tree, E.Index) or (isinstance(tree, E.Call)
-                                     and FUNCTIONS[tree.name].kind != "elementwise"):
-        what = "indexing" if isinstance(tree, E.Index) else f"{tree.name}()"
-        raise CLIError(f"--steps works on scalar variables; {what} is not supported there")
-    if not _depends(tree, x):
-        return Step("constant", tree, x, sp.S.Zero)
-    if isinstance(tree, E.Variable):
-        return Step("identity", tree, x, sp.S.One)
-    if isinstance(tree, E.Unary):
-        inner = derive(tree.operand, x)
-        if tree.op == "+":
-            return inner
-        return Step("constant multiple", tree, x, _tidy(-inner.derivative), [inner])
-    if isinstance(tree, E.Binary):
-        if tree.op in "+-":
-            return _sum(tree, x)
-        if tree.op == "*":
-            return _product_rule(tree, x)
-        if tree.op == "/":
-            return _quotient(tree, x)
-        return _power(tree, x)
-    if isinstance(tree, E.Call):
-        return _function(tree, x)
-    raise TypeError(f"unknown expression node {tree!r}")
+class StepBuilder(_StepTrees):
+    """The builder of ``rules.differentiate`` that records a ``Step`` for every rule applied:
+    trees, sums and products taken whole as a textbook writes them, ``sigmoid``,
+    ``softplus``, ``relu`` and ``log(u, b)`` rewritten first."""
 
+    flatten = True
+    rewrites = True
 
-def _sum(tree, x):
-    sp = S.sympy()
-    terms = _terms(tree)
-    subs = [derive(t, x) for _, t in terms]
-    result = sp.Add(*[sign * s.derivative for (sign, _), s in zip(terms, subs)])
-    return Step("sum", tree, x, _tidy(result), subs)
+    @staticmethod
+    def outer(name: str, u):
+        return _elementary(name, u)[1]
 
-
-def _product_rule(tree, x):
-    sp = S.sympy()
-    factors = _factors(tree)
-    constant = [f for f in factors if not _depends(f, x)]
-    varying = [f for f in factors if _depends(f, x)]
-    if constant:
-        inner = derive(_product(varying), x)
-        c = sp.Mul(*[_sympy(f) for f in constant])
-        return Step("constant multiple", tree, x, _tidy(c * inner.derivative), [inner])
-    subs = [derive(f, x) for f in factors]
-    values = [_sympy(f) for f in factors]
-    result = sp.Add(*[sp.Mul(*[s.derivative if j == i else v for j, v in enumerate(values)])
-                      for i, s in enumerate(subs)])
-    return Step("product", tree, x, _tidy(result), subs)
-
-
-def _quotient(tree, x):
-    num, den = tree.left, tree.right
-    if not _depends(den, x):
-        inner = derive(num, x)
-        return Step("constant multiple", tree, x, _tidy(inner.derivative / _sympy(den)),
-                    [inner])
-    top, bottom = derive(num, x), derive(den, x)
-    n, d = _sympy(num), _sympy(den)
-    result = (top.derivative * d - n * bottom.derivative) / d ** 2
-    return Step("quotient", tree, x, _tidy(result), [top, bottom])
-
-
-def _chain(tree: E.Expr, inner: E.Expr, x: str, outer_step) -> Step:
-    """``tree`` = outer(inner): the elementary step ``outer_step(tree_in_placeholder, u)``
-    directly when ``inner`` is ``x`` itself, else the chain rule around it."""
-    if isinstance(inner, E.Variable) and inner.name == x:
-        return outer_step(tree, x)
-    u = _placeholder(tree)
-    outer_tree = _replace(tree, inner, E.Variable(u))
-    outer = outer_step(outer_tree, u)
-    inside = derive(inner, x)
-    back = outer.result.subs(S.symbol(u), _sympy(inner))
-    return Step("chain", tree, x, _tidy(back * inside.derivative), [outer, inside],
-                substitution={u: inner})
-
-
-def _replace(tree: E.Expr, old: E.Expr, new: E.Expr) -> E.Expr:
-    """``tree`` with its direct argument ``old`` (a child of the root) replaced by ``new``."""
-    if isinstance(tree, E.Call):
-        return E.Call(tree.name, tuple(new if a is old else a for a in tree.args))
-    if isinstance(tree, E.Binary):
-        return E.Binary(tree.op, new if tree.left is old else tree.left,
-                        new if tree.right is old else tree.right)
-    raise TypeError(f"cannot substitute into {tree!r}")
-
-
-def _power(tree, x):
-    sp = S.sympy()
-    base, exponent = tree.left, tree.right
-    if not _depends(exponent, x):
-        n = _sympy(exponent)
-
-        def power_rule(t, v):
-            return Step("power", t, v, _tidy(n * S.symbol(v) ** (n - 1)))
-
-        return _chain(tree, base, x, power_rule)
-    if not _depends(base, x):
-        b = _sympy(base)
-
-        def exponential(t, v):
-            vs = S.symbol(v)
-            return Step("exponential", t, v, _tidy(b ** vs * sp.log(b)))
-
-        return _chain(tree, exponent, x, exponential)
-    # u^v with both varying: ln y = v ln u, so y' = u^v (v ln u)'
-    logged = E.Binary("*", exponent, E.Call("log", (base,)))
-    inner = derive(logged, x)
-    result = _sympy(tree) * inner.derivative
-    return Step("general power", tree, x, _tidy(result), [inner])
-
-
-def _function(tree, x):
-    if tree.name == "log" and len(tree.args) == 2:
-        # log_b(u) = ln(u)/ln(b), the change of base a textbook writes first
-        u, b = tree.args
-        rewritten = E.Binary("/", E.Call("log", (u,)), E.Call("log", (b,)))
-        return Step("rewrite", tree, x, _sympy(rewritten), [derive(rewritten, x)])
-    if len(tree.args) != 1:
-        raise CLIError(f"no step-by-step rule for {tree.name}() with {len(tree.args)} "
+    @staticmethod
+    def no_rule(node: E.Expr):
+        if isinstance(node, E.Index) or (isinstance(node, E.Call)
+                                         and FUNCTIONS[node.name].kind != "elementwise"):
+            what = "indexing" if isinstance(node, E.Index) else f"{node.name}()"
+            raise CLIError(f"--steps works on scalar variables; {what} is not supported there")
+        raise CLIError(f"no step-by-step rule for {node.name}() with {len(node.args)} "
                        f"arguments; tape diff without --steps gives its derivative",
                        UNDECIDED)
-    arg = tree.args[0]
-    rewritten = _rewritten(tree.name, arg)
-    if rewritten is not None:
-        return Step("rewrite", tree, x, _sympy(rewritten), [derive(rewritten, x)])
 
-    def table_rule(t, v):
-        rule, result = _elementary(tree.name, v)
-        return Step(rule, t, v, _tidy(result))
+    @staticmethod
+    def record(rule, node, wrt, derivative, children, substitution, shown):
+        result = shown if rule == "rewrite" else _readable(derivative)
+        step = Step(rule, node, wrt, result, children, substitution)
+        return step.derivative, step
 
-    return _chain(tree, arg, x, table_rule)
+
+def derive(tree: E.Expr, x: str) -> Step:
+    """The derivation of ``tree`` along ``x`` as a tree of steps (e**v read as exp(v), as
+    the exponential rule has it)."""
+    for node, _ in E.postorder(tree):
+        if isinstance(node, E.Index):
+            StepBuilder.no_rule(node)
+    return differentiate(E.fold(tree, T._exp_form), x, StepBuilder())[1]
 
 
 # --------------------------------------------------------------------------- verification
@@ -363,59 +207,85 @@ def engine_derivative(tree: E.Expr, x: str, point: dict[str, np.ndarray]):
             np.asarray(d.numpy(), dtype=float).reshape(-1))
 
 
+def _divides_by_zero(tree: E.Expr) -> bool:
+    return any(isinstance(n, E.Binary) and n.op == "/" and T._value(n.right) == 0
+               for n, _ in E.postorder(tree))
+
+
 def verify(step: Step, seed: int = 0) -> None:
     """Check ``step``'s result against the engine at random points of its domain; raise
     ``StepFailure`` (exit 70) on disagreement, CLIError (exit 3) when no point of the domain
     is found."""
-    sp = S.sympy()
-    if step.result.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
-        raise CLIError(f"the step d/d{step.wrt} {_sympy(step.tree)} divides by an exact zero "
-                       f"(result {step.result}); there is no derivative to show", UNDECIDED)
-    names, symbols, point, value, engine, exact = _at_random_points(step, seed)
+    if _divides_by_zero(step.result):
+        raise CLIError(f"the step d/d{step.wrt} {read_as(step.tree)} divides by an exact zero "
+                       f"(result {read_as(step.result)}); there is no derivative to show",
+                       UNDECIDED)
+    names, point, value, engine, exact = _at_random_points(step, seed)
     inside = np.isfinite(value) & np.isfinite(engine)
     checked = 0
     for i in np.flatnonzero(inside):
-        expected = exact([point[n][i] for n in names])[0]
+        values = [float(point[n][i]) for n in names]
+        expected = exact(values)
         if not math.isfinite(expected):
             continue
         got = float(engine[i])
-        values = [point[n][i] for n in names]
-        if not _close(got, expected) and not _engine_rounding(step, symbols, values,
-                                                              expected):
+        if not _close(got, expected) and not _engine_rounding(step, names, values, expected):
             at = ", ".join(f"{n}={float(point[n][i])!r}" for n in names)
             raise StepFailure(
-                f"the {step.rule} step d/d{step.wrt} {_sympy(step.tree)} = {step.result} "
-                f"does not match the engine at {at}: {expected!r} vs {got!r}; this is a bug "
-                f"in tape's step-by-step derivation")
+                f"the {step.rule} step d/d{step.wrt} {read_as(step.tree)} = "
+                f"{read_as(step.result)} does not match the engine at {at}: {expected!r} vs "
+                f"{got!r}; this is a bug in tape's step-by-step derivation")
         checked += 1
         if checked >= 8:
             return
     if checked < NEEDED:
-        raise CLIError(f"cannot verify the step d/d{step.wrt} {_sympy(step.tree)}: too few "
+        raise CLIError(f"cannot verify the step d/d{step.wrt} {read_as(step.tree)}: too few "
                        f"random points where it is defined (real and finite)", UNDECIDED)
 
 
+def _in_30_digits(tree: E.Expr, names: list[str]):
+    """``f(values) -> float`` evaluating ``tree`` at one point in 30 digits (nan where it is
+    not real and finite)."""
+    from ..expr import highprec as H
+
+    fn = H.compile_tree(tree, names)
+
+    def value(values) -> float:
+        v = H.value_at(fn, H.at(values))
+        try:
+            return float(v) if v is not None else math.nan
+        except (TypeError, ValueError, OverflowError):
+            return math.nan
+
+    return value
+
+
 def _at_random_points(step: Step, seed: int) -> tuple:
-    """Random points for checking ``step`` (``_sample``): its variable names and symbols, the
-    points, the engine's value and derivative of the step's expression there, and the step's
-    result as a function of one point's values."""
+    """Random points for checking ``step`` (``_sample``): its variable names, the points, the
+    engine's value and derivative of the step's expression there, and the step's result as a
+    function of one point's values."""
     names = sorted(set(E.free_variables(step.tree)) | {step.wrt})
-    symbols = [S.symbol(n) for n in names]
     point = _sample(names, np.random.default_rng(seed))
     value, engine = engine_derivative(step.tree, step.wrt, point)
-    return names, symbols, point, value, engine, S.evaluator([step.result], symbols)
+    return names, point, value, engine, _in_30_digits(step.result, names)
 
 
 def _close(got: float, expected: float) -> bool:
     return abs(got - expected) <= RTOL * max(abs(expected), abs(got), 1.0) + ATOL
 
 
-def _engine_rounding(step: Step, symbols: list, values: list, expected: float) -> bool:
+def _engine_rounding(step: Step, names: list, values: list, expected: float) -> bool:
     """Whether a disagreement is the engine's float64 rounding (cancellation at a large or
-    awkward point) rather than a wrong step: SymPy's own derivative of the step's expression,
-    in 30 digits, then confirms the step's result there."""
-    exact = S.evaluator([S.derivative(_sympy(step.tree), [S.symbol(step.wrt)])], symbols)
-    reference = exact(values)[0]
+    awkward point) rather than a wrong step: the derivative of the step's expression taken
+    numerically in 30 digits (mpmath) then confirms the step's result there."""
+    from ..expr import highprec as H
+
+    fn = H.compile_tree(step.tree, names)
+    orders = [1 if n == step.wrt else 0 for n in names]
+    reference = H.derivative_at(fn, H.at(values), orders, probe=False)
+    if reference is None:
+        return False
+    reference = float(reference)
     return math.isfinite(reference) and abs(reference - expected) <= 1e-12 * max(
         abs(reference), 1.0)
 
@@ -431,94 +301,34 @@ def verify_all(root: Step) -> None:
 
 def _verify_rewrite(step: Step, seed: int) -> None:
     """A rewrite step claims equal values: check them with the engine."""
-    names, _, point, value, _, exact = _at_random_points(step, seed)
+    names, point, value, _, exact = _at_random_points(step, seed)
     for i in np.flatnonzero(np.isfinite(value))[:8]:
-        expected = exact([point[n][i] for n in names])[0]
+        expected = exact([float(point[n][i]) for n in names])
         if math.isfinite(expected) and abs(expected - value[i]) > RTOL * max(
                 1.0, abs(expected)) + ATOL:
-            raise StepFailure(f"the rewrite of {_sympy(step.tree)} as {step.result} does not "
-                              f"match the engine; this is a bug in tape")
-
-
-# --------------------------------------------------------------------------- back to a tree
-
-def from_sympy(expr) -> E.Expr:
-    """A SymPy expression (a derivative found by the steps) as tape's expression tree, so the
-    next order can be derived from it rule by rule."""
-    sp = S.sympy()
-    names = {spec.sympy: name for name, spec in FUNCTIONS.items()
-             if isinstance(spec.sympy, str) and spec.arity == 1}
-    names.update({"log": "log", "Abs": "abs"})
-
-    def number(value) -> E.Expr:
-        if value.is_Integer or value.is_Float:
-            n = E.Number(float(value))
-            return n if value >= 0 else E.Unary("-", E.Number(-float(value)))
-        if value.is_Rational:
-            q = E.Binary("/", E.Number(float(abs(value.p))), E.Number(float(value.q)))
-            return q if value > 0 else E.Unary("-", q)
-        if value is sp.pi:
-            return E.Constant("pi")
-        if value is sp.E:
-            return E.Constant("e")
-        raise CLIError(f"cannot continue the steps from {value}", UNDECIDED)
-
-    def convert(e) -> E.Expr:
-        if e.is_Symbol:
-            return E.Variable(e.name)
-        if e.is_Number or e in (sp.pi, sp.E):
-            return number(e)
-        if e.is_Add:
-            terms = list(e.as_ordered_terms())
-            out = convert(terms[0])
-            for t in terms[1:]:
-                if t.could_extract_minus_sign():
-                    out = E.Binary("-", out, convert(-t))
-                else:
-                    out = E.Binary("+", out, convert(t))
-            return out
-        if e.is_Mul:
-            if e.could_extract_minus_sign():
-                return E.Unary("-", convert(-e))
-            num, den = e.as_numer_denom()
-            if den != 1:
-                return E.Binary("/", convert(num), convert(den))
-            factors = [convert(f) for f in e.as_ordered_factors()]
-            return _product(factors)
-        if e.is_Pow:
-            if e.exp == sp.Rational(1, 2):
-                return E.Call("sqrt", (convert(e.base),))
-            if e.exp.is_negative:
-                return E.Binary("/", E.Number(1.0), convert(e.base ** -e.exp))
-            if e.base is sp.E:
-                return E.Call("exp", (convert(e.exp),))
-            return E.Binary("**", convert(e.base), convert(e.exp))
-        head = e.func.__name__
-        if head in names and len(e.args) == 1:
-            return E.Call(names[head], (convert(e.args[0]),))
-        raise CLIError(f"cannot continue the steps from {e} (no rule for {head})", UNDECIDED)
-
-    return convert(expr)
+            raise StepFailure(f"the rewrite of {read_as(step.tree)} as {read_as(step.result)} "
+                              f"does not match the engine; this is a bug in tape")
 
 
 # --------------------------------------------------------------------------- the whole job
 
 def step_document(step: Step, show) -> dict:
-    """A step as a plain dict of strings (``show`` renders a SymPy expression)."""
-    doc: dict = {"rule": step.rule, "expression": show(_shown(step.tree)),
+    """A step as a plain dict of strings (``show`` renders a tree)."""
+    doc: dict = {"rule": step.rule, "expression": show(step.tree),
                  "result": show(step.result),
                  "steps": [step_document(s, show) for s in step.steps]}
     if step.wrt_shown:
         doc["wrt"] = step.wrt
     if step.substitution:
-        doc["substitution"] = {u: show(_shown(t)) for u, t in step.substitution.items()}
+        doc["substitution"] = {u: show(t) for u, t in step.substitution.items()}
     return doc
 
 
-def derivation(tree: E.Expr, wrt: list[str], order: int, show=str) -> dict:
+def derivation(tree: E.Expr, wrt: list[str], order: int, show=read_as) -> dict:
     """Every variable's derivation, order by order, each step verified: ``{"steps": {var:
     [root step per order]}, "derivative": {var: text}}`` with every expression written by
-    ``show`` (SymPy syntax by default; ``mathtext.shower`` gives the other styles)."""
+    ``show`` (SymPy syntax by default; ``mathtext.shower`` gives the other styles); each order
+    differentiates the previous order's result."""
     steps: dict = {}
     final: dict = {}
     for x in wrt:
@@ -529,8 +339,7 @@ def derivation(tree: E.Expr, wrt: list[str], order: int, show=str) -> dict:
             verify_all(root)
             _mark_wrt(root, x)
             roots.append(step_document(root, show))
-            if k + 1 < order:
-                current = from_sympy(root.derivative)
+            current = root.derivative
         steps[x] = roots
         final[x] = show(root.derivative)
     return {"steps": steps, "derivative": final}

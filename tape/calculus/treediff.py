@@ -2,8 +2,9 @@
 
 ``tape check`` decides by the numbers and then prints the derivative asked for; loading SymPy
 only to write that line would take most of the command's time. ``derivative`` differentiates
-tape's own tree by the textbook rules (sum, product, quotient, power, chain, and a table of the
-elementary functions) and builds the result through constructors that fold numbers and drop
+tape's own tree by the textbook rules (``rules.py``: sum, product, quotient, power, chain, and
+the function table's rule for each elementary function) and builds the result through
+constructors that fold numbers and drop
 zeros and ones, so the text reads like a hand-written answer (``3*cos(3*x)``); ``expr.read_as``
 prints it in SymPy syntax. Each function's derivative is its template in the function table
 (``functions.Function.derivative``), built here by ``TreeBuilder``; functions without one
@@ -16,16 +17,12 @@ from fractions import Fraction
 from typing import Optional
 
 from ..expr import tree as E
-from ..expr.functions import FUNCTIONS
+from .rules import NoRule, differentiate
 
 ZERO, ONE = E.Number(0.0), E.Number(1.0)
-#: larger trees, given or derived, are left to SymPy (the like-term search here is
-#: quadratic, and each differentiation can multiply the size)
+#: larger trees, given or derived, are left to SymPy: collecting like terms here compares
+#: every term with every other (quadratic), and each differentiation can multiply the size
 MAX_NODES = 300
-
-
-class NoRule(Exception):
-    """A function this module has no derivative rule for."""
 
 
 def derivative(tree: E.Expr, along: list[str]) -> Optional[E.Expr]:
@@ -38,8 +35,8 @@ def derivative(tree: E.Expr, along: list[str]) -> Optional[E.Expr]:
         for k, name in enumerate(along):
             if k and _size(tree) > MAX_NODES:
                 return None
-            tree = _d(tree, name)
-    except (NoRule, RecursionError):
+            tree = differentiate(tree, name, _BUILDER)
+    except NoRule:
         return None
     return tree if _size(tree) <= 4 * MAX_NODES else None
 
@@ -61,10 +58,6 @@ def _exp_form(node: E.Expr, kids: list) -> E.Expr:
     if isinstance(node, (E.Index, E.Relation)):
         raise NoRule(type(node).__name__)
     return node
-
-
-def _has(tree: E.Expr, name: str) -> bool:
-    return name in E.free_variables(tree)
 
 
 # --------------------------------------------------------------------------- constructors
@@ -254,6 +247,8 @@ def power(base: E.Expr, exponent: E.Expr) -> E.Expr:
 
 
 def call(name: str, *args: E.Expr) -> E.Expr:
+    if name in ("log", "ln") and args == (E.Constant("e"),):     # ln e, as in (e^u)' = e^u ln e
+        return ONE
     return E.Call(name, tuple(args))
 
 
@@ -266,10 +261,16 @@ def _with_numbers(constructor):
 
 
 class TreeBuilder:
-    """The builder the function table's derivative templates (``functions.Function``) write
-    tape trees with: the constructors above."""
+    """The builder ``rules.differentiate`` and the function table's derivative templates
+    (``functions.Function``) write tape trees with: the constructors above. The functions the
+    steps rewrite first (``sigmoid``, ``log(u, b)``...) are left to SymPy here."""
 
     add, sub, mul, div = map(_with_numbers, (add, sub, mul, div))
+    rewrites = False
+
+    @staticmethod
+    def lift(node: E.Expr) -> E.Expr:
+        return node
 
     @staticmethod
     def number(k: int) -> E.Expr:
@@ -280,8 +281,8 @@ class TreeBuilder:
         return neg(a)
 
     @staticmethod
-    def power(base: E.Expr, k: int) -> E.Expr:
-        return power(base, number(Fraction(k)))
+    def power(base: E.Expr, k) -> E.Expr:
+        return power(base, number(Fraction(k)) if isinstance(k, int) else k)
 
     @staticmethod
     def call(name: str, *args: E.Expr) -> E.Expr:
@@ -295,52 +296,317 @@ class TreeBuilder:
 _BUILDER = TreeBuilder()
 
 
-# --------------------------------------------------------------------------- rules
+# --------------------------------------------------------------------------- checked
 
-def _outer(name: str, u: E.Expr) -> E.Expr:
-    """d/du of the function ``name`` at ``u`` (one argument), from the function table."""
-    template = FUNCTIONS[name].derivative
-    if template is None:
-        raise NoRule(name)
-    return template(_BUILDER, u)
-
-
-def _d(node: E.Expr, x: str) -> E.Expr:
-    if not _has(node, x):
-        return ZERO
-    if isinstance(node, E.Variable):
-        return ONE
-    if isinstance(node, E.Unary):
-        inner = _d(node.operand, x)
-        return neg(inner) if node.op == "-" else inner
-    if isinstance(node, E.Binary):
-        u, v = node.left, node.right
-        if node.op in "+-":
-            du, dv = _d(u, x), _d(v, x)
-            return add(du, dv) if node.op == "+" else sub(du, dv)
-        if node.op == "*":
-            return add(mul(_d(u, x), v), mul(u, _d(v, x)))
-        if node.op == "/":
-            if not _has(v, x):
-                return div(_d(u, x), v)
-            if not _has(u, x):
-                return neg(div(mul(u, _d(v, x)), power(v, E.Number(2.0))))
-            return div(sub(mul(_d(u, x), v), mul(u, _d(v, x))), power(v, E.Number(2.0)))
-        return _d_power(u, v, x)
-    if isinstance(node, E.Call) and len(node.args) == 1:
-        u = node.args[0]
-        return mul(_outer(node.name, u), _d(u, x))
-    raise NoRule(getattr(node, "name", type(node).__name__))
+#: random points each derivative is checked at, and how many must lie where it is defined
+CHECK_POINTS = 48
+CHECK_NEEDED = 3
+#: agreement with the engine: |ours - engine| <= CHECK_RTOL * max(|ours|, |engine|) + 1e-9
+CHECK_RTOL = 1e-6
 
 
-def _d_power(u: E.Expr, v: E.Expr, x: str) -> E.Expr:
-    if not _has(v, x):                                     # the power rule
-        k = _value(v)
-        lowered = number(k - 1) if k is not None else sub(v, ONE)
-        return mul(mul(v, power(u, lowered)), _d(u, x))
-    if isinstance(u, E.Constant) and u.name == "e":       # e^v
-        return mul(call("exp", v), _d(v, x))
-    if not _has(u, x):                                     # a^v
-        return mul(mul(power(u, v), call("log", u)), _d(v, x))
-    # u^v with both varying: u^v (v' ln u + v u'/u)
-    return mul(power(u, v), add(mul(_d(v, x), call("log", u)), div(mul(v, _d(u, x)), u)))
+def checked(tree: E.Expr, variables: list[str], alongs: list[list[str]],
+            seed: int = 0) -> list[Optional[E.Expr]]:
+    """The derivative of ``tree`` along each list of ``alongs`` (all of one order, names from
+    ``variables``), each kept only where the engine's own derivative agrees with it at random
+    points of its domain; None where there is no rule here or no agreement (the caller goes
+    to SymPy). A wrong derivative is never returned silently."""
+    import warnings
+
+    import numpy as np
+    import tape
+
+    from ..expr.lower import to_tape
+
+    found = [derivative(tree, along) for along in alongs]
+    # the form shown is the one checked
+    found = [simplest(d) if d is not None and _size(d) <= MAX_NODES else d for d in found]
+    if not any(d is not None for d in found) or not variables:
+        return found
+    rng = np.random.default_rng(seed)
+    count = CHECK_POINTS
+    arrays = []
+    for _ in variables:
+        values = rng.uniform(-1.0, 1.0, count) * rng.choice([0.5, 1.0, 2.0, 3.0], count)
+        values[::3] = np.abs(values[::3]) + 1.0     # some points where roots and logs live
+        arrays.append(values)
+    order = len(alongs[0])
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fn = to_tape(tree, variables, count=count)
+        levels = _engine_partials(fn, arrays, variables, alongs, order)
+        if levels is None:
+            return [None] * len(alongs)
+        value = np.asarray(levels[0][()], dtype=float).reshape(-1)
+        out = []
+        for along, d in zip(alongs, found):
+            if d is None:
+                out.append(None)
+                continue
+            key = tuple(sorted(variables.index(n) for n in along))
+            if key not in levels[order]:
+                out.append(None)
+                continue
+            engine = np.broadcast_to(np.asarray(levels[order][key], dtype=float).reshape(-1),
+                                     (count,))
+            ours = np.asarray(to_tape(d, variables, count=count)(
+                *[tape.constant(a) for a in arrays]).numpy(), dtype=float).reshape(-1)
+            ours = np.broadcast_to(ours, (count,))
+            inside = np.isfinite(value) & np.isfinite(engine)
+            both = inside & np.isfinite(ours)
+            off = np.abs(ours - engine) > CHECK_RTOL * np.maximum(np.abs(ours),
+                                                                  np.abs(engine)) + 1e-9
+            good = both.sum() >= CHECK_NEEDED and not np.any(off & both) \
+                and not np.any(inside & ~np.isfinite(ours))
+            out.append(d if good else None)
+    return out
+
+
+#: mixed partials up to this order are checked with nested tapes (their cost grows
+#: exponentially with the order); along one variable Taylor mode takes any order
+NESTED_ORDER = 4
+
+
+def _engine_partials(fn, arrays, variables: list[str], alongs: list[list[str]], order: int):
+    """The engine's value and the partials named by ``alongs``, as ``pointwise_partials``
+    lays them out (``levels[0][()]``, ``levels[order][multiset]``); None when only nested
+    tapes of a high order could give them."""
+    import tape
+
+    from .derivatives import Component, single_derivative
+
+    if all(len(set(along)) == 1 for along in alongs):
+        levels: list = [{}] + [{} for _ in range(order)]
+        for name in dict.fromkeys(along[0] for along in alongs):
+            i = variables.index(name)
+            got = single_derivative(fn, arrays, Component(name, i, None), order)
+            if got is None:
+                break
+            levels[0][()] = got[0]
+            levels[order][(i,) * order] = got[1][(0,) * order]
+        else:
+            return levels
+    if order > NESTED_ORDER:
+        return None
+    return tape.pointwise_partials(fn, arrays, [(i, None) for i in range(len(variables))],
+                                   order)
+
+
+def implicit_slope(function: E.Expr, x: str, y: str, order: int = 1,
+                   seed: int = 0) -> Optional[E.Expr]:
+    """dy/dx (order 1) or d²y/dx² (order 2) along the curve ``function = 0`` as a tree in x
+    and y: -F_x/F_y, and for order 2 its derivative along the curve, d/dx + y' d/dy. Each
+    partial of F is ``checked`` against the engine; the rest is exact construction. None when
+    a rule is missing."""
+    first_order = checked(function, [x, y], [[x], [y]], seed)
+    if any(d is None for d in first_order):
+        return None
+    fx, fy = first_order
+    try:
+        slope = simplest(neg(div(fx, fy)))
+        if order == 1:
+            return slope
+        if _size(slope) > MAX_NODES:
+            return None
+        along_x, along_y = (differentiate(slope, n, _BUILDER) for n in (x, y))
+        second = add(along_x, mul(along_y, slope))
+        return simplest(second) if _size(second) <= MAX_NODES else second
+    except NoRule:
+        return None
+
+
+# --------------------------------------------------------------------------- shorter forms
+
+def simplest(tree: E.Expr) -> E.Expr:
+    """``tree`` with, at each sum, its common factor taken out (``(x + 1)*exp(x)`` for
+    ``exp(x) + x*exp(x)``) and, at each product with a sum in it, the product multiplied out
+    where that cancels (``x**2*(1/x**2 + 1)`` is ``x**2 + 1``) - each only where the text
+    gets shorter by more than a character or two, so the textbook's expanded form stays
+    when it is about as short. Quotients and products are rebuilt by the constructors, so
+    the common factors of a numerator and its denominator cancel."""
+    from ..expr.printer import read_as
+
+    inner_sums = set()
+    for node, _ in E.postorder(tree):
+        if isinstance(node, E.Binary) and node.op in "+-":
+            inner_sums.update(id(k) for k in (node.left, node.right)
+                              if isinstance(k, E.Binary) and k.op in "+-")
+
+    def shorter(candidate: E.Expr, current: E.Expr) -> E.Expr:
+        return candidate if len(read_as(candidate)) + SAVING <= len(read_as(current)) \
+            else current
+
+    def visit(node, kids):
+        if isinstance(node, E.Unary) and node.op == "-":
+            return neg(kids[0])
+        if isinstance(node, E.Binary) and node.op == "*":
+            built = mul(*kids)
+            built = shorter(_double_angle_product(built), built)
+            return shorter(_multiplied_out(built), built)
+        if isinstance(node, E.Binary) and node.op == "/":
+            built = div(*kids)
+            # common factors of the numerator and the denominator cancel; then the signs
+            # flip where that drops a minus
+            top, bottom = (_factored(k) if _is_sum(k) else k for k in kids)
+            built = shorter(div(top, bottom), built)
+            if _is_sum(kids[0]):        # a numerator multiplied out: x**2 - 4*x - 1
+                built = shorter(div(_sum(_numbers_last(_expanded(_terms(kids[0])))), kids[1]),
+                                built)
+            built = shorter(_multiplied_out(built), built)      # cos(x)/x - sin(x)/x**2
+            if isinstance(built, E.Binary) and built.op == "/" and _is_sum(built.right):
+                flipped = div(_positive_first(neg(built.left)), _positive_first(neg(built.right)))
+                if len(read_as(flipped)) < len(read_as(built)):
+                    built = flipped
+            return built
+        if isinstance(node, E.Binary) and node.op in "+-" and id(node) not in inner_sums:
+            built = _highest_first(E.rebuild(node, kids))
+            built = shorter(_double_angle_sum(built), built)
+            return shorter(_factored(built), built)
+        return E.rebuild(node, kids)
+
+    keep = {id(n): n for n, _ in E.postorder(tree)}     # ids stay the nodes' own
+    out = E.fold(tree, visit)
+    del keep
+    return out
+
+
+#: characters a rewritten form must save to replace the expanded one
+SAVING = 2
+
+
+def _factored(node: E.Expr) -> E.Expr:
+    """A sum with its common factor (number and powers) taken out; ``node`` when none."""
+    from math import gcd
+
+    terms = [(c, ps) for c, ps in _terms(node) if c != 0]
+    if len(terms) < 2:
+        return node
+    numerators = [abs(c.numerator) for c, _ in terms]
+    g = Fraction(numerators[0])
+    for n in numerators[1:]:
+        g = Fraction(gcd(int(g), n))
+    lcm = 1
+    for c, _ in terms:
+        lcm = lcm * c.denominator // gcd(lcm, c.denominator)
+    g = g / lcm
+    if all(c < 0 for c, _ in terms):
+        g = -g
+    common = []
+    for base, k in terms[0][1]:
+        ks = [next((j for b, j in ps if b == base), None) for _, ps in terms]
+        if any(j is None for j in ks):
+            continue
+        if k > 0 and all(j > 0 for j in ks):
+            common.append((base, min(ks)))
+        elif k < 0 and all(j < 0 for j in ks):
+            common.append((base, max(ks)))
+    if g == 1 and not common:
+        return node
+    from ..expr.printer import read_as
+
+    rest = [(c / g, _merge(ps, common, -1)) for c, ps in terms]
+    inside = _sum(_numbers_last(rest))
+    # what is left may collect further once multiplied out: 2*(x + 1) - x is x + 2
+    collected = _sum(_numbers_last(_expanded(rest)))
+    if len(read_as(collected)) < len(read_as(inside)):
+        inside = collected
+    return mul(_product(g, common), inside)
+
+
+def _expanded(terms: list) -> list:
+    """Terms with each one-sum product multiplied out (``_multiplied_out``'s terms)."""
+    out = []
+    for c, ps in terms:
+        sums = [b for b, k in ps if k == 1 and _is_sum(b)]
+        if len(sums) != 1:
+            out.append((c, ps))
+            continue
+        others = [(b, k) for b, k in ps if b is not sums[0]]
+        out.extend((c * d, _merge(qs, others)) for d, qs in _terms(sums[0]))
+    return out
+
+
+def _is_sum(node: E.Expr) -> bool:
+    return isinstance(node, E.Binary) and node.op in "+-"
+
+
+def _highest_first(node: E.Expr) -> E.Expr:
+    """A sum's terms by falling degree in the variables, numbers last (``x**2*cos(x) +
+    2*x*sin(x)``, ``x + 1``), a positive term first (``1 - x**2``), as textbooks and SymPy
+    write them."""
+    terms = _terms(node)
+
+    def degree(term) -> Fraction:
+        return sum((k for b, k in term[1] if isinstance(b, E.Variable) and k > 0), Fraction(0))
+
+    ordered = sorted(terms, key=lambda t: (not t[1], -degree(t)))
+    if ordered[0][0] < 0:       # a positive term first saves the leading minus: 1 - x**2
+        first = next((t for t in ordered if t[0] > 0), None)
+        if first is not None:
+            ordered.remove(first)
+            ordered.insert(0, first)
+    return node if ordered == terms else _sum(ordered)
+
+
+def _positive_first(node: E.Expr) -> E.Expr:
+    """A sum with its positive terms first (``2*x - y**2``, not ``-y**2 + 2*x``)."""
+    if not _is_sum(node):
+        return node
+    terms = _terms(node)
+    ordered = sorted(terms, key=lambda t: t[0] < 0)
+    return node if ordered == terms else _sum(ordered)
+
+
+def _twice(u: E.Expr) -> E.Expr:
+    return mul(number(Fraction(2)), u)
+
+
+def _double_angle_product(node: E.Expr) -> E.Expr:
+    """2 sin(u) cos(u) as sin(2u) (likewise sinh, cosh), in a product."""
+    c, ps = _split(node)
+    for f, g in (("sin", "cos"), ("sinh", "cosh")):
+        for base, k in ps:
+            if k == 1 and isinstance(base, E.Call) and base.name == f:
+                partner = E.Call(g, base.args)
+                if any(b == partner and j == 1 for b, j in ps):
+                    rest = [(b, j) for b, j in ps if b is not base and b != partner]
+                    return _product(c / 2, _merge(rest, [(call(f, _twice(base.args[0])),
+                                                          Fraction(1))]))
+    return node
+
+
+def _double_angle_sum(node: E.Expr) -> E.Expr:
+    """a cos(u)**2 - a sin(u)**2 as a cos(2u), a cosh(u)**2 + a sinh(u)**2 as a cosh(2u),
+    among the terms of a sum."""
+    terms = _terms(node)
+    for i, (c, ps) in enumerate(terms):
+        for base, k in ps:
+            if k != 2 or not isinstance(base, E.Call) or base.name not in ("cos", "cosh"):
+                continue
+            other = E.Call("sin" if base.name == "cos" else "sinh", base.args)
+            sign = -1 if base.name == "cos" else 1
+            rest = [(b, j) for b, j in ps if b is not base]
+            for m, (d, qs) in enumerate(terms):
+                if m != i and d == sign * c and _same(qs, _merge(rest, [(other, Fraction(2))])):
+                    doubled = (c, _merge(rest, [(call(base.name, _twice(base.args[0])),
+                                                 Fraction(1))]))
+                    return _sum([doubled if n == i else t for n, t in enumerate(terms)
+                                 if n != m])
+    return node
+
+
+def _multiplied_out(node: E.Expr) -> E.Expr:
+    """A product holding one sum, multiplied out (like terms collected); ``node`` when it
+    holds none."""
+    c, ps = _split(node)
+    sums = [(b, k) for b, k in ps if k == 1 and isinstance(b, E.Binary) and b.op in "+-"]
+    if len(sums) != 1:
+        return node
+    base = sums[0][0]
+    others = [(b, k) for b, k in ps if b is not base]
+    return _sum(_numbers_last([(c * d, _merge(qs, others)) for d, qs in _terms(base)]))
+
+
+def _numbers_last(terms: list) -> list:
+    """The terms of a sum with its numbers last, as in ``x + 1``."""
+    return sorted(terms, key=lambda t: not t[1])

@@ -43,6 +43,7 @@ COMMANDS = [
     ("hessian", "hessian"),
     ("diff", "diff"),
     ("check", "check"),
+    ("grade", "grade"),
     ("tangent", "tangent"),
     ("taylor", "taylor"),
     ("trace", "trace"),
@@ -140,12 +141,44 @@ def use_plain_values(params) -> None:
             param.get_runtime_param = lambda converter=converter: converter
 
 
+#: the narrowest terminal the rich help panels fit: below it they cut option names
+#: ("--precisi…", "-…"), and help is written by click's plain formatter, which wraps text
+#: to the width and never cuts a name
+HELP_MIN_WIDTH = 64
+
+
+def _help_width() -> int:
+    """The columns help is written for: COLUMNS, else the terminal's, else 80 (as rich)."""
+    import shutil
+
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def _format_help(command, plain_base, ctx, formatter) -> None:
+    """``command``'s help: Typer's rich panels, or on a terminal narrower than
+    ``HELP_MIN_WIDTH`` the plain help of ``plain_base`` (click's), ``width`` wide."""
+    width = _help_width()
+    if width >= HELP_MIN_WIDTH:
+        return super(plain_base, command).format_help(ctx, formatter)
+    from typer.core import MARKUP_MODE_KEY
+
+    formatter.width = max(width - 1, 10)
+    ctx.ensure_object(dict)
+    if isinstance(ctx.obj, dict):      # Typer's plain help reads the markup mode there
+        ctx.obj[MARKUP_MODE_KEY] = None
+    return super(TyperGroup if isinstance(command, TyperGroup) else TyperCommand,
+                 command).format_help(ctx, formatter)
+
+
 class TapeCommand(TyperCommand):
     """A command whose options are read by ``PlainValues``."""
 
     def parse_args(self, ctx, args):
         use_plain_values(self.get_params(ctx))
         return super().parse_args(ctx, args)
+
+    def format_help(self, ctx, formatter):
+        return _format_help(self, TapeCommand, ctx, formatter)
 
 
 class LazyCommands(Mapping):
@@ -193,11 +226,16 @@ class TapeGroup(TyperGroup):
     def list_commands(self, ctx) -> list[str]:
         return list(self.commands)
 
+    def format_help(self, ctx, formatter):
+        return _format_help(self, TapeGroup, ctx, formatter)
+
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
              **extra):
         args = list(sys.argv[1:] if args is None else args)
         debug = _take_debug_flag(args)
-        notes.listener = note   # said as each text is read, before an error it leads to
+        # each reading note is said as its text is read, before an error it leads to; only
+        # while the command runs (tape may run in-process, beside library calls)
+        heard, notes.listener = notes.listener, note
         try:
             code = super().main(args or ["--help"], prog_name or "tape", complete_var,
                                 standalone_mode=False, **extra)
@@ -233,6 +271,8 @@ class TapeGroup(TyperGroup):
             print_error([f"internal error: {type(exc).__name__}: {exc}",
                          "this is a bug in tape; run again with --debug for the traceback"])
             code = INTERNAL_ERROR
+        finally:
+            notes.listener = heard
         if standalone_mode:
             sys.exit(code)
         return code

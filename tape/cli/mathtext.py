@@ -8,6 +8,7 @@ step documents that ``steps.derivation`` computes; ``derivation_steps`` is ``tap
 """
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 from . import output
@@ -18,6 +19,15 @@ _SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 #: the highest --order that --steps shows (each order is a whole derivation)
 MAX_STEPS_ORDER = 4
+#: expressions with at most this many nodes are derived in this process (the steps grow with
+#: the tree, and past this size a child that can be stopped at --timeout is safer)
+SMALL = 300
+
+
+def _size(tree) -> int:
+    from ..expr.tree import postorder
+
+    return len(postorder(tree))
 
 
 def superscript(n: int) -> str:
@@ -75,12 +85,17 @@ def _math_printer():
 
 
 def shower(style: str) -> Callable:
-    """A function from SymPy expressions to text in ``style`` (``sympy``, ``math``, ``latex``)."""
+    """A function from expression trees to text in ``style``: ``sympy`` (tape's own printer,
+    no SymPy), ``math`` or ``latex`` (SymPy's printers)."""
+    from ..calculus.steps import as_sympy
+    from ..expr.printer import read_as
+
     if style == "latex":
-        return lambda e: S.render(e, "latex")
+        return lambda t: S.render(as_sympy(t), "latex")
     if style == "math":
-        return _math_printer().doprint
-    return str
+        printer = _math_printer()
+        return lambda t: printer.doprint(as_sympy(t))
+    return read_as
 
 
 # --------------------------------------------------------------------------- step layouts
@@ -204,7 +219,7 @@ class StepsResult(output.Result):
 
 
 def _compute_steps(tree, wrt, order, style):
-    """In the time-limited child: the verified derivation."""
+    """The verified derivation, its expressions written in ``style``."""
     from ..calculus.steps import derivation
 
     return derivation(tree, wrt, order, shower(style))
@@ -216,7 +231,7 @@ def derivation_steps(expression: str, wrt_text, order: int, latex: bool,
     child process under ``timeout``)."""
     from ..expr.symbolic import infer_sizes
     from ..calculus.targets import declared_names, expression_target
-    from ..calculus.timelimit import run_limited
+    from ..calculus.timelimit import SymbolicTimeout, run_limited
 
     if order > MAX_STEPS_ORDER:
         output.abort(f"--steps shows orders up to {MAX_STEPS_ORDER}; got --order {order} "
@@ -230,8 +245,16 @@ def derivation_steps(expression: str, wrt_text, order: int, latex: bool,
     tree = target.trees[0]
     infer_sizes(tree)
     style = "latex" if latex else ("math" if fmt is Format.table else "sympy")
-    document = run_limited(_compute_steps, tree, wrt, order, style, timeout=timeout,
-                           what="the step-by-step derivation", consequence="")
+    what = "the step-by-step derivation"
+    if style == "sympy" and _size(tree) <= SMALL:
+        # no SymPy on this path, and its work is bounded: in this process, timed
+        started = time.monotonic()
+        document = _compute_steps(tree, wrt, order, style)
+        if time.monotonic() - started > timeout:
+            raise SymbolicTimeout(timeout, what, "")
+    else:
+        document = run_limited(_compute_steps, tree, wrt, order, style, timeout=timeout,
+                               what=what, consequence="")
     return StepsResult(target, wrt, order, document, latex)
 
 

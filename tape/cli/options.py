@@ -119,6 +119,13 @@ ImplicitOption = Annotated[bool, typer.Option(
     help="EXPR is an equation F(x,y) = G(x,y) (a curve): the derivative is dy/dx along it.")]
 DependentOption = Annotated[str, typer.Option(
     "--dependent", metavar="NAME", help="With --implicit: the dependent variable.")]
+AntiderivativeOption = Annotated[bool, typer.Option(
+    "--antiderivative",
+    help="ANSWER is an antiderivative of EXPR, up to a constant (+ C): is its derivative "
+         "EXPR?")]
+ConstantOption = Annotated[Optional[str], typer.Option(
+    "--constant", metavar="LETTER",
+    help="With --antiderivative: the letter of the constant of integration, when not C or c.")]
 DotOption = Annotated[Optional[str], typer.Option(
     "--dot", metavar="FILE",
     help="Also write the graph as Graphviz DOT to FILE ('-': print only the DOT).")]

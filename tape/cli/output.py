@@ -37,22 +37,37 @@ def abort(message: str = "", code: int = BAD_INPUT) -> NoReturn:
     raise CLIError(message, code)
 
 
+#: the longest diagnostic line written whole; a longer one keeps its start and its end (a
+#: message that quotes a megabyte of input would otherwise be a megabyte)
+MAX_MESSAGE_LINE = 1000
+
+
+def bounded(line: str) -> str:
+    """``line``, or for a line over ``MAX_MESSAGE_LINE`` characters its start and end with
+    the length of what was left out between them."""
+    if len(line) <= MAX_MESSAGE_LINE:
+        return line
+    head, tail = MAX_MESSAGE_LINE * 2 // 3, MAX_MESSAGE_LINE // 3
+    return (f"{line[:head]} ... ({len(line) - head - tail:,} characters left out) ... "
+            f"{line[-tail:]}")
+
+
 def print_error(lines: list[str]) -> None:
     """Write ``error: ...`` lines to standard error."""
-    sys.stderr.write("".join(f"error: {line}\n" for line in lines))
+    sys.stderr.write("".join(f"error: {bounded(line)}\n" for line in lines))
     sys.stderr.flush()
 
 
 def warn(message: str) -> None:
     """Write a ``warning: ...`` line to standard error."""
-    sys.stderr.write(f"warning: {message}\n")
+    sys.stderr.write(f"warning: {bounded(message)}\n")
     sys.stderr.flush()
 
 
 def note(message: str) -> None:
     """Write a ``note: ...`` line to standard error (a reading with another plausible meaning,
     a one-sided value)."""
-    sys.stderr.write(f"note: {message}\n")
+    sys.stderr.write(f"note: {bounded(message)}\n")
 
 
 def is_terminal(stream) -> bool:
@@ -570,28 +585,21 @@ class Report(Result, Record):
             self.appendix(console, precision)
 
     def _draw_rows(self, console, precision: int) -> None:
-        from rich.markup import escape
-        from rich.table import Table
-
         n = self.at.shape[0]
-        table = Table(title=escape(self.title), title_justify="left")
-        for label in self.at_labels:
-            table.add_column(escape(label), justify="right", style="cyan")
-        for label in ["f"] if len(self.value_labels) == 1 else self.value_labels:
-            table.add_column(escape(label), justify="right")
-        for label in self.table_labels:
-            table.add_column(escape(label), justify="right", style="green")
+        columns = ([(label, "cyan") for label in self.at_labels]
+                   + [(label, None) for label in (["f"] if len(self.value_labels) == 1
+                                                  else self.value_labels)]
+                   + [(label, "green") for label in self.table_labels])
         rows = np.concatenate([self.at, self.value, self.derivatives], axis=1)
-        for row in rows[:MAX_TABLE_ROWS].tolist():
-            table.add_row(*[table_number(v, precision) for v in row])
-        if n > MAX_TABLE_ROWS:
-            table.caption = (f"{n - MAX_TABLE_ROWS} more rows not shown "
-                             f"(--format plain, csv or json prints all)")
-        console.print(table)
+        cells = [[table_number(v, precision) for v in row]
+                 for row in rows[:MAX_TABLE_ROWS].tolist()]
+        caption = (f"{n - MAX_TABLE_ROWS} more rows not shown (--format plain, csv or json "
+                   f"prints all)") if n > MAX_TABLE_ROWS else None
+        print_fitted(console, self.title, columns, cells, caption,
+                     sections=len(self.at_labels))
 
     def _draw_matrix(self, console, precision: int) -> None:
         from rich.markup import escape
-        from rich.table import Table
 
         rows, cols = self.matrix
         point = ", ".join(f"{lab} = {table_number(v, precision)}"
@@ -601,10 +609,150 @@ class Report(Result, Record):
         console.print(escape(f"at {point or 'the only point'}: value {values}"),
                       highlight=False)
         grid = np.asarray(self.derivatives[0]).reshape(len(rows), len(cols))
+        cells = [[table_number(v, precision) for v in row] for row in grid.tolist()]
+        print_grid(console, rows, cols, cells)
+
+
+# ====================================================================== tables that fit
+# A table wider than the terminal is never squeezed: rich would cut its cells ("22.…") and
+# headers ("…"), or leave a column empty. It is laid out again in a shape that fits (columns
+# in groups, or stacked: one line per quantity), and as plain lines when nothing fits.
+
+def _width(texts: Iterable[str]) -> int:
+    from rich.cells import cell_len
+
+    return max((cell_len(t) for t in texts), default=0)
+
+
+def _table_width(column_widths: list[int]) -> int:
+    """A rich table's width with its default box and padding: every column one space on each
+    side, one rule between columns and one at each edge."""
+    return sum(w + 2 for w in column_widths) + len(column_widths) + 1
+
+
+def _groups(widths: list[int], fixed: int, room: int) -> list[range] | None:
+    """Consecutive groups of the columns of ``widths``, each group fitting in ``room``
+    columns beside a ``fixed``-wide first column; None when one column alone does not."""
+    groups, start = [], 0
+    while start < len(widths):
+        stop = start
+        while stop < len(widths) and _table_width([fixed, *widths[start:stop + 1]]) <= room:
+            stop += 1
+        if stop == start:
+            return None
+        groups.append(range(start, stop))
+        start = stop
+    return groups
+
+
+def print_fitted(console, title: str, columns: list[tuple[str, Optional[str]]],
+                 rows: list[list[str]], caption: Optional[str] = None,
+                 sections: int = 0) -> None:
+    """A table of ``rows`` under ``columns`` (label, style) that fits ``console``'s width: one
+    row per point when it fits; otherwise stacked, one line per column (the first
+    ``sections`` set apart) and one column per point, the points in groups that fit; as
+    ``label = value`` lines when not even one point does. A number is never cut."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    labels = [label for label, _ in columns]
+    if _table_width([_width([label, *(row[j] for row in rows)])
+                     for j, label in enumerate(labels)]) <= console.width:
+        wide = Table(title=escape(title), title_justify="left", caption=caption)
+        for label, style in columns:
+            wide.add_column(escape(label), justify="right", style=style)
+        for row in rows:
+            wide.add_row(*row)
+        console.print(wide)
+        return
+    numbered = len(rows) > 1
+    heads = [str(i + 1) for i in range(len(rows))] if numbered else [""] * len(rows)
+    first = _width(labels + (["point"] if numbered else []))
+    widths = [_width([head, *row]) for head, row in zip(heads, rows)]
+    groups = _groups(widths, first, console.width)
+    if groups is None or len(labels) > MAX_TABLE_ROWS:     # (a long stack draws slowly)
+        _print_lines(console, title, labels, heads if numbered else None, rows, caption)
+        return
+    console.print(escape(title), highlight=False, soft_wrap=True)
+    for group in groups:
+        table = Table(show_header=numbered)
+        table.add_column("point" if numbered else "", style="bold")
+        for i in group:
+            table.add_column(heads[i], justify="right")
+        for j, (label, style) in enumerate(columns):
+            table.add_row(escape(label), *[rows[i][j] for i in group], style=style,
+                          end_section=j + 1 == sections)
+        console.print(table)
+    if caption:
+        console.print(escape(caption), highlight=False)
+
+
+def print_table(console, table) -> None:
+    """A rich ``table`` as rich draws it when its columns fit ``console``'s width, their text
+    wrapped between words if need be; when not even that fits (rich would cut a number or a
+    formula), its title, then each row as a record, one ``header: cell`` line per column
+    (the terminal folds a long line: nothing is cut), then its caption."""
+    from rich.measure import Measurement
+    from rich.text import Text
+
+    wide = console.options.update_width(1 << 20)
+    if Measurement.get(console, wide, table).minimum <= console.width:
+        console.print(table)
+        return
+    if table.title:
+        console.print(table.title, highlight=False, soft_wrap=True)
+    for r in range(table.row_count):
+        if r:
+            console.print("")
+        for column in table.columns:
+            cell = column._cells[r]     # (rich keeps a column's cells there)
+            if cell == "":
+                continue
+            line = Text.assemble(Text.from_markup(str(column.header)), ": ",
+                                 Text.from_markup(cell) if isinstance(cell, str) else str(cell))
+            console.print(line, highlight=False, soft_wrap=True)
+    if table.caption:
+        console.print(table.caption, highlight=False, soft_wrap=True)
+
+
+def print_grid(console, row_labels: list[str], col_labels: list[str],
+               cells: list[list[str]]) -> None:
+    """A matrix (a Hessian, a Jacobian at one point) that fits ``console``'s width: whole, or
+    its columns in groups that fit, each beside the row labels; as ``[row, column] = value``
+    lines when not even one column does. A number is never cut."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    first = _width(row_labels)
+    widths = [_width([label, *(row[j] for row in cells)]) for j, label in
+              enumerate(col_labels)]
+    groups = _groups(widths, first, console.width)
+    if groups is None:
+        for r, row in zip(row_labels, cells):
+            for c, value in zip(col_labels, row):
+                console.print(escape(f"[{r}, {c}] = {value}"), highlight=False,
+                              soft_wrap=True)
+        return
+    for group in groups:
         table = Table(show_header=True)
         table.add_column("", style="bold")
-        for label in cols:
-            table.add_column(escape(label), justify="right")
-        for label, row in zip(rows, grid.tolist()):
-            table.add_row(escape(label), *[table_number(v, precision) for v in row])
+        for j in group:
+            table.add_column(escape(col_labels[j]), justify="right")
+        for label, row in zip(row_labels, cells):
+            table.add_row(escape(label), *[row[j] for j in group])
         console.print(table)
+
+
+def _print_lines(console, title: str, labels: list[str], heads: Optional[list[str]],
+                 rows: list[list[str]], caption: Optional[str]) -> None:
+    from rich.markup import escape
+
+    lines = [title]
+    for i, row in enumerate(rows):
+        if heads is not None:
+            lines.append(f"point {heads[i]}:")
+        lines += [f"  {label} = {value}" for label, value in zip(labels, row)]
+    if caption:
+        lines.append(caption)
+    for line in lines:      # soft wrap: the terminal folds a long line, nothing is cut
+        console.print(escape(line), highlight=False, soft_wrap=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import io
 import itertools
+import math
 import os
 import re
 import sys
@@ -61,38 +62,89 @@ _INCOMPLETE_EXPONENT = r"[+-]?((?:[0-9]+\.?[0-9]*|\.[0-9]+))[eE][+-]?$"
 
 _NOTED: set = set()     # reading notes on point values this run has written
 
+#: characters of a long input that a message quotes (the start of it, then its length): a
+#: message is a line, whatever was typed or piped
+QUOTE_CHARACTERS = 40
+
+
+def quoted(text: str) -> str:
+    """``text`` as a message quotes it: its repr, or for a long text the repr of its start
+    followed by its length."""
+    if len(text) <= QUOTE_CHARACTERS:
+        return repr(text)
+    return f"{text[:QUOTE_CHARACTERS]!r}... ({len(text):,} characters)"
+
+
+def shortened(text: str) -> str:
+    """``text`` as it is when short, else quoted (``quoted``)."""
+    return text if len(text) <= QUOTE_CHARACTERS else quoted(text)
+
+
+#: what a point's values may be, said after every value refused for not being one
+FINITE_ONLY = "a point's values must be finite real numbers"
+
+
+def _not_finite(text: str, value: float, where: str) -> CLIError:
+    """The error for a value that is nan or infinite: the derivative there means nothing,
+    and an inf or nan typed on purpose is as likely a slip (a NaN in a data file) as not."""
+    plain = text.strip().lstrip("+-").lower()
+    if plain in ("nan", "inf", "infinity"):
+        what = "is NaN, not a number" if plain == "nan" else "is infinite"
+    elif not _is_expression(text):
+        what = "is too large for a float (beyond 1.8e308)"
+    else:
+        what = f"has no finite real value (it evaluates to {value!r})"
+    return CLIError(f"{where}: {quoted(text)} {what}; {FINITE_ONLY}")
+
+
+def _is_expression(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return True
+    return False
+
 
 def parse_number(text: str, where: str) -> float:
-    """A float from ``text``: a number or a constant expression (``pi/4``)."""
+    """A finite float from ``text``: a number or a constant expression (``pi/4``)."""
     text = text.strip()
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
-        pass
+        value = None
+    if value is not None:
+        if math.isfinite(value):
+            return value
+        raise _not_finite(text, value, where)
     from ..expr import parse as expr, lower
 
     if not text:
         raise CLIError(f"{where}: a value is missing")
+    if text.startswith("["):        # a vector inside a vector (brackets group in formulas)
+        raise CLIError(f"{where}: {text!r} is not a number")
     incomplete = re.match(_INCOMPLETE_EXPONENT, text)
     if incomplete:
         mantissa = incomplete.group(1)
-        raise CLIError(f"{where}: {text!r} has an incomplete exponent; write "
+        raise CLIError(f"{where}: {quoted(text)} has an incomplete exponent; write "
                        f"{mantissa}e0 for the number {mantissa} or {mantissa}*e for "
                        f"{mantissa} times Euler's number")
     try:
         reading = expr.read(text)
     except ExprError:
-        raise CLIError(f"{where}: {text!r} is not a number") from None
+        raise CLIError(f"{where}: {quoted(text)} is not a number") from None
     tree = reading.tree
     if expr.free_variables(tree):
-        raise CLIError(f"{where}: {text!r} is not a number (it has variables)")
+        raise CLIError(f"{where}: {quoted(text)} is not a number (it has variables)")
     lower.check_shapes(tree, {}, text)
     for note in reading.notes:          # sin pi/2 is sin(pi)/2: said once per run, as a target's
         if note not in _NOTED:
             _NOTED.add(note)
             output.note(f"{where}: {note}")
     with np.errstate(all="ignore"):
-        return float(np.asarray(lower.to_tape(tree, [])()).reshape(-1)[0])
+        value = float(np.asarray(lower.to_tape(tree, [])()).reshape(-1)[0])
+    if not math.isfinite(value):        # sqrt(-1), 1/0, exp(1000)
+        raise _not_finite(text, value, where)
+    return value
 
 
 def parse_value(text: str, where: str):
@@ -100,10 +152,10 @@ def parse_value(text: str, where: str):
     text = text.strip()
     if text.startswith("["):
         if not text.endswith("]"):
-            raise CLIError(f"{where}: {text!r} has an unclosed bracket")
+            raise CLIError(f"{where}: {quoted(text)} has an unclosed bracket")
         items = split_top_level(text[1:-1])
         if items == [""]:
-            raise CLIError(f"{where}: {text!r} is an empty vector")
+            raise CLIError(f"{where}: {quoted(text)} is an empty vector")
         if len(items) > MAX_VECTOR_LENGTH:
             raise CLIError(f"{where}: a vector of {len(items):,} components; the limit is "
                            f"{MAX_VECTOR_LENGTH:,} components per vector variable")
@@ -116,6 +168,12 @@ def parse_point(text: str, names: list[str], where: str = "--at") -> dict:
     parts = split_top_level(text.strip())
     if parts == [""]:
         raise CLIError(f"{where}: empty point")
+    empty = next((i for i, p in enumerate(parts, 1) if not p.strip()), None)
+    if empty is not None:
+        # never dropped: "1,,2" read as (1, 2) would shift every value after the gap
+        raise CLIError(f"{where}: a value is missing: field {empty} of "
+                       f"{quoted(text.strip())} is empty (give one in every comma-separated "
+                       f"field)")
     named = ["=" in p for p in parts]
     if all(named):
         point = {}
@@ -125,10 +183,10 @@ def parse_point(text: str, names: list[str], where: str = "--at") -> dict:
             if name not in names:
                 check_look_alikes([*names, name])
                 have = ", ".join(names) if names else "none"
-                raise CLIError(f"{where}: {name!r} is not a variable of the target "
+                raise CLIError(f"{where}: {quoted(name)} is not a variable of the target "
                                f"(its variables: {have})")
             if name in point:
-                raise CLIError(f"{where}: {name!r} is given twice")
+                raise CLIError(f"{where}: {quoted(name)} is given twice")
             point[name] = parse_value(value, f"{where} {name}")
         missing = [n for n in names if n not in point]
         if missing:
@@ -136,10 +194,10 @@ def parse_point(text: str, names: list[str], where: str = "--at") -> dict:
                            f"(give every variable: {', '.join(names)})")
         return {n: point[n] for n in names}
     if any(named):
-        raise CLIError(f"{where}: {text!r} mixes named and positional values")
+        raise CLIError(f"{where}: {quoted(text)} mixes named and positional values")
     if len(parts) != len(names):
         have = ", ".join(names) if names else "no variables"
-        raise CLIError(f"{where}: {text!r} gives {len(parts)} value"
+        raise CLIError(f"{where}: {quoted(text)} gives {len(parts):,} value"
                        f"{'s' if len(parts) != 1 else ''} but the target has "
                        f"{len(names)} ({have})")
     return {n: parse_value(p, f"{where} {n}") for n, p in zip(names, parts)}
@@ -168,6 +226,8 @@ def _numeric_rows(text: str, width: int) -> np.ndarray | None:
     by commas or blanks: NumPy's C reader. None when the text needs the general path."""
     if width == 0 or "=" in text or "[" in text:
         return None
+    if "," in text and re.search(_EMPTY_FIELD, text):
+        return None     # commas become blanks below, which would drop the empty field
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")          # "input contained no data"
@@ -177,7 +237,14 @@ def _numeric_rows(text: str, width: int) -> np.ndarray | None:
         return None
     if rows.shape[0] and rows.shape[1] != width:
         return None
+    if not np.isfinite(rows).all():
+        return None     # nan, inf, 1e999: the careful path names the line and the value
     return rows
+
+
+#: an empty comma-separated field: a comma first on a line, or followed by blanks and another
+#: comma or the line's end (compiled by re on first use)
+_EMPTY_FIELD = r"(?m)^[ \t]*,|,[ \t]*(?:,|$)"
 
 
 def from_at(values: list[str], names: list[str], stdin: io.TextIOBase) -> Points:
@@ -458,7 +525,7 @@ def stream_csv(path: str, names: list[str], stdin: io.TextIOBase,
         if missing:
             check_look_alikes([*names, *header])
             raise CLIError(f"--points {where}: no column for {', '.join(map(repr, missing))} "
-                           f"(header: {', '.join(header)})")
+                           f"(header: {shortened(', '.join(header))})")
         chunks = itertools.chain([rest] if rest.text else [], batches)
         rows_read = 0
         for chunk in chunks:
@@ -499,7 +566,7 @@ def _csv_header(batches: Iterator[Lines], where: str) -> tuple[str, list[str], L
                               if h and times > 1)
             if repeated:
                 raise CLIError(f"--points {where}: the header names "
-                               f"{', '.join(map(repr, repeated))} more than once (each column "
+                               f"{shortened(', '.join(map(repr, repeated)))} more than once (each column "
                                f"needs its own name)")
             rest = lines[i + 1:]
             return (text if text.endswith("\n") else text + "\n"), header, \
@@ -517,6 +584,8 @@ def _csv_cells(body: list[list[str]], header: list[str], names: list[str], where
         cells = [r[j] if j < len(r) else "" for r in body]
         try:
             arrays[name] = np.array(cells, dtype=np.float64)
+            if not np.isfinite(arrays[name]).all():
+                raise ValueError("a nan or inf, refused below with its row")
         except ValueError:
             values = [parse_value(c, f"--points {where} row {rows_before + i + 2} column "
                                      f"{name}")
@@ -567,6 +636,8 @@ def _numeric_csv(text: str, names: list[str]) -> Points | None:
     data = (np.concatenate(blocks) if len(blocks) > 1 else blocks[0] if blocks
             else np.zeros((0, len(names))))
     if data.shape[0] == 0 or data.shape[0] != lines:   # blank lines were skipped: be careful
+        return None
+    if not np.isfinite(data).all():     # the careful path names the row of a nan or inf
         return None
     return Points(list(names), {n: data[:, j].copy() for j, n in enumerate(names)},
                   data.shape[0])

@@ -24,9 +24,13 @@ handlers and the process it leaves behind are tape's again afterwards. Descripto
 for tape's own use (``--dot /dev/stdout``) unless the script left a thread running, which
 could write at any moment.
 
+A thread the script leaves running writes through ``sys.stdout`` whenever it likes, tape's
+result included: from then on ``sys.stdout`` sends what other threads write to standard error
+(``_MainThreadOnly``).
+
 ``finish`` ends the process's output: it flushes standard output (reporting a failure as above)
-and then points descriptor 1 at standard error, where a script's ``atexit`` handler or a
-thread still running can no longer spoil the result.
+and then points descriptor 1 and ``sys.stdout`` at standard error, where a script's ``atexit``
+handler or a thread still running can no longer spoil the result.
 """
 from __future__ import annotations
 
@@ -35,7 +39,7 @@ import errno
 import io
 import os
 import sys
-from threading import active_count     # loaded at start-up anyway (Typer, rich)
+from threading import active_count, get_ident     # loaded at start-up anyway (Typer, rich)
 
 # the C module behind ``signal``: its getsignal returns plain values, without building an enum
 # per call (a script's every call saves and restores handlers)
@@ -154,6 +158,31 @@ class _Closed(io.TextIOBase):
         raise self._error()
 
 
+class _MainThreadOnly:
+    """``result`` (tape's standard output) for the thread that made it; what any other thread
+    writes (a script's, still running) goes to ``other`` (standard error) instead."""
+
+    def __init__(self, result, other) -> None:
+        self._result = result
+        self._other = other
+        self._owner = get_ident()
+
+    def write(self, text: str) -> int:
+        if get_ident() == self._owner:
+            return self._result.write(text)
+        return self._other.write(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        (self._result if get_ident() == self._owner else self._other).flush()
+
+    def __getattr__(self, name: str):
+        return getattr(self._result, name)
+
+
 def _is_open(fd: int) -> bool:
     try:
         os.fstat(fd)
@@ -208,10 +237,40 @@ def guard_standard_streams() -> None:
         sys.__stderr__ = sys.stderr
 
 
+def utf8_arguments(argv: list[str]) -> list[str]:
+    """The command-line arguments as UTF-8 text. Under a locale that is not UTF-8 (``LC_ALL=C``
+    with ``PYTHONUTF8=0``) Python stands in for each byte above 127 with a lone surrogate, so
+    ``x²`` arrives as ``'x\\udcc2\\udcb2'``: such an argument is decoded from its bytes as
+    UTF-8, and one whose bytes are not UTF-8 is bad input that names it."""
+    out = []
+    for number, arg in enumerate(argv, 1):
+        if arg.isascii():
+            out.append(arg)
+            continue
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raw = os.fsencode(arg)
+            try:
+                arg = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise CLIError(f"argument {number} is not UTF-8 text (byte 0x{raw[exc.start]:02x} "
+                               f"at position {exc.start + 1}); tape reads its arguments as "
+                               f"UTF-8", BAD_INPUT) from None
+        out.append(arg)
+    return out
+
+
 def run(app) -> None:
     """Run the Typer ``app`` as the ``tape`` process and exit with its code."""
     guard_standard_streams()
     _sane_terminal_size()
+    try:
+        sys.argv[1:] = utf8_arguments(sys.argv[1:])
+    except CLIError as exc:
+        sys.stderr.write(f"error: {exc.message}\n")
+        sys.stderr.flush()
+        sys.exit(exc.code)
     if signal.getsignal(signal.SIGINT) == signal.SIG_DFL:     # left so by start-up
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
@@ -241,11 +300,11 @@ def finish() -> int | None:
     except CLIError as exc:
         sys.stderr.write("".join(f"error: {line}\n" for line in exc.lines()))
         code = exc.code
-    if code is not None:      # nothing more can be written: the rest is dropped quietly
-        sys.stdout = open(os.devnull, "w")
     with contextlib.suppress(OSError):
         sys.stderr.flush()
         os.dup2(STDERR if _stderr_copy is None else _stderr_copy, STDOUT)
+    # the result is whole: a script's atexit handler, or its thread, prints to standard error
+    sys.stdout = _script_output()
     return code
 
 
@@ -299,8 +358,11 @@ class script_code:
             _restore(STDOUT, self._saved)
         elif _script_threads or active_count() > self._threads:
             # a thread the script started may write at any moment, tape's output included:
-            # descriptor 1 stays on standard error (tape writes through its own copy)
+            # descriptor 1 stays on standard error (tape writes through its own copy), and so
+            # does what the thread prints
             _script_threads = True
+            if not isinstance(sys.stdout, _MainThreadOnly):
+                sys.stdout = _MainThreadOnly(sys.stdout, _script_output())
         else:
             _dup2(_stdout_copy, STDOUT)
         _sane_terminal_size()

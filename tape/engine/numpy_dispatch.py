@@ -16,7 +16,12 @@ import numpy as np
 
 from .ops import array as A, linalg as L, math as M, reduce as R
 from .registry import is_recording, primitives
-from .tensor import Tensor, convert_to_tensor
+from .tensor import Tensor, UntrackedConversionWarning, convert_to_tensor
+
+
+class InPlaceWarning(UntrackedConversionWarning):
+    """A NumPy ufunc wrote tracked values into a NumPy array (``a += x``, ``out=a``): like a
+    conversion, what is computed from ``a`` has no gradient path back to ``x``."""
 
 #: NumPy ufunc -> tape op: every op's own ufuncs (declared where it is defined), and the ufuncs
 #: that tape computes by a composition of ops.
@@ -157,13 +162,13 @@ def _plain(func, args, kwargs):
     return func(*_unwrap(args), **_unwrap(kwargs))
 
 
-def _warn(message):
+def _warn(message, category=UserWarning):
     """Warn at the first caller outside this module, so that the default filter's "once per
     location" means once per line of user code (not once for every caller of this module)."""
     frame, level = sys._getframe(1), 2        # stacklevel 2 is the frame that called _warn
     while frame is not None and frame.f_globals.get("__name__") == __name__:
         frame, level = frame.f_back, level + 1
-    warnings.warn(message, UserWarning, stacklevel=level)
+    warnings.warn(message, category, stacklevel=level)
 
 
 def _numpy_name(func):
@@ -210,7 +215,7 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
             out = kwargs["out"]
             # `a += x` reaches here as np.add(a, x, out=(a,)): the output is the first input
             augmented = method == "__call__" and type(out) is tuple and out[0] is inputs[0]
-            _warn(_written_into_array(ufunc, method, augmented))
+            _warn(_written_into_array(ufunc, method, augmented), InPlaceWarning)
         return getattr(ufunc, method)(*_unwrap(inputs), **_unwrap(kwargs))
     if method == "at" and isinstance(inputs[0], Tensor):
         # ufunc.at writes into its first argument

@@ -155,7 +155,8 @@ class Primitive:
 
     The other modes read their rules from the op object: ``jvp(node, *input_tangents)`` (forward
     mode) and ``taylor(node, input_series, K)`` (Taylor mode; ``tape.derivative`` through an op without
-    one raises LookupError). Two declarations stand for rules not written out:
+    one raises LookupError; ``input_series`` holds None for a constant input, and ``primitive``
+    adapts a user's rule of SPEC section 7's form, ``rule(op, *coefficients, order)``, to it). Two declarations stand for rules not written out:
     ``linear`` (the op is linear in its inputs: its JVP is the op applied to the tangents, its
     Taylor rule the op applied to each coefficient) and ``symmetric`` (its Jacobian is symmetric,
     as an elementwise op's diagonal one: its JVP is its VJP applied to the tangent).
@@ -543,10 +544,11 @@ def primitive(fn=None, name=None, *, grad=None, jvp=None, taylor=None, multiple_
       when it reaches the op;
     - ``jvp(op, *input_tangents) -> output tangent`` (None stands for an input without a tangent);
       without it forward mode applies the gradient rule twice (exact, slower);
-    - ``taylor(op, input_series, K) -> output series`` for ``tape.derivative``: each series is an
-      array of shape ``(K,) + value shape`` holding f^(k)/k! (None for an input that does not
-      depend on x); without it ``tape.derivative`` through the op raises ``LookupError``
-      naming the op.
+    - ``taylor(op, *input_coefficients, order) -> output coefficients`` for Taylor mode
+      (``tape.derivative``, ``tape.partials``), ``order`` passed by keyword: each coefficient
+      array has shape ``(order + 1,) + value shape`` and holds the k-th derivative / k! along
+      the series (an input that does not depend on the variable gets its value followed by
+      zeros); without it Taylor mode through the op raises ``LookupError`` naming the op.
 
     Rules use tape ops on ``op.inputs``, ``op.outputs`` and ``op.attrs`` so that nested tapes can
     differentiate them again (a Taylor rule works on NumPy arrays).
@@ -574,7 +576,25 @@ def primitive(fn=None, name=None, *, grad=None, jvp=None, taylor=None, multiple_
                          f"name of its own")
     if grad is not None:
         RegisterGradient(name)(grad)
-    return Primitive(fn, name, "many" if multiple_outputs else 1, jvp=jvp, taylor=taylor)
+    return Primitive(fn, name, "many" if multiple_outputs else 1, jvp=jvp,
+                     taylor=None if taylor is None else _spec_taylor(taylor))
+
+
+def _spec_taylor(rule):
+    """A user's Taylor rule (SPEC section 7: ``rule(op, *coefficients, order)``, every input a
+    full coefficient array) as the engine's internal one, ``(node, series, K)`` with None for a
+    constant input: built-in rules skip the work on constants, a user's rule should not have to
+    know about them."""
+    def internal(node, ins, K):
+        full = []
+        for s, x in zip(ins, node.inputs):
+            if s is None:
+                s = np.zeros((K,) + np.shape(x._value), np.result_type(x._value, np.float64))
+                s[0] = x._value
+            full.append(s)
+        return rule(node, *full, order=K - 1)
+    internal.__wrapped__ = rule
+    return internal
 
 
 class RegisterGradient:

@@ -6,9 +6,28 @@ applied straight to the variable) exp, log, sin/cos and powers use closed forms 
 """
 from __future__ import annotations
 
+import _thread
 import math
 
 import numpy as np
+
+
+class _Local(_thread._local):
+    #: set (per thread) during the replays that estimate rounding errors
+    #: (``taylor.perturbed_coefficients``): ``jitter(shape)`` gives factors 1 +- DELTA
+    jitter = None
+
+
+local = _Local()
+
+
+def jittered(c, k, jitter):
+    """Perturb the coefficient a recurrence just computed, in a replay. With the terms of its
+    sum perturbed too (rounding a sum is summing slightly perturbed terms), the replay sees
+    the rounding inside the recurrence, which feeds every later coefficient of it: an unstable
+    recurrence amplifies it where the function itself is well conditioned (a^(1/2) of exp),
+    and perturbing only an op's inputs and outputs would not show that."""
+    c[k] = c[k] * jitter(np.shape(c[k]))
 
 
 def const(value, K):
@@ -56,8 +75,13 @@ def div(a, b):
     a, b = flat(np.broadcast_to(a, shape)), flat(np.broadcast_to(b, shape))
     c = np.empty(a.shape, np.result_type(a, b))
     c[0] = a[0] / b[0]
+    jitter = local.jitter
     for k in range(1, a.shape[0]):
-        c[k] = (a[k] - dot(b[k:0:-1], c[:k])) / b[0]
+        if jitter is None:
+            c[k] = (a[k] - dot(b[k:0:-1], c[:k])) / b[0]
+        else:
+            c[k] = (a[k] - dot(jitter(b[k:0:-1].shape) * b[k:0:-1], c[:k])) / b[0]
+            jittered(c, k, jitter)
     return c.reshape(shape)
 
 
@@ -71,8 +95,13 @@ def ode(a, y0, h):
     w = np.empty(a.shape, a.dtype)
     y[0] = np.reshape(y0, a.shape[1:])
     w[0] = h(y, 0)
+    jitter = local.jitter
     for k in range(1, K):
-        y[k] = dot(ja[k:0:-1], w[:k]) / k
+        if jitter is None:
+            y[k] = dot(ja[k:0:-1], w[:k]) / k
+        else:
+            y[k] = dot(jitter(w[:k].shape) * ja[k:0:-1], w[:k]) / k
+            jittered(y, k, jitter)
         w[k] = h(y, k)
     return y.reshape(shape)
 
@@ -149,9 +178,16 @@ def coupled(a, s0, c0, sign):
     c = np.empty(a.shape, a.dtype)
     s[0] = np.reshape(s0, a.shape[1:])
     c[0] = np.reshape(c0, a.shape[1:])
+    jitter = local.jitter
     for k in range(1, K):
-        s[k] = dot(ja[k:0:-1], c[:k]) / k
-        c[k] = sign * dot(ja[k:0:-1], s[:k]) / k
+        if jitter is None:
+            s[k] = dot(ja[k:0:-1], c[:k]) / k
+            c[k] = sign * dot(ja[k:0:-1], s[:k]) / k
+        else:
+            s[k] = dot(jitter(c[:k].shape) * ja[k:0:-1], c[:k]) / k
+            c[k] = sign * dot(jitter(s[:k].shape) * ja[k:0:-1], s[:k]) / k
+            jittered(s, k, jitter)
+            jittered(c, k, jitter)
     return s.reshape(shape), c.reshape(shape)
 
 
@@ -193,9 +229,15 @@ def pow_scalar(a, r):
     y = np.empty(af.shape, np.result_type(af, rf))
     y[0] = af[0] ** rf
     j = weights(K, af.ndim)
+    jitter = local.jitter
     for k in range(1, K):
         coef = (rf + 1) * j[1:k + 1] - k
-        y[k] = dot(coef * af[1:k + 1], y[k - 1::-1]) / (k * af[0])
+        terms = coef * af[1:k + 1]
+        if jitter is not None:
+            terms = terms * jitter(terms.shape)
+        y[k] = dot(terms, y[k - 1::-1]) / (k * af[0])
+        if jitter is not None:
+            jittered(y, k, jitter)
     return y.reshape(shape)
 
 

@@ -11,22 +11,10 @@ not need (SymPy and mpmath load only where a lowering asks for them).
 """
 from __future__ import annotations
 
+from .lazy import lazy_attributes
+
 __all__ = ["read", "Reading", "ReadError"]
 
-_WHERE = {"read": ("parse", "read"), "Reading": ("parse", "Reading"),
-          "ReadError": ("errors", "ExprError")}
-
-
-def __getattr__(name: str):
-    if name not in _WHERE:
-        raise AttributeError(f"module 'tape.expr' has no attribute {name!r}")
-    from importlib import import_module
-
-    module, attribute = _WHERE[name]
-    value = getattr(import_module(f"{__name__}.{module}"), attribute)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + __all__)
+__getattr__, __dir__ = lazy_attributes(__name__, {
+    "read": ("parse", "read"), "Reading": ("parse", "Reading"),
+    "ReadError": ("errors", "ExprError")})

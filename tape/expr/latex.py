@@ -2,8 +2,10 @@
 
 Only the commands people use for derivative exercises are read (``\\frac``, ``\\sqrt[n]{}``,
 ``\\sin^2 x``, ``\\log_{2}``, ``\\left( \\right)``, ``x^{2}``, ``\\cdot``, Greek letters, ...);
-braces group like brackets. The output goes through the same reading rules as plain text
-(``reading.py``), so ``\\sin x`` and ``sin x`` are one reading. A small reader of our own
+braces group like brackets and stay braces (they are not shown, so ``\\sin{x}^2`` is read as
+typeset, sin x²), ``\\frac{d^2}{dx^2}`` and ``\\frac{dy}{dx}`` become the plain operator and
+label, and ``1{,}100`` is a number. The output goes through the same reading rules as plain
+text (``notation.py``), so ``\\sin x`` and ``sin x`` are one reading. A small reader of our own
 rather than SymPy's ``parse_latex``: that one needs ANTLR or Lark at run time, builds SymPy
 objects (so it imports SymPy, seconds of start-up) and reads a larger language than the tree
 can hold; this one only rewrites text, never evaluates it, and costs nothing unless the text
@@ -11,11 +13,13 @@ holds a backslash.
 """
 from __future__ import annotations
 
+import re
+
 from .errors import ExprError
 
 #: commands that are a name in the plain notation (functions, constants, Greek letters)
-NAMES = frozenset("""sin cos tan sec csc cot arcsin arccos arctan sinh cosh tanh sech csch coth
-arsinh arcosh artanh exp ln log lg max min sgn pi alpha beta gamma delta epsilon varepsilon
+NAMES = frozenset("""sin cos tan sec csc cot arcsin arccos arctan arcsec arccsc arccot sinh cosh
+tanh sech csch coth arsinh arcosh artanh arcsinh arccosh arctanh exp ln log lg max min sgn pi alpha beta gamma delta epsilon varepsilon
 zeta eta theta vartheta iota kappa lambda mu nu xi rho sigma tau upsilon phi varphi chi psi
 omega""".split())
 _RENAMED = {"varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi", "lg": "log10"}
@@ -86,13 +90,16 @@ class _Writer:
             ch = text[i]
             if ch == "\\":
                 i = self.backslash(i, end)
+            elif ch == "{" and text.startswith("{,}", i) and self.between_digits(i, i + 3):
+                i += 3                      # 1{,}100: a digit group
             elif ch == "{":
                 close = self.closing(i, "{", "}")
                 if close >= end:
                     raise self.error("this { is never closed", i, i + 1)
-                self.emit("(", i)
+                # kept a brace: an invisible group (``\sin{x}^2`` shows as sin x²)
+                self.emit("{", i)
                 self.run(i + 1, close)
-                self.emit(")", close)
+                self.emit("}", close)
                 i = close + 1
             elif ch == "}":
                 raise self.error("this } has no opening {", i, i + 1)
@@ -102,17 +109,25 @@ class _Writer:
                 self.emit(ch, i)
                 i += 1
 
+    def between_digits(self, start: int, end: int) -> bool:
+        """Whether text[start:end] stands between two digits (a thousands separator)."""
+        text = self.text
+        return start > 0 and text[start - 1].isdigit() and end < len(text) \
+            and text[end].isdigit()
+
     def backslash(self, i: int, end: int) -> int:
         name, after = self.command(i)
+        if name == "," and self.between_digits(i, after):
+            return after                    # 1\,100: a digit group
         if name in SPACES:
             self.emit(" ", i)
             return after
         if name in FRACTIONS:
             a0, a1, after = self.argument(after)
             b0, b1, after = self.argument(after)
-            top, bottom = self.text[a0:a1].strip(), self.text[b0:b1].replace(" ", "")
-            if top == "d" and len(bottom) >= 2 and bottom[0] == "d":
-                self.emit(f"d/{bottom} ", i)       # \frac{d}{dx}
+            derivative = _leibniz(self.text[a0:a1], self.text[b0:b1])
+            if derivative:
+                self.emit(f" {derivative} ", i)    # \frac{d^2}{dx^2}, \frac{dy}{dx}
                 return after
             self.emit("((", i)
             self.run(a0, a1)
@@ -131,11 +146,11 @@ class _Writer:
             a0, a1, after = self.argument(after)
             degree = self.text[index[0]:index[1]].strip() if index else ""
             if degree == "3":
-                self.emit("cbrt(", i)
+                self.emit(" cbrt(", i)
             elif index:
-                self.emit("root(", i)
+                self.emit(" root(", i)
             else:
-                self.emit("sqrt(", i)
+                self.emit(" sqrt(", i)
             self.run(a0, a1)
             if index and degree != "3":
                 self.emit(", ", a1)
@@ -158,9 +173,9 @@ class _Writer:
             return after
         if name in NAMES:
             spelled = _RENAMED.get(name, name)
-            self.emit(" " + spelled, i)
-            if name in ("pi",) or spelled not in ("log", "log10"):
-                self.emit(" ", after - 1)
+            # spaced apart, so a command then digits is the function of the digits (``\log10``
+            # is log(10), ``\ln5`` ln(5)) and letters after a command stay apart from its name
+            self.emit(" " + spelled + " ", i)
             return after
         if name in SYMBOLS:
             self.emit(SYMBOLS[name], i)
@@ -173,6 +188,26 @@ class _Writer:
         raise self.error(f"unknown LaTeX command \\{name}; tape reads \\frac \\sqrt \\sin "
                          f"\\cos \\ln \\log \\exp \\cdot \\times \\left \\right \\pi and "
                          f"Greek letters", i, after)
+
+
+#: the d of a derivative as typeset: ``\mathrm{d}``, ``\operatorname{d}``, ``\dd``
+_UPRIGHT_D = re.compile(r"\\(?:mathrm|operatorname)\s*\{\s*d\s*\}|\\dd(?![a-zA-Z])")
+
+
+def _leibniz(top: str, bottom: str) -> str | None:
+    r"""``\frac{d^2}{dx^2}`` as ``d^2/dx^2`` and ``\frac{dy}{dx}`` as ``dy/dx`` (the plain
+    notation of operators and labels), or None for any other fraction."""
+    def plain(part: str) -> str:
+        part = _UPRIGHT_D.sub("d", part)
+        return re.sub(r"\\[,!;: ]|[\s{}]", "", part)
+
+    up = re.fullmatch(r"d(?:\^(\d+))?([a-zA-Z]\w*)?", plain(top))
+    down = re.fullmatch(r"d([a-zA-Z])(?:\^(\d+))?", plain(bottom))
+    if not up or not down:
+        return None
+    order = f"^{up.group(1)}" if up.group(1) else ""
+    below = f"^{down.group(2)}" if down.group(2) else ""
+    return f"d{order}{up.group(2) or ''}/d{down.group(1)}{below}"
 
 
 def from_latex(text: str) -> tuple[str, list[int]]:

@@ -2,7 +2,8 @@
 
 ``expr.parse`` hands the text here first, and ``read_text`` reads it whole in one call: folded
 characters, tokens, a ``d/dx`` prefix and a label such as ``y =`` dropped, and each side to
-parse translated. ``translate`` turns one side of an expression into Python syntax that ``ast`` parses with Python's precedence, and records how every column of the
+parse translated. ``translate`` turns one side of an expression into Python syntax that
+``ast`` parses with Python's precedence, and records how every column of the
 result maps back to the text as typed (error carets point at what the user wrote):
 
 * tokens: numbers, names, superscripts (``x²``), roots (``√``), bars (``|x|``), operators;
@@ -12,9 +13,17 @@ result maps back to the text as typed (error carets point at what the user wrote
   keywords and attribute names after ``.`` are never split;
 * a ``*`` is inserted between two factors side by side (``2x``, ``x(x+1)``, ``)(``);
 * a function name without ``(`` takes the factor product that follows as its argument
-  (``sin 2x`` -> ``sin(2*x)``); ``sin^2 x`` and ``sin²x`` are powers of the value,
-  ``sin^-1 x`` the inverse function;
+  (``sin 2x`` -> ``sin(2*x)``), up to a bracket after a name or ``e^`` (``sec x(1+x)`` ->
+  ``sec(x)*(1+x)``); ``sin^2 x`` and ``sin²x`` are powers of the value, ``sin^-1 x`` the
+  inverse function;
+* square brackets and braces group (``[x^2+3]^2``); a list is a whole text in one bracket
+  holding a comma, an index a number glued to a name or a bracket (``x[0]``);
+* superscripts are exponents, letters too (``x²``, ``2ˣ``, ``x⁽ⁿ⁺¹⁾``);
 * ``|...|`` becomes ``abs(...)``, ``√x`` ``sqrt(x)``, ``log_2 x`` ``log(x, 2)``.
+
+``read_text`` also finds the order of derivative a text names (operators in front such as
+``d²/dx²``, labels such as ``y'' =`` and ``f^{(4)}(x) =``), and refuses a sentence pasted
+instead of a formula.
 
 Nothing here evaluates text: the result only ever reaches ``ast.parse`` and the whitelisting
 walker in ``expr.py``. Readings with a plausible other meaning add a note (``notes``).
@@ -55,12 +64,15 @@ _SYMBOLS = {"π": "pi", "ℯ": "e", "−": "-", "–": "-", "×": "*", "·": "*"
 _PRIMES = {"′": "'", "″": "''", "‴": "'''", "’": "'"}
 #: braces group like brackets (``e^{-x}``, as in LaTeX)
 _BRACES = {"{": "(", "}": ")"}
-_SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+"))
+#: superscript digits, signs, brackets and letters: an exponent (``x²``, ``2ˣ``, ``x⁽ⁿ⁺¹⁾``),
+#: kept apart from NFKC, which would fold ``ˣ`` to a plain ``x`` (2ˣ read as 2x)
+_SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ",
+                        "0123456789-+()abcdefghijklmnoprstuvwxyz"))
 _NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 #: a run of letters (and digits/_ after the first); superscripts, π and ℯ, which ``\w``
 #: also matches, are cut off (``_name_end``)
 _NAME = re.compile(r"[^\W\d]\w*")
-_NOT_IN_NAME = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺πℯ")
+_NOT_IN_NAME = frozenset(_SUPERSCRIPT) | frozenset("πℯ")
 #: ``log_2``, ``log_b`` (a plain string: compiled on first use, by ``re``'s cache)
 _LOG_BASE = r"log_(?:(\d+(?:\.\d+)?)|([^\W\d_][^\W_]*)$)"
 #: the base of ``log_`` in a bracket group, ``log_{10} x`` and ``log_(b)(x)``
@@ -144,9 +156,10 @@ def fold_characters(text: str) -> tuple[str, list[int]]:
 
 # --------------------------------------------------------------------------- tokens
 
-def tokenize(text: str, declared=()) -> list[Token]:
+def tokenize(text: str, declared=(), latex: bool = False) -> list[Token]:
     """Tokens of ``text`` (already folded), names split and classified; columns index
-    ``text``."""
+    ``text``. In LaTeX, letters then digits then ``^`` are a product (``x5^x``: a name
+    with digits is typed ``x_5`` there)."""
     known = known_names(declared)
     declared = frozenset(declared)
     tokens: list[Token] = []
@@ -176,7 +189,8 @@ def tokenize(text: str, declared=()) -> list[Token]:
             tokens.append(Token(CONST, _SYMBOLS[ch], i, i + 1, space))
             i += 1
         elif ch in "+-/()[],=^{}":
-            tokens.append(Token(OP, _BRACES.get(ch, ch), i, i + 1, space))
+            tokens.append(Token(OP, _BRACES.get(ch, ch), i, i + 1, space,
+                                "brace" if ch in "{}" else None))
             i += 1
         elif (ch.isalpha() or ch == "_") and ch not in _NOT_IN_NAME:
             end = _name_end(text, _NAME.match(text, i))
@@ -187,6 +201,14 @@ def tokenize(text: str, declared=()) -> list[Token]:
                 i, space = group.end(), False
                 continue
             after_dot = bool(tokens) and tokens[-1].text == "." and not space
+            glued = re.fullmatch(r"([^\W\d_]+)(\d+)", text[i:end]) if latex else None
+            if glued and text.startswith("^", end) and text[i:end] not in declared:
+                tokens.extend(_name_tokens(glued.group(1), i, space, known, declared,
+                                           after_dot, False))
+                digits = i + len(glued.group(1))
+                tokens.append(Token(NUM, glued.group(2), digits, end, False, "glued"))
+                i, space = end, False
+                continue
             before_paren = end < n and text[end] == "("
             tokens.extend(_name_tokens(text[i:end], i, space, known, declared, after_dot,
                                        before_paren))
@@ -222,6 +244,9 @@ def _name_tokens(name, start, space, known, declared, after_dot, before_paren):
     end = start + len(name)
     if after_dot or name in KEYWORDS:
         return [Token(KEYWORD if name in KEYWORDS else OTHER, name, start, end, space)]
+    if name not in declared and re.fullmatch(r"e[0-9]+[^\W\d_]\w*", name):
+        # e2x: the ^ left out, likelier than a variable named e2x
+        return [Token(NAME, name, start, end, space, ("lost power", name))]
     base = re.match(_LOG_BASE, name) if name.startswith("log_") else None
     if base and name not in declared:
         value = base.group(1) or base.group(2)
@@ -304,14 +329,18 @@ class Translation:
     """Python text for one expression side, ``origin`` mapping its columns to the text as
     typed, and the notes on readings that had a plausible other meaning."""
 
-    def __init__(self, text: str, tokens: list[Token], folded_origin: list[int]):
+    def __init__(self, text: str, tokens: list[Token], folded_origin: list[int],
+                 declared=(), latex: bool = False):
         self.text = text
         self.tokens = tokens
         self.fold = folded_origin
+        self.declared = declared
+        self.latex = latex          # LaTeX: an exponent is one character or a {group}
         self.parts: list[str] = []
         self.origin: list[int] = []
         self.notes: list[str] = []
         self.match = _pair_brackets(tokens, self)
+        _square_brackets(tokens, self.match)
 
     # -- output
     def emit(self, s: str, col: int) -> None:
@@ -372,6 +401,13 @@ class Translation:
         tok = toks[i]
         if tok.kind == FUNC:
             return self.function(i, hi)
+        if tok.kind == NAME and tok.value and tok.value[0] == "lost power":
+            power = tok.text[1:]
+            err = self.error(f"{tok.text} would be one variable named {tok.text}; did you "
+                             f"mean e^({power})?", tok)
+            err.hint = (f"write e^({power}) for the exponential, or declare the name with "
+                        f"--wrt {tok.text} or --at {tok.text}=...")
+            raise err
         if tok.kind == KEYWORD and tok.text == "lambda" and ":" not in self.text:
             # a Greek letter meant, not a Python lambda (those the walker refuses by name)
             raise self.error("the Greek letter lambda cannot be spelled out (lambda is a "
@@ -405,7 +441,7 @@ class Translation:
             self.emit(")", toks[close].start)
             return close + 1, toks[close]
         if tok.kind == SUP:
-            self.emit("**" + tok.text, tok.start)
+            self.emit("**" + self.superscript(tok), tok.start)
             return i + 1, tok
         if tok.kind == OP and tok.text == "^":
             self.exponent_notes(i, hi)
@@ -417,6 +453,11 @@ class Translation:
             self.division_notes(i, hi)
         if tok.split:
             self.split_note(i)
+        if tok.kind == NUM and tok.value == "glued":
+            name, end = self.typed(i - 1, i), self.powers_end(i + 1, hi)
+            self.note(i - 1, end, f"{name}*{tok.text}^{self.typed(i + 2, end)}",
+                      f"a letter then digits then ^ is a product; write {name}_{tok.text} "
+                      f"for a name")
         if tok.kind == OP and tok.text == "(" and self.match.get(i) is not None \
                 and self.match[i] < hi:
             # a group: translated as a unit, so implicit products inside stay inside
@@ -427,6 +468,18 @@ class Translation:
             return close + 1, toks[close]
         self.emit(", " if tok.text == "," else tok.text, tok.start)
         return i + 1, tok
+
+    def superscript(self, tok: Token) -> str:
+        """A superscript exponent in Python syntax: ``²`` is ``2``, ``ˣ`` ``(x)``,
+        ``⁽ⁿ⁺¹⁾`` ``((n+1))``; letters are read by the same rules as the text."""
+        text = tok.text
+        if re.fullmatch(r"[-+]?[0-9]+", text):
+            return text
+        inner = Translation(text, tokenize(text, self.declared), list(range(len(text) + 1)),
+                            self.declared)
+        inner.run()
+        self.notes.extend(n for n in inner.notes if n not in self.notes)
+        return "(" + inner.python() + ")"
 
     def split_note(self, i: int) -> None:
         toks = self.tokens
@@ -453,6 +506,8 @@ class Translation:
         (``(x+1)^2x``), and ``/2`` is looked for past the end of a function's argument too
         (``sin x^1/2`` is sin(x^1)/2)."""
         toks = self.tokens
+        if self.latex:      # an exponent is one character or a {group}: e^2x shows as e²x
+            return
         k = i + 1                  # the number, after a sign if there is one (e^-2x)
         if k + 1 < hi and toks[k].text in ("-", "+") and not toks[k + 1].space:
             k += 1
@@ -463,7 +518,7 @@ class Translation:
         base = self.typed(lo, i)
         after = self.operand_end(k + 1, hi)
         n = len(toks)
-        if after is not None and not toks[k + 1].space:
+        if after is not None and not toks[k + 1].space and toks[k + 1].kind != CONST:
             factor = self.typed(k + 1, after)
             self.note(lo, after, f"({base}**{power})*{factor}",
                       f"write {base}^({power}{factor}) for the other reading")
@@ -474,16 +529,23 @@ class Translation:
                       f"{power}/{toks[k + 2].text}")
 
     def division_notes(self, i: int, hi: int) -> None:
-        """``1/2x``: (1/2)*x, as in Python; 1/(2x) is the other reading. Also after a
+        """A product after ``/`` without brackets: ``1/2x`` is (1/2)*x, as in Python, and
+        1/(2x) the other reading; likewise ``1/x(x+1)``, ``1/(x+1)(x-1)``, ``1/xy``, after a
         bracket (``ln(x)/2x``) and before one (``1/2(x+1)``)."""
         toks = self.tokens
         lo = self.operand_start(i - 1) if i >= 1 else None
-        if lo is None or i + 2 >= hi or toks[i + 1].kind != NUM or toks[i + 2].space:
+        if lo is None or i + 1 >= hi:
             return
-        after = self.operand_end(i + 2, hi)
+        first = toks[i + 1]
+        if first.kind not in (NUM, NAME, CONST) and first.text != "(":
+            return
+        end = self.factor_end(i + 1, hi)
+        if end == i + 1 or end >= hi or toks[end].space:
+            return
+        after = self.operand_end(end, hi)
         if after is None:
             return
-        a, b, c = self.typed(lo, i), toks[i + 1].text, self.typed(i + 2, after)
+        a, b, c = self.typed(lo, i), self.typed(i + 1, end), self.typed(end, after)
         self.note(lo, after, f"({a}/{b})*{c}", f"write {a}/({b}{c}) to divide by {b}{c}")
 
     def operand_start(self, last: int) -> int | None:
@@ -536,9 +598,20 @@ class Translation:
         if sup is not None and sup.strip("()+").startswith("-"):
             name = self.inverse_name(i, j, sup)
             sup = power = None
-        # the argument
-        if j < hi and toks[j].text == "(" and self.match.get(j) is not None \
-                and self.match[j] < hi:
+        # the argument; in LaTeX a {group} with a power after it is not a bracket (braces
+        # are not shown: \sin{x}^2 is typeset sin x², like \sin x^2)
+        shown_braces = (self.latex and j < hi and toks[j].value == "brace"
+                        and self.match.get(j) is not None and self.match[j] + 1 < hi
+                        and toks[self.match[j] + 1].text in ("^", "**"))
+        if shown_braces:
+            end = self.powers_end(self.match[j] + 1, hi)
+            spelled = self.text[self.fold[tok.start]:self.fold[toks[j].start]].strip()
+            self.note(i, end, f"{tok.value[0]}({self.typed(j + 1, self.match[j])}"
+                              f"^{self.typed(self.match[j] + 2, end)}), as it is typeset",
+                      f"write ({spelled}{self.typed(j, self.match[j] + 1)})"
+                      f"^{self.typed(self.match[j] + 2, end)} for the other reading")
+        if not shown_braces and j < hi and toks[j].text == "(" \
+                and self.match.get(j) is not None and self.match[j] < hi:
             close = self.match[j]
             arg_lo, arg_hi, parenthesised = j + 1, close, True
             end = close + 1
@@ -571,11 +644,19 @@ class Translation:
             if power is not None:
                 self.sequence(*power)
             else:
-                self.emit(sup, toks[i + 1].start)
+                self.emit(self.superscript(toks[i + 1]), toks[i + 1].start)
         if not parenthesised:
             shown = "".join(self.parts[start:])
             factors = _count_factors(self, arg_lo, arg_hi)
-            if factors > 1:
+            if arg_hi > arg_lo and arg_hi < hi and toks[arg_hi].kind != FUNC \
+                    and self.ends_argument(self.last_factor(arg_lo, arg_hi), arg_hi, hi):
+                after = self.factor_end(arg_hi, hi)
+                before = "before e^" if toks[arg_hi].kind == CONST else "at the bracket"
+                spelled = tok.value[0]
+                self.note(i, after, f"{shown}*{self.typed(arg_hi, after)}",
+                          f"the argument of {spelled} ends {before}; write "
+                          f"{spelled}({self.typed(arg_lo, after)}) to include it")
+            elif factors > 1:
                 self.note(i, arg_hi, shown, f"the argument of {tok.value[0]} is the "
                           f"product that follows; write {tok.value[0]}(...) to be explicit")
             elif end + 1 < hi and toks[end].text == "/":
@@ -673,17 +754,39 @@ class Translation:
     def product_end(self, i: int, hi: int) -> int:
         """The end of the factor product starting at i: factors side by side, up to an
         operator, a comma, a closing bracket or the next function name (which starts the
-        argument only when nothing comes before it: ``ln sin x``)."""
+        argument only when nothing comes before it: ``ln sin x``), and before ``e^`` or a
+        bracket that follows a name (``sec x(sec x + tan x)``, ``cos x e^(sin x)``)."""
         toks = self.tokens
         j = i
+        previous = None
         while j < hi:
-            if toks[j].kind == FUNC and j > i:
+            if j > i and (toks[j].kind == FUNC or self.ends_argument(previous, j, hi)):
                 break
             end = self.factor_end(j, hi)
             if end == j:
                 break
-            j = end
+            previous, j = j, end
         return j
+
+    def last_factor(self, lo: int, hi: int) -> int:
+        """The first token of the last factor in lo..hi-1 (a product of factors)."""
+        j = last = lo
+        while j < hi:
+            end = self.factor_end(j, hi)
+            if end == j:
+                break
+            last, j = j, end
+        return last
+
+    def ends_argument(self, previous: int | None, j: int, hi: int) -> bool:
+        """Whether a bracketless argument stops before token j: at a bracket group after a
+        name (after a number it stays: ``sin 2(x+1)``), or at ``e^``."""
+        toks = self.tokens
+        tok = toks[j]
+        if tok.text == "(" and self.match.get(j) is not None and self.match[j] < hi:
+            return previous is not None and toks[previous].kind == NAME
+        return (tok.kind == CONST and tok.text == "e" and j + 1 < hi
+                and (toks[j + 1].text in ("^", "**") or toks[j + 1].kind == SUP))
 
 
 def _reads_as_exponent(top: str, bottom: str) -> bool:
@@ -721,6 +824,29 @@ def _ends_operand(last: Token | None) -> bool:
     if last.kind == FUNC:
         return False
     return last.kind == OP and last.text in (")", "]")
+
+
+def _square_brackets(tokens: list[Token], match: dict[int, int]) -> None:
+    """Square brackets group like parentheses (``[x^2+3]^2``, ``2[(2x+1)^{10}+1]``), except
+    an index glued to a name (``x[0]``, ``x[-1]``, ``x[i]``) or a whole number glued to a
+    bracket (``(x+y)[0]``), and a list: the whole text in
+    one bracket holding a comma (``[x*y, x+y]``) or nothing."""
+    for k, tok in enumerate(tokens):
+        if tok.kind != OP or tok.text != "[" or match.get(k) is None:
+            continue
+        close = match[k]
+        inner = tokens[k + 1:close]
+        kinds = [t.kind for t in inner]
+        number = kinds == [NUM] or (kinds == [OP, NUM] and inner[0].text in "+-")
+        before = tokens[k - 1] if k > 0 else None
+        if before is not None and not tok.space and (
+                (before.kind == NAME and (number or kinds == [NAME] or any(
+                    t.kind == OTHER and t.text == ":" for t in inner)))
+                or (before.kind == OP and before.text in ")]" and number)):
+            continue        # an index (x[0], (x+y)[-1]), or a slice refused by name
+        if k == 0 and close == len(tokens) - 1 and (not inner or _top_level(inner, ",")):
+            continue        # a list (an empty one: the jacobian says so)
+        tok.text, tokens[close].text = "(", ")"
 
 
 def _pair_brackets(tokens: list[Token], tr: Translation) -> dict[int, int]:
@@ -764,13 +890,19 @@ def _pair_brackets(tokens: list[Token], tr: Translation) -> dict[int, int]:
 # --------------------------------------------------------------------------- whole texts
 # The two patterns below are plain strings, compiled (and cached by ``re``) on first use: a
 # text without ``/`` or ``=`` never needs them, and compiling both costs ~0.4 ms of every start.
-#: ``d/dx`` before an expression (one letter, or a declared name)
-_DERIVATIVE = r"\s*d\s*/\s*d([^\W\d_]\w*?)(?=[\s(\[|]|$)"
+#: ``d/dx`` before an expression (one letter, or a declared name), and its higher orders
+#: ``d^2/dx^2``, ``d²/dx²`` (also what LaTeX's ``\frac{d^2}{dx^2}`` becomes)
+_DERIVATIVE = (r"\s*d\s*(?P<top>\^\s*\(?\s*\d+\s*\)?|[²³⁴⁵⁶⁷⁸⁹])?\s*/\s*"
+               r"d(?P<var>[^\W\d_]\w*?)\s*(?P<bottom>\^\s*\(?\s*\d+\s*\)?|[²³⁴⁵⁶⁷⁸⁹])?"
+               r"(?=[\s(\[|]|$)")
 #: a label on the left of ``=``: ``y``, ``f(x)``, ``f'(x)``, ``y'``, ``dy/dx``
-#: (and the higher orders ``y''``, ``d^2y/dx^2``, ``d²y/dx²``, ``d2y/dx2``)
-_LABEL = (r"\s*(?:[^\W\d]\w*\s*'*\s*(?:\(\s*[^\W\d]\w*(?:\s*,\s*[^\W\d]\w*)*\s*\))?"
-          r"|d\s*(?:\^\s*\d+|[²³⁴⁵⁶⁷⁸⁹]|\d+)?\s*(?:[^\W\d]\w*?)?\s*/\s*"
-          r"d\s*(?P<wrt>[^\W\d]\w*?)\s*(?:\^\s*\d+|[²³⁴⁵⁶⁷⁸⁹]|\d+)?)\s*")
+#: and the higher orders ``y''``, ``f^{(4)}(x)``, ``f⁽⁴⁾(x)``, ``d^2y/dx^2``, ``d²y/dx²``,
+#: ``d2y/dx2`` (LaTeX's braces are brackets here: ``f^((4))(x)``)
+_LABEL = (r"\s*(?:[^\W\d]\w*\s*(?P<primes>'*)\s*"
+          r"(?P<power>\^\s*[({]\s*\(\s*\d+\s*\)\s*[)}]|\^\s*\(\s*\d+\s*\)(?=\s*\()|⁽[⁰¹²³⁴⁵⁶⁷⁸⁹]+⁾)?"
+          r"\s*(?:\(\s*[^\W\d]\w*(?:\s*,\s*[^\W\d]\w*)*\s*\))?"
+          r"|d\s*(?P<top>\^\s*\d+|[²³⁴⁵⁶⁷⁸⁹]|\d+)?\s*(?:[^\W\d]\w*?)?\s*/\s*"
+          r"d\s*(?P<wrt>[^\W\d]\w*?)\s*(?P<bottom>\^\s*\d+|[²³⁴⁵⁶⁷⁸⁹]|\d+)?)\s*")
 
 
 class Source(Record):
@@ -799,46 +931,92 @@ class Text(Record):
     """A text read whole (``read_text``): ``pieces``, a ``(Source, notes)`` per side to parse
     (one; two for an equation); ``wrt``, the variable a ``d/dx`` or ``dy/dx =`` named; and
     for an equation that is not a label, ``equation``: the (start, end) columns of its ``=``
-    and of the whole relation in the text as typed (None otherwise)."""
+    and of the whole relation in the text as typed (None otherwise). ``order``: the order of
+    derivative the text names, or None: asked for by an operator in front (``asks``:
+    ``d²/dx² x^3``, ``d/dx d/dx x^3``) or stated by a label (``y'' = 6x``, ``f^{(4)}(x) =``,
+    ``dy/dx =``)."""
 
-    _fields = ("pieces", "wrt", "equation")
+    _fields = ("pieces", "wrt", "equation", "order", "asks")
 
-    def __init__(self, pieces: list, wrt: str | None, equation: tuple | None) -> None:
+    def __init__(self, pieces: list, wrt: str | None, equation: tuple | None,
+                 order: int | None = None, asks: bool = False) -> None:
         self.pieces = pieces
         self.wrt = wrt
         self.equation = equation
+        self.order = order
+        self.asks = asks
 
 
 class Typed(Record):
-    _fields = ("text", "folded")
+    _fields = ("text", "folded", "latex", "declared")
 
-    def __init__(self, text: str, folded: str) -> None:
+    def __init__(self, text: str, folded: str, latex: bool = False, declared=()) -> None:
         self.text = text        # as typed
         self.folded = folded    # after LaTeX and character folding
+        self.latex = latex      # whether the text was read as LaTeX
+        self.declared = declared
+
+
+#: words that make a text a sentence about math rather than a formula
+_PROSE = frozenset("""find the of derivative derivatives differentiate respect compute calculate
+evaluate determine what is with and to wrt please first second third fourth fifth order""".split())
+#: the question forms a refusal can answer with the options to use
+_QUESTION = (r"(?i)\s*(?:please\s+)?(?:find|compute|calculate|determine|what\s+is|give)?\s*"
+             r"(?:the\s+)?(?P<order>first|second|third|fourth|fifth|\d+(?:st|nd|rd|th))?\s*"
+             r"(?:order\s+)?(?:derivative\s+of|differentiate)\s+(?P<formula>.+?)"
+             r"(?:,?\s+(?:with\s+respect\s+to|wrt|by)\s+(?P<wrt>[^\W\d]\w*))?\s*[.?!]?\s*")
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
+
+
+def refuse_prose(typed: Typed) -> None:
+    """A question or a sentence pasted whole (``Find the third derivative of 3j^4.``) is
+    refused, saying that tape reads formulas, and which options ask the question."""
+    words = re.findall(r"[^\W\d_]{2,}", typed.folded)
+    found = [w for w in words if w.lower() in _PROSE and w not in typed.declared]
+    if len(found) < 2 and not any(w.lower() in ("derivative", "differentiate", "respect")
+                                  for w in found):
+        return
+    where = typed.text.find(found[0])
+    said = ", ".join(repr(w) for w in found[:3])
+    err = ExprError(f"this is a sentence, not a formula (it says {said}); tape reads "
+                    f"formulas, such as 3x^2 sin x", typed.text, max(where, 0),
+                    max(where, 0) + len(found[0]))
+    asked = re.fullmatch(_QUESTION, typed.folded)
+    if asked:
+        order = asked.group("order")
+        options = [f"--wrt {asked.group('wrt')}"] if asked.group("wrt") else []
+        if order and order.lower() != "first":
+            options.append(f"--order {_ORDINALS.get(order.lower()) or int(order[:-2])}")
+        err.hint = (f"give the formula alone: '{asked.group('formula')}'"
+                    + (f" with {' '.join(options)}" if options else ""))
+    else:
+        err.hint = "give the formula alone; --wrt names the variable and --order the order"
+    raise err
 
 
 def read_text(text: str, declared=()) -> Text:
     """Read a whole text in one pass: characters folded, tokens, the ``d/dx`` prefix and a
     label on the left of ``=`` dropped, each side to parse written in Python syntax."""
     tokens, fold, typed = scan(text, declared)
-    wrt = None
-    start = _derivative_prefix(typed.folded, declared)
-    if start:
-        wrt = start.group(1)
-        tokens = [t for t in tokens if t.start >= start.end()]
-        if tokens and tokens[0].text == "[" and tokens[-1].text == "]" and \
-                len(_top_level(tokens[1:-1], "]")) == 0:
-            tokens[0].text, tokens[-1].text = "(", ")"    # d/dx [x^2]
+    refuse_prose(typed)
+    wrt = order = None
+    operators = _derivative_operators(typed, fold, declared)
+    if operators:
+        wrt, order, end = operators
+        spoken = re.match(r"\s*of\s", typed.folded[end:])
+        if spoken and "of" not in declared:
+            end += spoken.end()             # d/dx of x^2, as said aloud
+        tokens = [t for t in tokens if t.start >= end]
         if not tokens:
             raise ExprError(f"d/d{wrt} needs an expression after it, like d/d{wrt} {wrt}^2",
-                            text, fold[start.start()], fold[start.end()])
+                            text, fold[0], fold[end])
     equals = _top_level(tokens, "=")
     if len(equals) > 1:
         second = tokens[equals[1]]
         raise ExprError("only one = is allowed (y = f(x), or one equation)", text,
                         fold[second.start], fold[second.end])
     if not equals:
-        return Text([translate(typed, tokens, fold)], wrt, None)
+        return Text([translate(typed, tokens, fold)], wrt, None, order, order is not None)
     k = equals[0]
     left, right = tokens[:k], tokens[k + 1:]
     if not left or not right:
@@ -849,16 +1027,82 @@ def read_text(text: str, declared=()) -> Text:
     if is_label and not is_label.group("wrt") and not _names_a_function(left_text, declared):
         is_label = None
     if is_label:
-        return Text([translate(typed, right, fold)], is_label.group("wrt") or wrt, None)
+        if order is None:
+            order = _label_order(is_label, text, fold[left[0].start], fold[left[-1].end])
+        return Text([translate(typed, right, fold)], is_label.group("wrt") or wrt, None,
+                    order, operators is not None)
     return Text([translate(typed, left, fold), translate(typed, right, fold)], wrt,
                 ((fold[tokens[k].start], fold[tokens[k].end]),
-                 (fold[left[0].start], fold[right[-1].end])))
+                 (fold[left[0].start], fold[right[-1].end])), order, operators is not None)
+
+
+def stated_order(text: str, declared=()) -> tuple[int | None, bool]:
+    """The order of derivative ``text`` names, or None, and whether an operator in front asks
+    for it (``d²/dx² x^3``: 2, True) or a label states it (``y'' = 6x``: 2, False); for a
+    caller that holds a target rather than its reading (``Reading.derivative_order``)."""
+    read = read_text(text, declared)
+    return read.order, read.asks
+
+
+def _order_number(piece: str | None) -> int | None:
+    """The number in ``^2``, ``^(2)``, ``²``, ``2``, ``⁽⁴⁾``; None for no piece."""
+    if not piece:
+        return None
+    digits = "".join(_SUPERSCRIPT.get(c, c) for c in piece if c.isdigit() or
+                     _SUPERSCRIPT.get(c, "").isdigit())
+    return int(digits)
+
+
+def _derivative_operators(typed: Typed, fold, declared):
+    """``(wrt, order, end)`` for the operators in front of a text (``d/dx``, ``d/dx d/dx``,
+    ``d^2/dx^2``, ``d²/dx²``), ``end`` the folded column after them; None when there are
+    none. Operators along different variables, or with orders that differ above and below,
+    are errors."""
+    folded = typed.folded
+    if "/" not in folded:
+        return None
+    wrt, order, end = None, 0, 0
+    while True:
+        found = _derivative_prefix(folded[end:], declared)
+        if not found:
+            break
+        top, bottom = _order_number(found.group("top")), _order_number(found.group("bottom"))
+        where = (typed.text, fold[end + found.start()], fold[end + found.end()])
+        if top != bottom and (top or 1) != (bottom or 1):
+            raise ExprError(f"the operator says order {top or 1} above and {bottom or 1} "
+                            f"below; write d^2/d{found.group('var')}^2 for the second "
+                            f"derivative", *where)
+        if wrt is not None and found.group("var") != wrt:
+            raise ExprError(f"d/d{wrt} and d/d{found.group('var')} in one text: for a mixed "
+                            f"partial derivative give --wrt {wrt},{found.group('var')}",
+                            *where)
+        wrt, order, end = found.group("var"), order + (top or 1), end + found.end()
+    return (wrt, order, end) if wrt is not None else None
+
+
+def _label_order(label, text: str, start: int, end: int) -> int | None:
+    """The order of derivative a label states: ``y''`` 2, ``f^{(4)}(x)`` 4, ``dy/dx`` 1,
+    ``d^2y/dx^2`` 2; None for a plain ``y`` or ``f(x)``."""
+    if label.group("wrt"):
+        top = _order_number(label.group("top")) or 1
+        bottom = _order_number(label.group("bottom")) or 1
+        if top != bottom:
+            raise ExprError(f"the label says order {top} above and {bottom} below; write "
+                            f"d^2y/d{label.group('wrt')}^2 for the second derivative",
+                            text, start, end)
+        return top
+    primes = len(label.group("primes") or "")
+    power = _order_number(label.group("power"))
+    if primes and power:
+        raise ExprError("a label takes primes or an order in brackets, not both (f''(x) or "
+                        "f^{(2)}(x))", text, start, end)
+    return power or primes or None
 
 
 def _derivative_prefix(folded: str, declared):
     """The match of a leading ``d/dx`` (``d/dt`` for a declared ``t``...) in folded text."""
     start = re.match(_DERIVATIVE, folded) if "/" in folded else None
-    if start and (len(start.group(1)) == 1 or start.group(1) in declared):
+    if start and (len(start.group("var")) == 1 or start.group("var") in declared):
         return start
     return None
 
@@ -885,14 +1129,15 @@ def scan(text: str, declared=()) -> tuple[list[Token], list[int], Typed]:
     """The tokens of ``text`` (LaTeX read first), the map from folded columns to the text as
     typed, and both texts."""
     working, base = text, None
-    if "\\" in text:   # LaTeX: only then is its reader imported
+    if "\\" in text or "{,}" in text:   # LaTeX: only then is its reader imported
         from .latex import from_latex
 
         working, base = from_latex(text)
     folded, fold = fold_characters(working)
     if base is not None:
         fold = [base[c] for c in fold]
-    return tokenize(folded, declared), fold, Typed(text, folded)
+    latex = base is not None
+    return tokenize(folded, declared, latex), fold, Typed(text, folded, latex, tuple(declared))
 
 
 def _top_level(tokens, text: str) -> list[int]:
@@ -911,7 +1156,7 @@ def translate(typed: Typed, tokens: list[Token], fold: list[int]) -> tuple[Sourc
     """One side's tokens in Python syntax, and the notes on its readings."""
     if not tokens:
         raise ExprError("empty expression")
-    translation = Translation(typed.text, tokens, fold)
+    translation = Translation(typed.text, tokens, fold, typed.declared, typed.latex)
     translation.run()
     python = translation.python()
     origin = translation.origin + [fold[tokens[-1].end]]

@@ -73,17 +73,26 @@ class Reading(Record):
     """What a text was read as: the tree, its canonical spelling ``read_as`` (SymPy syntax),
     the ``notes`` on readings with another plausible meaning, and ``wrt`` when the text
     said ``d/dx`` (or ``dy/dx = ...``). ``variables``: the tree's free names in the order
-    they first appear, left to right."""
+    they first appear, left to right.
+
+    ``derivative_order``: the order of derivative the text names, or None. With ``asks``
+    an operator in front asks for it (``d²/dx² x^3``, ``d/dx d/dx x^3``: the 2nd
+    derivative of the tree); without, a label states it (``y'' = 6x``, ``f^{(4)}(x) =
+    360x^2``: the tree is the 4th derivative of the function). ``order`` is not a
+    derivative's order: it is the tree's postorder list, when the reader has it."""
 
     _fields = ("tree", "notes", "wrt")
 
     def __init__(self, tree, notes: list, wrt: str | None = None,
-                 variables: list[str] | None = None, order: list | None = None) -> None:
+                 variables: list[str] | None = None, order: list | None = None,
+                 derivative_order: int | None = None, asks: bool = False) -> None:
         self.tree = tree
         self.notes = notes
         self.wrt = wrt
         self.variables = _in_order_of_appearance(tree, order) if variables is None else variables
         self.order = order      # the tree's ``postorder`` list, when the reader has it
+        self.derivative_order = derivative_order
+        self.asks = asks
 
     @property
     def read_as(self) -> str:
@@ -138,7 +147,8 @@ def _read(text, declared, relation) -> Reading:
     if read.equation is None:
         ((source, notes),) = read.pieces
         tree, _, order = _tree(source)
-        return Reading(tree, notes, read.wrt, order=order)
+        return Reading(tree, notes, read.wrt, order=order, derivative_order=read.order,
+                       asks=read.asks)
     (left, notes), (right, more) = read.pieces
     lhs, _, _ = _tree(left)
     rhs, _, _ = _tree(right)
@@ -149,7 +159,7 @@ def _read(text, declared, relation) -> Reading:
         raise ExprError(f"{text.strip()} is an equation, read as an implicit "
                         f"relation; this command takes an expression (implicit "
                         f"derivatives: --implicit)", text, *equals)
-    return Reading(tree, notes, read.wrt)
+    return Reading(tree, notes, read.wrt, derivative_order=read.order, asks=read.asks)
 
 
 def _check_text(text) -> None:
@@ -263,6 +273,10 @@ def _check_limits(text: str) -> None:
             raise ExprError(f"control character {ch!r} is not allowed", text, col, col + 1)
         elif ch == "#":  # Python would read the rest as a comment and silently drop it
             raise ExprError("'#' is not allowed", text, col, col + 1)
+        elif ch in "\n\r" and text[:col].strip() and text[col:].strip():
+            # two lines side by side would read as a product of the two
+            raise ExprError("the text holds a line break; write the expression on one line",
+                            text, col, col + 1)
 
 
 def _ast_parse(python: str) -> ast.Expression:

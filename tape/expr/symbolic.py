@@ -213,8 +213,14 @@ def as_vector(value) -> list:
 # --------------------------------------------------------------------------- derivatives
 
 def derivative(expr, components: Sequence) -> Any:
-    """The partial derivative of ``expr`` along each symbol in ``components`` in turn."""
+    """The partial derivative of ``expr`` along each symbol in ``components`` in turn. An
+    ``expr`` with no value anywhere raises ``UndefinedResult`` (SymPy's derivative of ``nan``
+    is 0, which would print as if it meant something)."""
     sp = sympy()
+    problem = undefined(expr, real=False)
+    if problem is not None:
+        raise UndefinedResult(f"the expression is {problem}; tape works with real numbers: "
+                              f"check the constants in the expression")
     out = expr
     for c in components:
         out = sp.diff(out, c)
@@ -316,10 +322,47 @@ def is_zero(expr) -> bool | None:
     return None
 
 
+class UndefinedResult(CLIError):
+    """A symbolic result with no real value: SymPy's ``zoo``, ``nan``, ``oo`` or ``I``, or a
+    constant such as ``acos(2)`` that is not real. tape's variables and results are real, so
+    such a result is never printed as if it were a formula (exit 2: the expression has a part
+    with no real value, such as ``tan(pi/2)``, ``1/0`` or ``sqrt(-1)``)."""
+
+
+def undefined(expr, real: bool = True) -> str | None:
+    """Why ``expr`` (a SymPy expression) has no value, in words, or None when it may have
+    one; with ``real``, also why it is not real: it holds a constant that is not (``acos(2)``,
+    ``(-1)**(1/3)``), or it is a constant with ``I``. ``I`` in an expression with variables
+    is left alone: SymPy writes ``sqrt(-x^2)``, real at 0, as ``I*Abs(x)``, and ``tape
+    check`` decides such a function by its domain rules."""
+    sp = sympy()
+    if not isinstance(expr, sp.Basic):
+        return None
+    if expr.has(sp.zoo):
+        return "undefined: SymPy gives zoo (complex infinity), as for 1/0 or tan(pi/2)"
+    if expr.has(sp.nan):
+        return "undefined: SymPy gives nan, as for 0/0 or 0*(1/0)"
+    if expr.has(sp.oo, -sp.oo):
+        return "infinite: SymPy gives oo"
+    if not real:
+        return None
+    if not expr.free_symbols and expr.has(sp.I):
+        return "not a real number: SymPy gives the imaginary unit I, as for sqrt(-1) or log(-1)"
+    for part in sorted(expr.atoms(sp.Function, sp.Pow), key=sp.count_ops):
+        if not part.free_symbols and part.is_extended_real is False:
+            return f"not a real number: {part} is not real"
+    return None
+
+
 def render(expr, style: str = "plain") -> str:
     """``expr`` as text: ``plain`` (SymPy's ``str``: ``2*x*y``), ``pretty`` (unicode 2-D)
-    or ``latex``."""
+    or ``latex``. A result with no real value raises ``UndefinedResult`` instead of being
+    written as SymPy's token for it (``zoo``, ``nan``, ``I``)."""
     sp = sympy()
+    problem = undefined(expr)
+    if problem is not None:
+        raise UndefinedResult(f"the result is {problem}; tape works with real numbers: "
+                              f"check the constants in the expression")
     if style == "latex":
         return sp.latex(expr)
     if style == "pretty":

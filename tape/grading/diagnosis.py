@@ -170,7 +170,12 @@ class _Exact(Fraction):
 
 
 class _Rules:
-    """Rule-by-rule differentiation of expression trees along one variable, with mistakes."""
+    """Rule-by-rule differentiation of expression trees along one variable, with mistakes:
+    a builder of ``calculus.rules`` (SymPy expressions) whose ``known`` hook puts a mistaken
+    derivative in place of a node's own."""
+
+    flatten = False        # every binary node is one rule application: a mistake can be at any
+    rewrites = False       # sigmoid, log(u, b) ... are differentiated as they stand
 
     def __init__(self, variables: list[str], wrt: str):
         from ..expr import symbolic as S
@@ -181,24 +186,31 @@ class _Rules:
         self.x = S.symbol(wrt)
         self.t = S.symbol("_t")
         self.wrt = wrt
+        builder = S.SympyBuilder(quotient_sign=False)
+        for op in ("number", "add", "sub", "mul", "div", "neg", "power", "call", "sign"):
+            setattr(self, op, getattr(builder, op))
+        # caches keyed by id hold their node too, so that no id is reused by another node
         self._values: dict = {}
         self._depends: dict = {}
         self._correct: dict = {}
+        self._override: dict = {}
 
     # ----------------------------------------------------------------- helpers
     def value(self, node):
         key = id(node)
         if key not in self._values:
-            self._values[key] = self.S.as_scalar(self.S.to_sympy(node, self.sizes))
-        return self._values[key]
+            self._values[key] = (node, self.S.as_scalar(self.S.to_sympy(node, self.sizes)))
+        return self._values[key][1]
+
+    lift = value
 
     def depends(self, node) -> bool:
         key = id(node)
         if key not in self._depends:
             from ..expr.tree import free_variables
 
-            self._depends[key] = self.wrt in free_variables(node)
-        return self._depends[key]
+            self._depends[key] = (node, self.wrt in free_variables(node))
+        return self._depends[key][1]
 
     def render(self, expr) -> str:
         return self.S.render(expr)
@@ -211,57 +223,31 @@ class _Rules:
 
         template = FUNCTIONS[name].derivative
         if template is not None:
-            return template(self.S.SympyBuilder(quotient_sign=False), u)
+            return template(self, u)
         return self.S._drop_deltas(self.sp.diff(call_sympy(self.sp, name, [self.t]), self.t)
                                    ).subs(self.t, u)
+
+    def no_rule(self, node):
+        return self.S.derivative(self.value(node), [self.x])
 
     # ----------------------------------------------------------------- the rules
     def d(self, node, override: dict):
         """The derivative of ``node``, with the derivatives of the nodes in ``override``
         replaced (a mistake made there)."""
-        from ..expr import tree as E
+        from ..calculus.rules import differentiate
 
-        key = id(node)
-        if key in override:
-            return override[key]
-        if not self.depends(node):
-            return self.sp.S.Zero
-        if not override and key in self._correct:
-            return self._correct[key]
-        sp = self.sp
-        if isinstance(node, E.Variable):
-            out = sp.S.One
-        elif isinstance(node, E.Unary):
-            du = self.d(node.operand, override)
-            out = -du if node.op == "-" else du
-        elif isinstance(node, E.Binary):
-            u, v = self.value(node.left), self.value(node.right)
-            du, dv = self.d(node.left, override), self.d(node.right, override)
-            out = self._binary(node, u, v, du, dv)
-        elif isinstance(node, E.Call) and len(node.args) == 1:
-            u = self.value(node.args[0])
-            out = self.outer(node.name, u) * self.d(node.args[0], override)
-        else:
-            out = self.S.derivative(self.value(node), [self.x])
-        if not override:
-            self._correct[key] = out
-        return out
+        self._override = override
+        return differentiate(node, self.wrt, self)
 
-    def _binary(self, node, u, v, du, dv):
-        sp = self.sp
-        if node.op == "+":
-            return du + dv
-        if node.op == "-":
-            return du - dv
-        if node.op == "*":
-            return du * v + u * dv
-        if node.op == "/":
-            return (du * v - u * dv) / v ** 2
-        if not self.depends(node.right):
-            return v * u ** (v - 1) * du
-        if not self.depends(node.left):
-            return u ** v * sp.log(u) * dv
-        return u ** v * (dv * sp.log(u) + v * du / u)
+    def known(self, node):
+        hit = self._override.get(id(node))
+        if hit is None and not self._override:
+            hit = self._correct.get(id(node), (None, None))[1]
+        return hit
+
+    def done(self, node, derivative) -> None:
+        if not self._override:
+            self._correct[id(node)] = (node, derivative)
 
     # ----------------------------------------------------------------- the mistakes
     def mistakes(self, tree) -> list[Mistake]:

@@ -80,7 +80,7 @@ class Exercise:
     variables: list[str]
     along: list[str]
     read_as: Optional[dict] = None
-    #: the answer as typed and its reading notes (for ``other_reading``)
+    #: the texts as typed and their reading notes (for ``ambiguous_readings``)
     answer_text: str = ""
     answer_notes: tuple = ()
     expression_notes: tuple = ()
@@ -109,14 +109,17 @@ class Exercise:
 
 
 def check(expression: str, answer: str, *, wrt: Optional[str] = None, order: int = 1,
-          implicit: bool = False, dependent: str = "y", timeout: float = TIMEOUT) -> Verdict:
+          implicit: bool = False, dependent: str = "y", antiderivative: bool = False,
+          constant: Optional[str] = None, timeout: float = TIMEOUT) -> Verdict:
     """Is ``answer`` the derivative of ``expression`` (SPEC sections 5 and 8)?
 
     ``wrt`` names the variable (needed with several; ``"x,y"`` is the mixed partial d/dx then
     d/dy), ``order`` the derivative's order; with ``implicit`` the expression is an equation
     in x and the ``dependent`` name and the answer is checked against dy/dx on the curve.
-    ``timeout`` bounds the symbolic work in seconds. Returns a ``Verdict``: ``correct`` True,
-    False (with a counterexample, and a diagnosis when one is found) or None (undecided, with
+    ``timeout`` bounds the symbolic work in seconds. With ``antiderivative`` the question is
+    the other way round: is ``answer`` an antiderivative of ``expression``, up to a constant
+    (``+ C``, or the letter ``constant`` names; see ``antiderivative.py``)? Returns a
+    ``Verdict``: ``correct`` True, False (with a counterexample, and a diagnosis when one is found) or None (undecided, with
     the ``reason``). Texts that cannot be read raise ``tape.expr.ReadError``; other bad input
     (a name the answer has and the expression does not) raises ``CLIError``.
 
@@ -126,6 +129,12 @@ def check(expression: str, answer: str, *, wrt: Optional[str] = None, order: int
     """
     if timeout is None or not timeout > 0:
         raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
+    if antiderivative or constant is not None:
+        from .antiderivative import check_antiderivative
+
+        return check_antiderivative(check, expression, answer, wrt=wrt, order=order,
+                                    implicit=implicit, antiderivative=antiderivative,
+                                    constant=constant, timeout=timeout)
     try:
         if implicit:
             from .curves import check_implicit
@@ -159,7 +168,9 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
     target = expression_target(expression, declared=declared_names(wrt=wrt))
     given = expression_target(answer, label="--answer", declared=target.names)
     refuse_a_question(answer, target.names)
-    names = target.names
+    # a constant is a function of any variable (--wrt t, else x): its derivative is 0
+    names = target.names or [normalize(w) for w in (wrt or "x").split(",")][:1]
+    order = _stated_order(expression, answer, target.names, order)
     along = _along(names, wrt or target.wrt_hint, order)
     variables = list(dict.fromkeys(along)) + [n for n in names if n not in along]
     answer_tree = in_the_names_of(given.trees[0], given.names, variables)
@@ -174,6 +185,23 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
                     answer_text=answer, answer_notes=tuple(given.notes),
                     expression_notes=tuple(target.notes),
                     notes=[*target.notes, *(f"--answer: {n}" for n in given.notes)])
+
+
+def _stated_order(expression: str, answer: str, names, order: int) -> int:
+    """The order of derivative asked for: the one an operator in front of EXPR asks for
+    (``d²/dx² x^3``) or the answer's label states (``y'' = 6x``), else ``order``; an
+    ``--order`` that says otherwise is refused, naming both."""
+    from ..expr.notation import stated_order
+
+    asked, operator = stated_order(expression, names)
+    stated, label_operator = stated_order(answer, names)
+    for said, how in ((asked if operator else None, "EXPR asks for"),
+                      (None if label_operator else stated, "the answer's label says")):
+        if said and order not in (1, said):
+            raise CLIError(f"{how} derivative order {said} and --order says {order}; give "
+                           f"one of them")
+        order = said or order
+    return order
 
 
 #: a reading note whose rule has another plausible reading (SPEC section 10), naming it as
@@ -354,9 +382,9 @@ def _along(names: list[str], wrt: Optional[str], order: int) -> list[str]:
         if w not in names:
             raise CLIError(f"--wrt: {w!r} is not a variable of the expression "
                            f"(its variables: {', '.join(names) or 'none'})")
-    if len(along) > 1 and order != 1:
-        raise CLIError(f"--wrt {wrt} already names every differentiation (the mixed partial "
-                       f"of order {len(along)}); leave out --order")
+    if len(along) > 1 and order not in (1, len(along)):
+        raise CLIError(f"--wrt {wrt} names {len(along)} differentiations (the mixed partial "
+                       f"of order {len(along)}) but --order says {order}; give one of them")
     return along * order if len(along) == 1 else along
 
 

@@ -159,7 +159,9 @@ def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
 
 
 def randint(low=0, high=None, size=(), dtype=None, device=None, requires_grad=False):
-    if high is None:
+    if high is None or isinstance(high, (tuple, list, _dtypes.Size)):
+        if high is not None:            # randint(high, size), as PyTorch's overload
+            size = high
         low, high = 0, low
     return _finish(_rng[0].integers(low, high, _shape((size,)), dtype=np.int64), dtype, requires_grad)
 

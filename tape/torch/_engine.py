@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import contextlib
 
+import numpy as np
+
 from ..engine import registry as _registry
 from ..engine.ops.array import _normalise_key as normalise_key  # noqa: F401
 from ..engine.ops.array import reduction_axes as reduce_axes  # noqa: F401
@@ -64,7 +66,8 @@ _USED = (
     "Relu", "Softmax", "LogSoftmax",
     "Sum", "Mean", "Max", "Min", "Prod", "LogSumExp", "ArgMax", "ArgMin",
     "MatMul",
-    "Reshape", "Transpose", "BroadcastTo", "StridedSlice", "ConcatV2", "SelectV2",
+    "Reshape", "Transpose", "BroadcastTo", "StridedSlice", "ScatterKey", "ConcatV2", "SelectV2",
+    "MulNoNan",
 )
 
 
@@ -78,3 +81,65 @@ def _built_in(names):
 
 #: The primitives tape.torch runs, by the engine's op name.
 PRIMITIVES = _built_in(_USED)
+
+
+# -- rules where PyTorch and TensorFlow differ -----------------------------------------------
+# The engine's Pow and Atan2 rules are TensorFlow's. PyTorch's differ at a few points (d/dy of
+# x**y where x < 0, or x = 0 and y < 0; atan2 at (0, 0)); tape.torch runs these two ops of its
+# own there, with PyTorch's rules written with engine ops (so they differentiate again).
+from ..engine.ops.array import unbroadcast as _unbroadcast  # noqa: E402
+from ..engine.ops.array import where as _where  # noqa: E402
+from ..engine.ops.math import log as _log  # noqa: E402
+from ..engine.ops.math import pow as _pow  # noqa: E402
+from ..engine.registry import primitive as _primitive  # noqa: E402
+
+
+def _torch_pow_grad(node, g):
+    x, y = node.inputs
+    out = node.outputs[0]
+    xv, yv = x._value, y._value
+    with np.errstate(all="ignore"):
+        ga = g * y * _pow(x, y - 1)
+        zero = wrap(np.zeros((), xv.dtype))
+        ga = _where(wrap(np.broadcast_to(yv == 0, np.shape(out._value))), zero, ga)
+        # PyTorch: out * log(x), except 0 where x = 0 and y >= 0 (nan where x < 0)
+        skip = np.broadcast_to((xv == 0) & (yv >= 0), np.shape(out._value))
+        gb = g * _where(wrap(skip), zero, out * _log(x))
+    shape_x, shape_y = np.shape(xv), np.shape(yv)
+    return [_unbroadcast(ga, shape_x) if node.needs_grad[0] else None,
+            _unbroadcast(gb, shape_y) if node.needs_grad[1] else None]
+
+
+def _torch_atan2_grad(node, g):
+    y, x = node.inputs
+    zero = (y._value == 0) & (x._value == 0)
+    dtype = np.result_type(y._value, x._value)
+    # 1 / (x^2 + y^2), and 0 where both are 0, as PyTorch's rule masks it
+    recip = _where(wrap(zero), wrap(np.zeros((), dtype)),
+                   1 / (y * y + x * x + wrap(np.asarray(zero, dtype))))
+    return [_unbroadcast(g * x * recip, np.shape(y._value)) if node.needs_grad[0] else None,
+            _unbroadcast(-g * y * recip, np.shape(x._value)) if node.needs_grad[1] else None]
+
+
+def _split_at_ties(pick):
+    """PyTorch's rule for maximum / minimum: the gradient goes to the input ``pick`` chooses,
+    and splits in half where the two are equal (the engine's, TensorFlow's, gives it all to the
+    first input)."""
+    def rule(node, g):
+        a, b = node.inputs
+        av, bv = a._value, b._value
+        shape = np.shape(node.outputs[0]._value)
+        dtype = node.outputs[0]._value.dtype
+        tie = np.broadcast_to(av == bv, shape)
+        first = np.broadcast_to(pick(av, bv), shape)
+        wa = wrap(np.asarray(np.where(tie, 0.5, np.where(first, 1.0, 0.0)), dtype))
+        wb = wrap(np.asarray(np.where(tie, 0.5, np.where(first, 0.0, 1.0)), dtype))
+        return [_unbroadcast(g * wa, np.shape(av)) if node.needs_grad[0] else None,
+                _unbroadcast(g * wb, np.shape(bv)) if node.needs_grad[1] else None]
+    return rule
+
+
+TORCH_MAXIMUM = _primitive(np.maximum, name="TorchMaximum", grad=_split_at_ties(np.greater))
+TORCH_MINIMUM = _primitive(np.minimum, name="TorchMinimum", grad=_split_at_ties(np.less))
+TORCH_POW = _primitive(np.power, name="TorchPow", grad=_torch_pow_grad)
+TORCH_ATAN2 = _primitive(np.arctan2, name="TorchAtan2", grad=_torch_atan2_grad)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import threading
 import weakref
 
 import numpy as np
@@ -23,8 +24,15 @@ from ._names import backward_name
 
 _next_seq = itertools.count().__next__
 
-#: Grad mode: ops record nodes only while ``_grad_mode[0]`` is true (``no_grad`` clears it).
-_grad_mode = [True]
+class _GradMode(threading.local):
+    """Grad mode, per thread as PyTorch's: ops record nodes only while ``on`` is true
+    (``no_grad`` clears it); ``inference`` is set inside ``inference_mode``."""
+
+    on = True
+    inference = False
+
+
+_grad_mode = _GradMode()
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
          "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -44,15 +52,18 @@ class BackwardNode:
 
     The engine's gradient rule for ``op`` reads it as it reads the engine's own nodes:
     ``inputs`` (the values the op saw, as immutable engine tensors), ``outputs``, ``attrs`` and
-    ``needs_grad``. The values are kept raw (NumPy arrays and scalars: nothing for the garbage
-    collector to track) and wrapped as engine tensors only when a rule asks for them;
+    ``needs_grad``. ``_saved`` holds the input tensors themselves (as PyTorch's saved tensors
+    keep theirs alive) for ops whose rules read values. The values are kept raw (NumPy arrays
+    and scalars: nothing for the garbage collector to track) and wrapped as engine tensors only
+    when a rule asks for them;
     ``attrs`` and ``_retained`` are class defaults that few nodes override. After a backward pass
     without ``retain_graph`` the saved values are gone (``inputs`` None).
     """
 
-    __slots__ = ("op", "_in", "_out", "_edges", "_seq", "__dict__", "__weakref__")
+    __slots__ = ("op", "_in", "_out", "_edges", "_seq", "_saved", "__dict__", "__weakref__")
     attrs = _NO_ATTRS
     _retained = None
+    _dirty = None       # the output tensor, changed in place, of a node whose rule reads it
 
     @property
     def inputs(self):
@@ -111,7 +122,8 @@ def node_class(name: str) -> type:
 class AccumulateGrad:
     """The graph node of a leaf that requires grad: it adds what reaches it to ``leaf.grad``.
 
-    The leaf holds it; it holds the leaf weakly (so no cycle forms).
+    As in PyTorch, the graph's nodes hold it and it holds the leaf, while the leaf holds it
+    only weakly (so no cycle forms): a leaf lives at least as long as a graph that uses it.
     """
 
     __slots__ = ("_leaf", "_seq", "__weakref__")
@@ -119,12 +131,12 @@ class AccumulateGrad:
     next_functions = ()
 
     def __init__(self, leaf):
-        self._leaf = weakref.ref(leaf)
+        self._leaf = leaf
         self._seq = _next_seq()
 
     @property
     def variable(self):
-        return self._leaf()
+        return self._leaf
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
@@ -138,10 +150,16 @@ def edge(t):
     if not getattr(t, "_requires_grad", False):
         return None
     node = t._grad_fn
+    return node if node is not None else leaf_acc(t)
+
+
+def leaf_acc(t):
+    """The ``AccumulateGrad`` of leaf ``t`` (made when no graph holds one any more)."""
+    ref = t._acc
+    node = ref() if ref is not None else None
     if node is None:
-        node = t._acc
-        if node is None:
-            node = t._acc = AccumulateGrad(t)
+        node = AccumulateGrad(t)
+        t._acc = weakref.ref(node)
     return node
 
 
@@ -183,8 +201,47 @@ def run_backward(roots, cotangents, retain_graph, create_graph, capture=None, si
     return None
 
 
+def _reaches(node, targets, stop):
+    """Whether a path leads from ``node`` to one of ``targets`` (made at ``stop`` or later)."""
+    seen = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n in targets:
+            return True
+        for e in n._edges:
+            if e is not None and e not in seen and e._seq >= stop:
+                seen.add(e)
+                stack.append(e)
+    return False
+
+
+def _free_leading_to(done, targets, all_lead):
+    """After ``autograd.grad`` without ``retain_graph``: free the saved values of the nodes it
+    ran (``done``, by decreasing number) that lead to its inputs, as PyTorch runs only those;
+    the others keep theirs for a later pass that needs them. ``all_lead``: the sweep met no
+    other leaf and no node below its inputs, so every node it ran leads to one."""
+    needed = set(targets)
+    for node, lane in reversed(done):       # inputs before the nodes that use them
+        if not all_lead:
+            for e in node._edges:
+                if e in needed:
+                    break
+            else:
+                continue
+            needed.add(node)
+        if node.op not in _SAVES_NOTHING:
+            node._in = node._out = node._saved = None
+        elif not lane:
+            _keep_shapes(node)
+
+
 def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
     """Handle the nodes by decreasing ``_seq``: each one's cotangent is complete when it is popped.
+
+    With ``capture`` (``autograd.grad``), a node already freed is skipped unless it leads to an
+    input (then PyTorch's error), and the saved values are freed at the end, only for the nodes
+    that lead to an input.
 
     Written flat: this loop is most of the time of a small backward pass.
     """
@@ -193,14 +250,19 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
     acc_type = AccumulateGrad
     general = E.general_rule
     saves_nothing = _SAVES_NOTHING
+    done = [] if capture is not None and not retain else None
+    all_lead = True         # (with capture: every node run so far may lead to an input)
     while heap:
         seq, node = pop(heap)
         g = buffers.pop(node)
         if capture is not None:
             if -seq < stop:
+                all_lead = False
                 break
             if node in capture:
                 capture[node] = g
+            elif type(node) is acc_type:
+                all_lead = False
             if type(node) is acc_type:
                 continue
         elif type(node) is acc_type:
@@ -209,9 +271,14 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
         if node._retained is not None and capture is None:
             sink.retain(node._retained, g, recorder)
         if node._in is None:
+            if capture is not None and not _reaches(node, capture, stop):
+                all_lead = False
+                continue
             raise RuntimeError(FREED)
         edges = node._edges
         op = node.op
+        if changed_in_place[0] and (node._dirty is not None or op.name in _READS):
+            check_saved(node)
         lane = False
         if recorder is not None:
             got = recorder.rule(node, g)
@@ -229,15 +296,20 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
                 got = (rule(node, g),)
             else:
                 got = rule(node, g)
-        if not retain:
+        if done is not None:
+            done.append((node, lane))
+        elif not retain:
             if op not in saves_nothing:
-                node._in = node._out = None
+                node._in = node._out = node._saved = None
             elif not lane:              # (a scalar-rule node holds scalars: no shapes to keep)
                 _keep_shapes(node)
         if not got:
+            all_lead = False
             continue
         for e, ig in zip(edges, got):
             if e is None or ig is None:
+                if e is not None:
+                    all_lead = False
                 continue
             prev = get(e)
             if prev is None:
@@ -245,6 +317,89 @@ def _sweep(heap, buffers, retain, capture, stop, recorder, sink):
                 push(heap, (-e._seq, e))
             else:
                 buffers[e] = prev + ig
+    if done:
+        _free_leading_to(done, capture, all_lead)
+
+
+# -- values saved for backward and changed in place since ------------------------------------
+#: Set once any tensor has been changed in place: from then on each node's saved tensors are
+#: checked before its rule runs.
+changed_in_place = [False]
+
+
+def _reads_other(node):
+    """Mul, MatMul: each input is read for the other's gradient."""
+    edges = node._edges
+    return [i for i in (0, 1) if edges[1 - i] is not None]
+
+
+def _reads_div(node):
+    edges = node._edges
+    if edges[0] is None and not hasattr(node._saved[0], "_requires_grad"):
+        return ()       # number / tensor: PyTorch computes reciprocal(tensor) * number
+    return ([0] if edges[1] is not None else []) + [1]
+
+
+def _reads_first(node):
+    return (0,)
+
+
+def _reads_both(node):
+    return (0, 1)
+
+
+def _reads_remainder(node):
+    return (0, 1) if node._edges[1] is not None else ()
+
+
+#: Which saved inputs each op's rule reads, as PyTorch's derivatives save them (an input is
+#: saved only when a gradient that needs it is wanted); ops not listed read none.
+_READS = {
+    "Mul": _reads_other, "MatMul": _reads_other, "RealDiv": _reads_div,
+    "Pow": _reads_both, "TorchPow": _reads_both, "Maximum": _reads_both, "Minimum": _reads_both,
+    "TorchMaximum": _reads_both, "TorchMinimum": _reads_both, "Atan2": _reads_both,
+    "TorchAtan2": _reads_both, "FloorMod": _reads_remainder,
+    **dict.fromkeys(("Sin", "Cos", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
+                     "Atanh", "Log", "Log1p", "Abs", "Erf", "Square", "Softplus", "Prod", "Max",
+                     "Min", "LogSumExp"), _reads_first),
+}
+
+#: Ops whose rules read their output (PyTorch saves the result): when that output is changed
+#: in place, the node may not run.
+SAVES_RESULT = frozenset(("Exp", "Expm1", "Sqrt", "Rsqrt", "Reciprocal", "Sigmoid", "Tanh",
+                          "Tan", "Relu", "Softmax", "LogSoftmax", "Prod", "Max", "Min",
+                          "LogSumExp"))
+
+_CHANGED = ("one of the variables needed for gradient computation has been modified by an "
+            "inplace operation: [{}], which {}, was changed in place after {} saved it. Hint: "
+            "the operation that changed it is an in-place op (add_, mul_, x[i] = ..., fill_, "
+            "+= ...) on it or on a view of it, after the forward pass that used it.")
+
+
+def check_saved(node):
+    """PyTorch's error if a tensor ``node``'s rule reads was changed in place after the node
+    saved it (the node keeps the old values, but PyTorch would have read the new ones)."""
+    name = type(node).__name__
+    if node._dirty is not None:
+        raise RuntimeError(_CHANGED.format(node._dirty, f"is output 0 of {name}", name))
+    saved = node._saved if hasattr(node, "_saved") else None
+    reads = _READS.get(node.op.name) if saved else None
+    if reads is None:
+        return
+    for i in reads(node):
+        t = saved[i] if i < len(saved) else None
+        stamp = getattr(t, "_stamp", 0) if t is not None else 0
+        if stamp and stamp > node._seq:
+            raise RuntimeError(_CHANGED.format(describe(t), f"is input {i} of {name}", name))
+
+
+def describe(t):
+    """``torch.DoubleTensor [5, 5]``, as PyTorch names a tensor in this error."""
+    try:
+        kind = t.type()
+    except Exception:  # noqa: BLE001  (an engine constant has no torch type)
+        kind = "Tensor"
+    return f"{kind} {list(np.shape(t._value))}"
 
 
 #: Ops whose rules read only the shapes and dtypes of their values (PyTorch saves no tensor for

@@ -8,7 +8,9 @@ import numpy as np
 from . import _dtypes
 from . import _engine as E
 from ._creation import _view as _new_view
-from ._tensor import _NO_ATTRS, P, Tensor, _apply, _binary, _input, _new, _unary, backward_name
+from ._graph import _next_seq
+from ._tensor import (_NO_ATTRS, VIEW_KINDS, P, Tensor, _apply, _binary, _input, _new, _unary,
+                      _pow_scalar, backward_name, index_put, make_view)
 
 # -- elementwise ------------------------------------------------------------------------------
 #: torch name -> (engine op name, backward node name)
@@ -83,6 +85,19 @@ for _name, _f in _UNARY_FNS.items():
     setattr(Tensor, _name, _f)
 for _name, _f in _BINARY_FNS.items():
     setattr(Tensor, _name, _f)
+
+
+def _inplace_unary(name, f):
+    def method(self):
+        start = _next_seq()
+        return self._inplace(f(self), start)
+    method.__name__ = name + "_"
+    method.__doc__ = f"``{name}`` in place."
+    return method
+
+
+for _name, _f in _UNARY_FNS.items():     # exp_, sin_, relu_ ...
+    setattr(Tensor, _name + "_", _inplace_unary(_name, _f))
 Tensor.__neg__ = _UNARY_FNS["neg"]
 Tensor.__abs__ = _UNARY_FNS["abs"]
 Tensor.negative = Tensor.neg
@@ -98,12 +113,52 @@ def _pos(self):
 Tensor.__pos__ = _pos
 
 
+_add_function, _sub_function = FUNCTIONS["add"], FUNCTIONS["sub"]
+_atan2_function = FUNCTIONS["atan2"]
+
+
+def atan2(input, other):
+    """``atan2(input, other)``; where both are 0 somewhere, on PyTorch's rule (gradient 0 there;
+    the engine's rule, TensorFlow's, gives nan)."""
+    y = input if isinstance(input, Tensor) else _as_tensor_input(input)
+    x = _input(other, y)
+    if (y._requires_grad or getattr(x, "_requires_grad", False)) and not E.recording_tapes \
+            and not E.active_accumulators:
+        if np.any((np.asarray(y._value) == 0) & (np.asarray(x._value) == 0)):
+            return _apply(E.TORCH_ATAN2, (y, x), _NO_ATTRS, "Atan2Backward0")
+    return _atan2_function(y, x)
+
+
+FUNCTIONS["atan2"] = FUNCTIONS["arctan2"] = Tensor.atan2 = Tensor.arctan2 = atan2
+
+
+def _elementwise_extreme(name, op, fallback, node):
+    def extreme(input, other):
+        a = input if isinstance(input, Tensor) else _as_tensor_input(input)
+        b = _input(other, a)
+        if (a._requires_grad or getattr(b, "_requires_grad", False)) and not E.recording_tapes \
+                and not E.active_accumulators \
+                and np.any(np.asarray(a._value) == np.asarray(b._value)):
+            return _apply(op, (a, b), _NO_ATTRS, node)     # a tie: PyTorch splits the gradient
+        return fallback(a, b)
+    extreme.__name__ = name
+    extreme.__doc__ = (f"Elementwise {name}; where the inputs are equal each gets half the "
+                       f"gradient, as in PyTorch.")
+    return extreme
+
+
+maximum = _elementwise_extreme("maximum", E.TORCH_MAXIMUM, FUNCTIONS["maximum"], "MaximumBackward0")
+minimum = _elementwise_extreme("minimum", E.TORCH_MINIMUM, FUNCTIONS["minimum"], "MinimumBackward0")
+FUNCTIONS["maximum"], FUNCTIONS["minimum"] = maximum, minimum
+Tensor.maximum, Tensor.minimum = maximum, minimum
+
+
 def add(input, other, *, alpha=1):
-    return FUNCTIONS["add"](input, other if alpha == 1 else other * alpha)
+    return _add_function(input, other if alpha == 1 else other * alpha)
 
 
 def sub(input, other, *, alpha=1):
-    return FUNCTIONS["sub"](input, other if alpha == 1 else other * alpha)
+    return _sub_function(input, other if alpha == 1 else other * alpha)
 
 
 def _add_method(self, other, *, alpha=1):
@@ -118,17 +173,44 @@ Tensor.add = _add_method
 Tensor.sub = Tensor.subtract = _sub_method
 FUNCTIONS["add"], FUNCTIONS["sub"], FUNCTIONS["subtract"] = add, sub, sub
 _POW = Tensor.__pow__
+_POW_NUMBER = _pow_scalar
 
 
 def pow(input, exponent):  # noqa: A001
     """``input ** exponent`` (either may be a number)."""
     if not isinstance(input, Tensor):
-        return _POW(_new(E.to_array(input)) if not isinstance(input, E.EngineTensor)
-                    else _new_view(input), exponent)
-    return _POW(input, exponent)
+        input = (_new(E.to_array(input)) if not isinstance(input, E.EngineTensor)
+                 else _new_view(input))
+    return _pow_torch(input, exponent)
+
+
+def _pow_torch(base, exponent):
+    """``base ** exponent``; with an exponent that requires grad and a base < 0 (or 0 with a
+    negative exponent) somewhere, on PyTorch's rule (the engine's is TensorFlow's)."""
+    if not isinstance(exponent, Tensor):
+        return _POW_NUMBER(base, exponent)
+    if exponent._requires_grad and not E.recording_tapes and not E.active_accumulators:
+        xv, yv = np.asarray(base._value), np.asarray(exponent._value)
+        if np.any((xv < 0) | ((xv == 0) & (yv < 0))) and xv.dtype.kind == "f":
+            with np.errstate(all="ignore"):
+                return _apply(E.TORCH_POW, (base, exponent), _NO_ATTRS, "PowBackward1")
+    return _POW(base, exponent)
+
+
+_RPOW = Tensor.__rpow__
+
+
+def _rpow(self, other):
+    """``number ** tensor``."""
+    if self._requires_grad and type(other) in (float, int) and (other < 0 or (
+            other == 0 and np.any(np.asarray(self._value) < 0))):
+        return _pow_torch(_new(np.asarray(other, self._value.dtype)[()]), self)
+    return _RPOW(self, other)
 
 
 Tensor.pow = pow
+Tensor.__pow__ = _pow_torch
+Tensor.__rpow__ = _rpow
 FUNCTIONS["pow"] = pow
 
 
@@ -210,7 +292,23 @@ def _extreme(name, pairwise, reduce, arg):
             return FUNCTIONS[pairwise](input, dim)
         if dim is None:
             return reduce(input)
-        return _ValuesIndices(reduce(input, dim, keepdim), arg(input, dim, keepdim))
+        # the values are read at the returned indices, so a tie sends the whole gradient to the
+        # index returned, as PyTorch's max(dim) / min(dim) do (amax / amin split it evenly)
+        x = _torch_input(input)
+        indices = arg(x, dim, False)
+        i = np.asarray(indices._value)
+        if np.ndim(x._value) == 0:
+            values = _apply(P["Identity"], (x,), _NO_ATTRS, f"{name.capitalize()}Backward0")
+            return _ValuesIndices(values, indices)
+        d = dim % np.ndim(x._value)
+        grid = list(np.indices(i.shape, sparse=True))
+        key = tuple(grid[:d] + [i] + grid[d:])
+        values = _apply(P["StridedSlice"], (x,), {"key": key}, f"{name.capitalize()}Backward0")
+        if keepdim:
+            values = _apply(P["Reshape"], (values,), {"shape": np.shape(np.expand_dims(i, d))},
+                            f"{name.capitalize()}Backward0")
+            indices = _new(np.expand_dims(i, d))
+        return _ValuesIndices(values, indices)
     extreme.__name__ = name
     extreme.__doc__ = (f"The {name} element, or with ``dim`` the pair (values, indices) as PyTorch "
                        f"returns it, or with a tensor the elementwise {pairwise}.")
@@ -235,7 +333,7 @@ class _ValuesIndices(tuple):
 def _arg_extreme(name, find):
     def arg(input, dim=None, keepdim=False):
         v = _torch_input(input)._value
-        if dim is None:
+        if dim is None or np.ndim(v) == 0:
             return _new(np.int64(find(v)))
         out = find(v, axis=dim)
         return _new(np.expand_dims(out, dim) if keepdim else np.asarray(out)[()])
@@ -254,13 +352,32 @@ for _f in (sum, mean, prod, logsumexp, amax, amin, max, min, argmax, argmin):
     FUNCTIONS[_f.__name__] = _f
 
 
-def norm(input, p=2, dim=None, keepdim=False):
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """The p-norm; its gradient at a zero vector is 0, as PyTorch's (not nan)."""
     x = _torch_input(input)
-    if p == 2 or p == "fro":
-        return sqrt(sum(x * x, dim, keepdim))
+    if dtype is not None:
+        x = x.type(dtype)
+    if p is None or p == "fro":
+        p = 2
+    if p == float("inf"):
+        return amax(abs(x), dim, keepdim)
+    if p == float("-inf"):
+        return amin(abs(x), dim, keepdim)
     if p == 1:
         return sum(abs(x), dim, keepdim)
-    return pow(sum(pow(abs(x), p), dim, keepdim), 1.0 / p)
+    if p == 0:
+        return sum((x != 0).type(x.dtype), dim, keepdim)
+    s = sum(x * x, dim, keepdim) if p == 2 else sum(pow(abs(x), p), dim, keepdim)
+    zero = np.asarray(s._value) == 0
+    if not np.any(zero):
+        return sqrt(s) if p == 2 else pow(s, 1.0 / p)
+    # the root's slope is infinite at 0: take the root of 1 there and select 0 instead
+    mask = _new(zero[()] if zero.ndim == 0 else zero)
+    safe = _apply(P["SelectV2"], (mask, _new(np.ones((), s._value.dtype)[()]), s), _NO_ATTRS,
+                  "WhereBackward0")
+    root = sqrt(safe) if p == 2 else pow(safe, 1.0 / p)
+    return _apply(P["SelectV2"], (mask, _new(np.zeros((), s._value.dtype)[()]), root), _NO_ATTRS,
+                  "NormBackward1")
 
 
 sqrt, abs = FUNCTIONS["sqrt"], FUNCTIONS["abs"]  # noqa: A001
@@ -348,18 +465,41 @@ def _shape_args(shape):
     return tuple(int(s) for s in shape)
 
 
+# Views (reshapes, transposes, basic indexing, as in PyTorch) share their input's values: an
+# in-place op on either shows in the other (``make_view``).
+def _reshaped(x, shape, name):
+    out = _apply(P["Reshape"], (x,), {"shape": shape}, name)
+    return make_view(x, out, "reshape", shape) if isinstance(x, Tensor) else out
+
+
+def _permuted(x, axes, name):
+    out = _apply(P["Transpose"], (x,), {"axes": axes}, name)
+    return make_view(x, out, "permute", axes) if isinstance(x, Tensor) else out
+
+
+VIEW_KINDS["reshape"] = (
+    lambda parent, shape: _apply(P["Reshape"], (parent,), {"shape": shape}, "ViewBackward0"),
+    lambda parent, view, shape: _apply(P["Reshape"], (view,), {"shape": np.shape(parent._value)},
+                                       "ViewBackward0"))
+VIEW_KINDS["permute"] = (
+    lambda parent, axes: _apply(P["Transpose"], (parent,), {"axes": axes}, "PermuteBackward0"),
+    lambda parent, view, axes: _apply(P["Transpose"], (view,),
+                                      {"axes": tuple(int(a) for a in np.argsort(axes))},
+                                      "PermuteBackward0"))
+
+
 def reshape(input, shape):
     x = _torch_input(input)
     shape = _shape_args((shape,) if not isinstance(shape, (tuple, list)) else (tuple(shape),))
-    return _apply(P["Reshape"], (x,), {"shape": shape}, "ViewBackward0")
+    return _reshaped(x, shape, "ViewBackward0")
 
 
 def _view(self, *shape):
-    return _apply(P["Reshape"], (self,), {"shape": _shape_args(shape)}, "ViewBackward0")
+    return _reshaped(self, _shape_args(shape), "ViewBackward0")
 
 
 def _reshape_method(self, *shape):
-    return _apply(P["Reshape"], (self,), {"shape": _shape_args(shape)}, "ReshapeAliasBackward0")
+    return _reshaped(self, _shape_args(shape), "ReshapeAliasBackward0")
 
 
 def view_as(self, other):
@@ -381,15 +521,22 @@ def permute(input, *dims):
     x = _torch_input(input)
     dims = _shape_args(dims)
     nd = np.ndim(x._value)
-    return _apply(P["Transpose"], (x,), {"axes": tuple(d % nd for d in dims)}, "PermuteBackward0")
+    return _permuted(x, tuple(d % nd for d in dims), "PermuteBackward0")
 
 
 def transpose(input, dim0, dim1):
     x = _torch_input(input)
     nd = np.ndim(x._value)
+    span = builtins.max(nd, 1)      # a 0-d tensor takes dims 0 and -1, as PyTorch's
+    for d in (dim0, dim1):
+        if not -span <= d < span:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-span}, {span - 1}], but got {d})")
+    if nd == 0:
+        return _reshaped(x, (), "TransposeBackward0")
     axes = list(range(nd))
     axes[dim0 % nd], axes[dim1 % nd] = axes[dim1 % nd], axes[dim0 % nd]
-    return _apply(P["Transpose"], (x,), {"axes": tuple(axes)}, "TransposeBackward0")
+    return _permuted(x, tuple(axes), "TransposeBackward0")
 
 
 def t(input):
@@ -399,15 +546,14 @@ def t(input):
     if np.ndim(x._value) > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                            f"{np.ndim(x._value)}D")
-    return _apply(P["Transpose"], (x,), {"axes": (1, 0)}, "TBackward0")
+    return _permuted(x, (1, 0), "TBackward0")
 
 
 def unsqueeze(input, dim):
     x = _torch_input(input)
     shape = np.shape(x._value)
     dim = dim % (len(shape) + 1)
-    return _apply(P["Reshape"], (x,), {"shape": shape[:dim] + (1,) + shape[dim:]},
-                  "UnsqueezeBackward0")
+    return _reshaped(x, shape[:dim] + (1,) + shape[dim:], "UnsqueezeBackward0")
 
 
 def squeeze(input, dim=None):
@@ -418,7 +564,7 @@ def squeeze(input, dim=None):
     else:
         dims = {d % builtins.max(len(shape), 1) for d in np.atleast_1d(dim)}
         new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
-    return _apply(P["Reshape"], (x,), {"shape": new}, "SqueezeBackward0")
+    return _reshaped(x, new, "SqueezeBackward0")
 
 
 def expand(self, *sizes):
@@ -449,14 +595,42 @@ for _f in (reshape, flatten, permute, transpose, t, unsqueeze, squeeze, broadcas
     FUNCTIONS[_f.__name__] = _f
 
 
+def _index(x, key):
+    op = P["StridedSlice"]
+    return _apply(op, (x,), {"key": key}, backward_name(op, (x,), {"key": key}))
+
+
+def _is_basic(key):
+    """Whether indexing with ``key`` gives a view in PyTorch (ints, slices, None, ...)."""
+    for k in key:
+        if not (k is None or k is Ellipsis or isinstance(k, slice)
+                or (isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)))):
+            return False
+    return True
+
+
 def _getitem(self, key):
     key = E.normalise_key(key)
     key = tuple(k._value if isinstance(k, E.EngineTensor) else k for k in key)
-    op = P["StridedSlice"]
-    return _apply(op, (self,), {"key": key}, backward_name(op, (self,), {"key": key}))
+    out = _index(self, key)
+    return make_view(self, out, "index", key) if _is_basic(key) else out
+
+
+VIEW_KINDS["index"] = (_index, lambda parent, view, key: index_put(parent, key, view))
 
 
 Tensor.__getitem__ = _getitem
+
+
+def narrow(input, dim, start, length):
+    """``length`` elements of ``dim`` from ``start``: a view (``x[..., start:start + length]``)."""
+    x = _torch_input(input)
+    d = dim % builtins.max(np.ndim(x._value), 1)
+    return x[(slice(None),) * d + (slice(start, start + length),)]
+
+
+Tensor.narrow = narrow
+FUNCTIONS["narrow"] = narrow
 
 
 def cat(tensors, dim=0):
@@ -478,7 +652,27 @@ def unbind(input, dim=0):
     x = _torch_input(input)
     n = np.shape(x._value)[dim]
     lead = (slice(None),) * (dim % np.ndim(x._value))
-    return tuple(x[lead + (i,)] for i in range(n))
+    if not isinstance(x, Tensor):
+        return tuple(x[lead + (i,)] for i in range(n))
+    # views, as PyTorch's; like any function returning several views, not to be changed in place
+    outs = []
+    for i in range(n):
+        key = lead + (i,)
+        outs.append(make_view(x, _index(x, key), "index", key, _MULTI_VIEW.format(i)))
+    return tuple(outs)
+
+
+def _iter(self):
+    if np.ndim(self._value) == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(unbind(self, 0))
+
+
+Tensor.__iter__ = _iter
+_MULTI_VIEW = ("Output {} of Unbind is a view and is being modified inplace. This view is the "
+               "output of a function that returns multiple views. Such functions do not allow the "
+               "output views to be modified inplace. You should replace the inplace operation by "
+               "an out-of-place one.")
 
 
 def where(condition, input, other):
@@ -491,9 +685,9 @@ def where(condition, input, other):
 def clamp(input, min=None, max=None):  # noqa: A002
     x = _torch_input(input)
     if min is not None:
-        x = FUNCTIONS["maximum"](x, min)
+        x = _BINARY_FNS["maximum"](x, min)     # (the engine rule: a tie passes the gradient to x)
     if max is not None:
-        x = FUNCTIONS["minimum"](x, max)
+        x = _BINARY_FNS["minimum"](x, max)
     return x
 
 

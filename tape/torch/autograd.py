@@ -5,7 +5,7 @@ import numpy as np
 
 from . import _engine as E
 from ._graph import AccumulateGrad, _grad_mode, edge, run_backward
-from ._tensor import Tensor, _new
+from ._tensor import Tensor, _apply, _new, _propagate
 
 __all__ = ["backward", "grad"]
 
@@ -68,19 +68,21 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
-        wanted = _as_list(inputs)
+        wanted = [inputs] if isinstance(inputs, Tensor) else _as_list(inputs)
+        if not wanted:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         got = grad(outputs, wanted, grad_tensors, retain_graph, create_graph, allow_unused=True)
         for x, g in zip(wanted, got):
             if g is not None:
-                x._grad = g if x._grad is None else x._grad + g
+                _add_to_grad(x, g._value if not create_graph else g, create_graph)
         return
     nodes, cotangents = _seeds(outputs, grad_tensors, create_graph)
-    mode = _grad_mode[0]
-    _grad_mode[0] = bool(create_graph)
+    mode = _grad_mode.on
+    _grad_mode.on = bool(create_graph)
     try:
         run_backward(nodes, cotangents, retain_graph, create_graph, sink=_Leaves)
     finally:
-        _grad_mode[0] = mode
+        _grad_mode.on = mode
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -90,6 +92,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise NotImplementedError("tape.torch.autograd.grad: is_grads_batched is not supported")
     outs = [outputs] if isinstance(outputs, Tensor) else _as_list(outputs)
     ins = [inputs] if isinstance(inputs, Tensor) else _as_list(inputs)
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
     if retain_graph is None:
@@ -100,18 +107,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     nodes, cotangents = _seeds(outs, grad_outputs, create_graph)
     targets = [edge(x) for x in ins]
     capture = dict.fromkeys(targets)
-    mode = _grad_mode[0]
-    _grad_mode[0] = bool(create_graph)
+    mode = _grad_mode.on
+    _grad_mode.on = bool(create_graph)
     try:
         recorder = run_backward(nodes, cotangents, retain_graph, create_graph, capture)
     finally:
-        _grad_mode[0] = mode
+        _grad_mode.on = mode
     result = []
     for x, node in zip(ins, targets):
         g = capture[node]
         if g is None:
-            if materialize_grads:
-                result.append(_new(np.zeros_like(x._value)[()]))
+            if materialize_grads:       # (with create_graph, zeros that can be differentiated)
+                zeros = _new(np.zeros_like(x._value)[()])
+                result.append(zeros.requires_grad_() if create_graph else zeros)
                 continue
             if not allow_unused:
                 raise RuntimeError("One of the differentiated Tensors appears to not have been "
@@ -148,13 +156,17 @@ def _fitted(t, like):
 def _as_torch(t, recorder):
     """A torch tensor for an engine tensor of a create_graph pass, with its graph node."""
     e = recorder.node_of(t)
+    if type(e) is AccumulateGrad:      # the gradient is a leaf itself: an alias of it
+        mode = _grad_mode.on
+        _grad_mode.on = True
+        try:
+            return _apply(E.PRIMITIVES["Identity"], (e._leaf,), {}, "AliasBackward0")
+        finally:
+            _grad_mode.on = mode
     out = _new(t._value)
     if e is not None:
         out._requires_grad = True
-        if type(e) is AccumulateGrad:
-            out._acc = e
-        else:
-            out._grad_fn = e
+        out._grad_fn = e
     return out
 
 
@@ -171,23 +183,34 @@ class _Leaves:
 
     @staticmethod
     def accumulate(acc, g, recorder):
-        leaf = acc._leaf()
-        if leaf is None:            # the leaf is gone: nobody can read its .grad
-            return
+        leaf = acc._leaf
         if recorder is not None:
-            new = _as_torch(_fitted(g, leaf._value), recorder)
-            leaf._grad = new if leaf._grad is None else leaf._grad + new
+            _add_to_grad(leaf, _as_torch(_fitted(g, leaf._value), recorder), True)
         else:
-            new = _fresh(g, leaf._value)
-            leaf._grad = _new(new) if leaf._grad is None else _new(leaf._grad._value + new)
+            _add_to_grad(leaf, _fresh(g, leaf._value), False)
 
     @staticmethod
     def retain(ref, g, recorder):
         t = ref()
         if t is None:
             return
-        new = _as_torch(g, recorder) if recorder is not None else _new(_fresh(g, t._value))
-        t._grad = new if t._grad is None else t._grad + new
+        if recorder is not None:
+            _add_to_grad(t, _as_torch(g, recorder), True)
+        else:
+            _add_to_grad(t, _fresh(g, t._value), False)
+
+
+def _add_to_grad(t, g, create_graph):
+    """Add gradient ``g`` to ``t.grad``: in place (the same tensor object, as PyTorch does) unless
+    the pass records a graph or the present ``.grad`` requires grad; then out of place."""
+    old = t._grad
+    if old is None:
+        t._grad = g if create_graph else _new(g)
+    elif create_graph or old._requires_grad:
+        t._grad = old + (g if create_graph else _new(g))
+    else:
+        old._value = old._value + g
+        _propagate(old)
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

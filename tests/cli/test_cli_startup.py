@@ -21,8 +21,8 @@ from tape.calculus.derivatives import Points
 from tape.expr.record import Frozen, Record
 from tape.calculus.targets import Target
 
-EVERY_COMMAND = ["grad", "jacobian", "hessian", "diff", "check", "tangent", "taylor", "trace",
-                 "plot"]
+EVERY_COMMAND = ["grad", "jacobian", "hessian", "diff", "check", "grade", "tangent", "taylor",
+                 "trace", "plot"]
 
 
 def modules_of(code: str) -> set[str]:
@@ -93,7 +93,7 @@ def test_each_command_has_its_own_help(name):
 def test_a_mistyped_command_is_still_suggested():
     result = tape_cli("grd", "x")
     assert result.exit_code == 2
-    assert "No such command 'grd'. Did you mean 'grad'?" in result.stderr
+    assert "No such command 'grd'. Did you mean 'grad', 'grade'?" in result.stderr
 
 
 def test_commands_still_run_after_one_another_in_one_process():

@@ -100,7 +100,6 @@ def test_csv_format():
     (["diff", "x^2", "--wrt", "z"], "'z'"),
     (["diff", "sum(w)"], "sum"),
     (["diff", "sin(x"], "column"),
-    (["diff", "5"], "no variables"),
     (["diff", "__import__('os')"], "not allowed"),
 ])
 def test_bad_input_exits_2(args, fragment):
@@ -121,7 +120,8 @@ def test_when_simplifying_runs_out_of_time_the_raw_derivative_is_shown(monkeypat
     from tape.cli.commands import diff as diff_command
 
     monkeypatch.setattr(diff_command, "run_optional", lambda *args: None)
-    result = tape_cli("diff", "(x+1)/(x-1)")
+    # SymPy's path: tape's own derivative (the default) is never left unsimplified
+    result = tape_cli("diff", "(x+1)/(x-1)", "--simplify")
     assert result.exit_code == 0
     assert "simplifying did not finish" in result.stderr
     assert result.stdout.strip() != "-2/(x - 1)**2"          # not the tidy form ...

@@ -481,7 +481,7 @@ def test_taylor_mode_refuses_a_complex_primitive_without_a_taylor_rule():
         tape.derivative(op, z, order=1)
     # with a Taylor rule the series runs along the real axis, unconjugated
     ruled = tape.primitive(lambda a: c * a * a, name=op.name + "Ruled",
-                           taylor=lambda node, ins, K: c * series.mul(ins[0], ins[0]))
+                           taylor=lambda node, a, order: c * series.mul(a, a))
     np.testing.assert_allclose(tape.derivative(ruled, z, order=1).numpy(), 2 * c * z, rtol=1e-12)
     np.testing.assert_allclose(tape.derivative(ruled, z, order=2).numpy(), 2 * c + 0 * z, rtol=1e-12)
 

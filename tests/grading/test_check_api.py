@@ -82,3 +82,16 @@ def test_importing_grading_loads_no_sympy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "False"]
+
+
+def test_a_command_run_in_process_leaves_the_library_silent(capfd):
+    from typer.testing import CliRunner
+
+    from tape.cli.app import app
+
+    result = CliRunner().invoke(app, ["check", "x^2/2", "--answer", "1/2x"])
+    assert "note: --answer: read 1/2x" in result.stderr
+    capfd.readouterr()
+    tape.grading.check("x^2/2", "1/2x")
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""

@@ -77,14 +77,19 @@ def test_no_reference_cycles():
         gc.garbage.clear()
 
 
-def test_leaf_outlives_nothing_it_should_not():
+def test_a_leaf_lives_as_long_as_its_graph(no_collector):
+    # PyTorch's lifetimes (checked against PyTorch 2.13): the graph's AccumulateGrad holds the
+    # leaf, the leaf holds it only weakly; when the graph goes, so does the leaf
     x = torch.tensor(2.0, requires_grad=True)
     y = x * x
     ref = weakref.ref(x)
     acc = y.grad_fn.next_functions[0][0]
     del x
-    assert ref() is None and acc.variable is None      # the graph holds a leaf weakly
-    y.backward()                                      # its gradient has nowhere to go: fine
+    assert ref() is not None and acc.variable is ref()
+    y.backward()
+    assert ref().grad.item() == 4.0
+    del y, acc
+    assert ref() is None
 
 
 def test_a_100000_op_chain():
@@ -101,3 +106,37 @@ def test_a_100000_op_chain():
     assert y.item() == pytest.approx(v, rel=1e-12)
     assert x.grad.item() == pytest.approx(d, rel=1e-10)
     del y                                            # a long chain is freed without recursion
+
+
+@pytest.mark.parametrize("change", [
+    lambda a, x: a.mul_(2),
+    lambda a, x: a.__setitem__(0, 5.0),
+    lambda a, x: a[1:].mul_(x[:2]),
+    lambda a, x: a.view(3, 1).add_(x.view(3, 1)),
+    lambda a, x: a.fill_(1.0),
+], ids=["mul_", "setitem", "view mul_", "reshape add_", "fill_"])
+def test_inplace_ops_make_no_cycles(no_collector, change):
+    # the nodes an in-place op makes read the values they saved, not the tensor it changed
+    # (whose new grad_fn leads to them): with the collector off, the tensor is freed at del
+    x = torch.ones(3, requires_grad=True)
+    a = x * 1
+    change(a, x)
+    ref = weakref.ref(a)
+    a.sum().backward()
+    del a
+    assert ref() is None
+
+
+def test_detached_values_do_not_keep_the_graph(no_collector):
+    # detach() shares values with its source (in place changes show in both), not the graph:
+    # keeping loss.detach() for a log frees each step's graph, as in PyTorch
+    x = torch.rand(100, requires_grad=True)
+    log, refs = [], []
+    for _ in range(3):
+        y = torch.sin(x * 2)
+        loss = (y ** 2).sum()
+        refs.append(weakref.ref(loss.grad_fn))
+        log.append(loss.detach())
+        del y, loss
+    assert all(r() is None for r in refs)
+    assert all(isinstance(v.item(), float) for v in log)

@@ -326,14 +326,25 @@ def test_retain_grad_keeps_a_non_leaf_gradient():
     assert h.grad.item() == 2.0 and x.grad.item() == 12.0
 
 
-def test_saved_values_are_those_of_the_forward_pass():
-    # a leaf changed in place after the forward pass: backward uses the value the graph saw
+def test_a_saved_value_changed_in_place_raises_as_in_pytorch():
+    # a leaf changed in place after the forward pass: a rule that reads it may not run
+    # (PyTorch's error, checked against PyTorch 2.13); one that does not read it runs
     w = torch.tensor(3.0, requires_grad=True)
     y = w * w
+    z = w + 1
     with torch.no_grad():
         w.copy_(torch.tensor(100.0))
-    y.backward()
-    assert w.grad.item() == 6.0
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+    z.backward()
+    assert w.grad.item() == 1.0
+    # an output whose rule reads it (exp), changed in place
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    e = x.exp()
+    s = e.sum()
+    e.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        s.backward()
 
 
 def test_interoperates_with_gradient_tape():

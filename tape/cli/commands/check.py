@@ -25,15 +25,19 @@ def check(
     timeout: O.TimeoutOption = O.TIMEOUT,
     implicit: O.ImplicitOption = False,
     dependent: O.DependentOption = O.DEPENDENT,
+    antiderivative: O.AntiderivativeOption = False,
+    constant: O.ConstantOption = None,
 ) -> None:
-    """Is ANSWER the derivative of EXPR? Exit 0 correct, 1 wrong (with a counterexample)."""
+    """Is ANSWER the derivative of EXPR (or, with --antiderivative, an antiderivative)? Exit 0
+    correct, 1 wrong (with a counterexample)."""
     from ...grading.homework import check as grade_answer
     along = len(wrt.split(",")) if wrt else 1
     if along > O.CHECK_MAX_ORDER:   # --wrt x,x,...,x is an order too, bounded like --order
         output.abort(f"--wrt names {along} differentiations (a mixed partial of order {along}); "
                      f"the limit is {O.CHECK_MAX_ORDER}, as for --order")
     verdict = grade_answer(expression, answer, wrt=wrt, order=order, timeout=timeout,
-                           implicit=implicit, dependent=dependent)
+                           implicit=implicit, dependent=dependent,
+                           antiderivative=antiderivative, constant=constant)
     if verdict.correct is None and not verdict.ambiguous:
         output.abort(verdict.reason, UNDECIDED)
     output.render(CheckResult(verdict, expression, answer, verdict.wrt, order),
@@ -86,6 +90,8 @@ def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
 
     if decision.ambiguous:
         return _readings(decision)
+    if decision.extra.get("kind") == "antiderivative":
+        return _explain_antiderivative(decision)
     lines = [_word(decision.correct)]
     lines += [decision.diagnosis["detail"]] if decision.diagnosis else []
     d = decision.label
@@ -123,3 +129,26 @@ def _readings(decision) -> list[str]:
 def _alike(a: float, b: float) -> bool:
     """Do two floats agree to 9 digits (their difference then needs saying)?"""
     return abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+
+
+def _explain_antiderivative(decision) -> list[str]:
+    """``correct``/``wrong``, the notes, the mistake, a point where the answer's derivative
+    and EXPR differ, and the evidence: the answer's derivative as ``tape diff`` gives it."""
+    lines = [_word(decision.correct)]
+    lines += [f"note: {n}" for n in decision.extra.get("notes", [])]
+    lines += [decision.diagnosis["detail"]] if decision.diagnosis else []
+    x = decision.wrt
+    if decision.counterexample:
+        c = decision.counterexample
+        at = ", ".join(f"{k} = {v!r}" for k, v in c["at"].items())
+        line = (f"at {at}: the answer's derivative is {c['answer']!r}, the integrand is "
+                f"{c['expected']!r}")
+        if decision.gap and _alike(c["answer"], c["expected"]):
+            line += f" (apart by {decision.gap}, beyond the digits shown)"
+        lines.append(line)
+    derivative = decision.extra.get("derivative")
+    if derivative is not None:
+        lines.append(f"d/d{x} ({decision.answer.strip()}) = {derivative}")
+    if decision.correct is False and decision.expected:
+        lines.append(f"an antiderivative: {decision.expected}")
+    return lines

@@ -615,4 +615,4 @@ def _draw_check(console, report, verdict, precision: int) -> None:
         row.append("[green]✓[/green]" if ok else "[yellow]kink[/yellow]" if at_kink
                    else "[red]✗[/red]")
         table.add_row(*row)
-    console.print(table)
+    output.print_table(console, table)

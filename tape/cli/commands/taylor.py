@@ -14,15 +14,9 @@ import numpy as np
 import typer
 
 from .. import options as O, output
+from ...calculus import taylor as expansion
 from ...expr.errors import CHECK_FAILED
 
-#: --check: c_k agrees with SymPy's e_k when |c_k - e_k| <= RTOL * (|e_(k-1)| + |e_k| +
-#: |e_(k+1)|). The recurrences build c_k from the coefficients next to it, so their rounding
-#: is relative to those (a coefficient that is zero or nearly cancels, like sin's even ones at
-#: 0, is judged against its neighbours). Measured errors stay below 1e-15 relative (exp, sin,
-#: 1/(1-x), log up to order 30); 1e-9 leaves room for ill-conditioned points without
-#: letting a wrong coefficient through.
-RTOL = 1e-9
 #: the JSON document's keys, in order (SPEC section 5; ``output`` adds "read_as" after
 #: "expression")
 JSON_KEYS = ("expression", "at", "order", "coefficients", "polynomial", "check")
@@ -46,40 +40,13 @@ def taylor(
     fmt = output.resolve_format(fmt)
     target, result = taylor_result(expression, at, order)
     if check:
-        result["check"] = check_with_sympy(target.trees[0], result, timeout)
+        (name, a), = result["at"].items()
+        result["check"] = expansion.check_with_sympy(target.trees[0], name, a,
+                                                      result["coefficients"], timeout)
     output.render(TaylorResult(target, result), fmt, precision)
     if check and not result["check"]["agree"]:
         output.abort("the Taylor coefficients disagree with SymPy's series (see "
                      "\"expected\")", CHECK_FAILED)
-
-
-def taylor_coefficients(tree, name: str, a: float, order: int) -> np.ndarray:
-    """c_0 .. c_order of the expression ``tree`` in ``name`` about ``a``, in one Taylor-mode
-    pass through the public ``tape.derivative`` (which returns only the top derivative).
-
-    Point k of a batch of order+1 copies of ``a`` evaluates f(x)·(x - a)^(order-k): by Leibniz,
-    its order-th derivative at a is order!/k! · f^(k)(a), so dividing by order! leaves c_k.
-    The powers are products of the affine factors (x - a) or 1, which the Taylor mode carries
-    exactly.
-    """
-    import tape
-
-    from ...expr.lower import to_tape
-
-    fn = to_tape(tree, [name])
-    powers = np.arange(order, -1, -1)
-
-    def shifted(t):
-        y = tape.reshape(fn(tape.reshape(t, (-1, 1))), (-1,)) + tape.zeros_like(t)
-        s = t - a
-        for j in range(order):
-            m = (j < powers).astype(np.float64)
-            y = y * (s * m + (1.0 - m))
-        return y
-
-    with np.errstate(all="ignore"):
-        d = tape.derivative(shifted, np.full(order + 1, float(a)), order=order)
-    return np.asarray(d.numpy(), dtype=np.float64).reshape(-1) / math.factorial(order)
 
 
 def taylor_result(expression: str, at: str, order: int):
@@ -104,7 +71,7 @@ def taylor_result(expression: str, at: str, order: int):
     if kink is not None:
         output.abort(f"{expression} is not differentiable at {name}={a!r} ({kink} has a "
                        f"kink or jump there): no Taylor polynomial")
-    coefficients = taylor_coefficients(target.trees[0], name, a, order)
+    coefficients = expansion.coefficients(target.trees[0], name, a, order)
     if not np.all(np.isfinite(coefficients)):
         output.abort(f"{expression} has no Taylor polynomial of order {order} at "
                        f"{name}={a!r}: its value or a derivative up to order {order} is "
@@ -114,34 +81,6 @@ def taylor_result(expression: str, at: str, order: int):
             "order": order, "coefficients": [float(c) for c in coefficients],
             "polynomial": shifted_polynomial(terms),
             "pretty": {"terms": terms}}
-
-
-def _series(tree, name: str, a: float, order: int) -> list[float]:
-    """SymPy's series coefficients (in the time-limited child)."""
-    from ...expr import symbolic as S
-
-    sp = S.sympy()
-    x = S.symbol(name)
-    t = sp.Symbol("t")
-    center = sp.Rational(repr(a)) if math.isfinite(a) else a
-    f = S.to_sympy(tree, {name: None}).subs(x, center + t)
-    series = sp.series(f, t, 0, order + 1).removeO()
-    return [float(sp.N(series.coeff(t, k), 30)) if k else float(sp.N(series.subs(t, 0), 30))
-            for k in range(order + 1)]
-
-
-def check_with_sympy(tree, result: dict, timeout: float) -> dict:
-    from ...calculus.timelimit import run_limited
-
-    (name, a), = result["at"].items()
-    expected = run_limited(_series, tree, name, a, result["order"],
-                           timeout=timeout, what="SymPy's series", consequence="")
-    got = result["coefficients"]
-    errors = [abs(g - e) for g, e in zip(got, expected)]
-    agree = all(errors[k] <= RTOL * sum(abs(e) for e in expected[max(k - 1, 0):k + 2])
-                for k in range(len(errors)))
-    return {"method": "sympy", "expected": expected, "max_abs_error": max(errors),
-            "agree": bool(agree)}
 
 
 class TaylorResult(output.DictResult):

@@ -190,4 +190,4 @@ def render_table(result: Trace, title: str, precision: int, out) -> None:
         caption += (f"\n{len(result.nodes) - len(shown)} more nodes not shown "
                     f"(--format plain, csv or json prints all)")
     table.caption = escape(caption)
-    Console(file=out).print(table)
+    output.print_table(Console(file=out), table)

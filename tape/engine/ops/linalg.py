@@ -286,8 +286,11 @@ def _inverse_series(a):
     """Y = A^-1 for a series of matrices: Y_0 = inv(A_0), Y_k = -Y_0 sum_{j>=1} A_j Y_{k-j}."""
     y = np.empty(np.broadcast_shapes(a.shape), np.result_type(a, np.float64))
     y[0] = np.linalg.inv(a[0])
+    jitter = S.local.jitter
     for k in range(1, len(a)):
         y[k] = -y[0] @ sum(a[j] @ y[k - j] for j in range(1, k + 1))
+        if jitter is not None:
+            S.jittered(y, k, jitter)
     return y
 
 
@@ -374,9 +377,12 @@ def _solve_series(node, ins, K):
     a = S.align(full(ins[0], node.inputs[0], K), nd)
     b = S.align(full(ins[1], node.inputs[1], K), nd)
     x = np.empty((K,) + node.outputs[0]._value.shape)
+    jitter = S.local.jitter
     for k in range(K):                    # A_0 X_k = B_k - sum_{j>=1} A_j X_{k-j}
         rhs = b[k] - sum((a[j] @ x[k - j] for j in range(1, k + 1)), np.zeros_like(x[0]))
         x[k] = np.linalg.solve(a[0], rhs)
+        if jitter is not None and k:
+            S.jittered(x, k, jitter)
     return x
 
 

@@ -59,6 +59,13 @@ ROWS: list[tuple[str, str, str]] = [
      'tape grad "x + х" --at 1,2'),
     ("expression", "a word mixing scripts through a look-alike (Cyrillic о in cos)",
      'tape grad "cоs(x)" --at 1'),
+    ("expression", "a line break inside the text", "tape grad $'x\\nx' --at 1"),
+    ("expression", "a sentence instead of a formula",
+     'tape diff "Find the third derivative of 367*j**4 + 299*j**2 + 6."'),
+    ("expression", "e, digits, letters: a ^ left out (e2x)", 'tape grad "e2x" --at 1'),
+    ("expression", "d/dx and d/dy in one text (a mixed partial)", 'tape diff "d/dx d/dy x*y"'),
+    ("expression", "an operator whose order differs above and below",
+     'tape diff "d^2/dx^3 x^5"'),
     ("shape", "index on a scalar", 'tape grad "x[0]" --at 1'),
     ("shape", "index out of range", 'tape grad "x[5]" --at "x=[1,2]"'),
     ("shape", "vectors of different lengths", 'tape grad "x + y" --at "x=[1,2],y=[1,2,3]"'),
@@ -86,11 +93,23 @@ ROWS: list[tuple[str, str, str]] = [
     ("points", "stdin: a bad line", "printf '1\\nabc\\n' | tape grad x --at -"),
     ("points", "stdin: no points", "printf '\\n# only a comment\\n' | tape grad x --at -"),
     ("points", "stdin: wrong number of values", "printf '1 2 3\\n' | tape grad x*y --at -"),
+    ("points", "stdin: an empty field (never dropped: the values after it would shift)",
+     "printf '1,,2\\n' | tape grad x*y --at -"),
+    ("points", "nan / inf given as a point", 'tape grad "x" --at nan'),
+    ("points", "number too large for a float", 'tape grad "x" --at 1e999'),
+    ("points", "a value with no finite real value", 'tape grad "x" --at "x=sqrt(-1)"'),
+    ("points", "a value that is infinite", 'tape grad "x" --at "x=1/0"'),
     ("points", "--at name in a look-alike script (Cyrillic х for x)",
      'tape grad "x^2" --at "х=1"'),
     ("wrt", "--wrt name not in the target", 'tape grad "x" --wrt y --at 1'),
     ("wrt", "--wrt name repeated", 'tape grad "x" --wrt x,x --at 1'),
     ("wrt", "--wrt with an empty name", 'tape grad "x" --wrt "x," --at 1'),
+    ("wrt", "--wrt x,y (order 2) with another --order",
+     'tape check "x^3*y^2" --wrt x,y --order 3 --answer 1'),
+    ("wrt", "an operator's order (d^2/dx^2) with another --order",
+     'tape diff "d^2/dx^2 x^3" --order 3'),
+    ("wrt", "an answer's label (y\'\') with another --order",
+     "tape check \"x^3\" --answer \"y'' = 6x\" --order 3"),
     ("csv", "file does not exist", f'tape grad "x" --points {D}/nope.csv'),
     ("csv", "a directory", f'tape grad "x" --points {D}'),
     ("csv", "empty file", f'tape grad "x" --points {D}/empty.csv'),
@@ -101,6 +120,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("csv", "not UTF-8", f'tape grad "x" --points {D}/latin1.csv'),
     ("csv", "CSV on standard input without the column", "printf 'a\\n1\\n' | tape grad x --points -"),
     ("csv", "a line without end (a binary file, /dev/zero)", 'tape grad "x" --points /dev/zero'),
+    ("csv", "a cell that is not a finite number", "printf 'x\\n1\\nnan\\n' | tape grad x --points -"),
     ("csv", "error with --format json (errors stay plain lines)",
      f'tape grad "x*y" --points {D}/ragged.csv --format json'),
     ("script", "script does not exist", "tape grad nope.py --at 1"),
@@ -115,6 +135,8 @@ ROWS: list[tuple[str, str, str]] = [
     ("script", "function returns a string", f"tape grad {D}/returns_string.py --at 1"),
     ("script", "vector result given to grad", f"tape grad {D}/vector_out.py --at 1"),
     ("script", "script and expressions mixed", f'tape jacobian {D}/vector_out.py "x" --at 1'),
+    ("script", "script updates a NumPy array in place (a += x: the derivative would be wrong)",
+     f'tape grad {D}/in_place.py --at "x=[1,2]"'),
     ("options", "--order 0", 'tape grad "x" --at 1 --order 0'),
     ("options", "--order -1", 'tape grad "x" --at 1 --order -1'),
     ("options", "--order not an integer", 'tape grad "x" --at 1 --order 1.5'),
@@ -137,14 +159,14 @@ ROWS: list[tuple[str, str, str]] = [
      'tape check "x^2" --answer "d/dx x^2"'),
     ("symbolic", "check: wrong answer (not bad input: exit 1)",
      'tape check "x^2" --answer "3x"'),
+    ("symbolic", "diff: an undefined result (zoo)", 'tape diff "x*tan(pi/2)"'),
+    ("symbolic", "diff: a result that is not real", 'tape diff "x*acos(2)"'),
     ("symbolic", "--check timeout (numbers printed, exit 3)",
      'tape grad "x^2" --at 1 --check --timeout 0.0001'),
     ("non-finite", "division by zero", 'tape grad "1/x" --at 0'),
     ("non-finite", "log of a negative number", 'tape grad "log(x)" --at -1'),
     ("non-finite", "sqrt at 0 (infinite slope)", 'tape grad "sqrt(x)" --at 0'),
     ("non-finite", "overflow", 'tape grad "exp(x)" --at 1000'),
-    ("non-finite", "nan / inf given as a point", 'tape grad "x" --at nan'),
-    ("non-finite", "number too large for a float", 'tape grad "x" --at 1e999'),
     ("limits", "brackets nested too deeply (limit 150)",
      "tape grad \"$(python -c 'print(\"(\"*151+\"x\"+\")\"*151)')\" --at 1"),
     ("limits", "vector variable too long (limit 10,000)",
@@ -166,6 +188,8 @@ ROWS: list[tuple[str, str, str]] = [
      f"tape jacobian {D}/outer_out.py --at \"x=[$(python -c 'print(\",\".join([\"1\"]*1100))')]\""),
     ("limits", "plot --out image pixels (limit 4096 x 4096)",
      'tape plot "sin(x)" --out chart.png --width 20000 --height 20000'),
+    ("limits", "--at with 60,001 values (the message quotes the start of it)",
+     "tape grad \"x*y\" --at \"$(python -c 'print(\",\".join([\"1\"]*60001))')\""),
     ("limits", "check: --wrt naming more than 10 differentiations",
      'tape check "x^2" --answer 0 --wrt x,x,x,x,x,x,x,x,x,x,x'),
     ("process", "standard output closed", 'tape grad "x^2" --at 1 >&-'),
@@ -177,6 +201,8 @@ ROWS: list[tuple[str, str, str]] = [
      'tape grad "cbrt(x)" --at 0 2>&-'),
     ("process", "script writes to descriptor 1 (the JSON stays intact)",
      f"tape grad {D}/writes_fd1.py --at 3 --format json"),
+    ("process", "script prints at exit (the JSON stays intact)",
+     f"tape grad {D}/prints_at_exit.py --at 3 --format json"),
     ("process", "script forks (one result, from tape)", f"tape grad {D}/forks.py --at 3"),
     ("process", "script calls os._exit (not a silent exit 0)", f"tape grad {D}/exits.py --at 1"),
     ("process", "script reads standard input (tape's points)",
@@ -252,8 +278,15 @@ standard error, as measured by running the real command (`python
 tests/cli/bad_input/catalogue.py` regenerates this table; `tests/cli/test_bad_input.py` checks
 every row). Exit codes: 0 success, 1 a check failed, 2 bad input, 3 undecided (symbolic
 timeout). Bad input never prints a Python traceback (`--debug` shows one); a non-finite result
-is printed (`inf`, `nan`; `null` in JSON) with a `warning:` line and exit 0. Files used below
-are in `tests/cli/bad_input/`.
+is printed (`inf`, `nan`; `null` in JSON) with a `warning:` line and exit 0. A point value
+that is not a finite real number (`nan`, `inf`, `1e999`, `sqrt(-1)`, `1/0`), in `--at`, on a
+`--at -` line or in a `--points` cell, is bad input (exit 2): the derivative there means
+nothing, and a `nan` in a data file is more often a slip than a wish. A symbolic result with no
+real value (SymPy's `zoo`, `nan`, `oo`, `I`, or a constant such as `acos(2)`) is bad input
+(exit 2), never printed as a formula. An empty comma-separated field is never dropped. A
+message quotes at most the first 40 characters of what it refuses, with its length, and no
+diagnostic line is longer than 1000 characters. Files used below are in
+`tests/cli/bad_input/`.
 
 | kind | command | exit | first line of standard error |
 |---|---|---|---|

@@ -167,11 +167,10 @@ def test_away_from_a_kink_is_fine():
 
 
 def test_taylor_check_failure_exits_1(monkeypatch):
-    from tape.cli.commands import taylor as T
+    from tape.calculus import taylor as T
 
-    real = T.taylor_coefficients
-    monkeypatch.setattr(T, "taylor_coefficients",
-                        lambda *a: real(*a) * (1 + 1e-6))
+    real = T.coefficients
+    monkeypatch.setattr(T, "coefficients", lambda *a: real(*a) * (1 + 1e-6))
     result = tape_cli("taylor", "exp(x)", "--at", "0", "-n", "4", "--check")
     assert result.exit_code == 1 and "disagree" in result.stderr
 

@@ -1,0 +1,468 @@
+"""``tape grade`` as a call, ``tape.grading.grade``: many answers checked over worker processes
+(SPEC sections 8 and 9). (The module is not called ``grade``: importing it would then replace
+the function ``tape.grading.grade`` with the module.)
+
+>>> rows = [{"expression": "x^2", "answer": "2x"}, {"expression": "sin x", "answer": "-cos x"}]
+>>> [g.status for g in grade(rows, workers=1)]
+['correct', 'wrong']
+
+Each row is checked by ``homework.check`` in a worker process, so one that crashes the
+interpreter or never ends costs that row only: it is ``undecided`` with the reason, the worker
+is replaced and grading goes on. Rows come back in input order whatever the number of workers
+(a verdict does not depend on which process reached it). A class hands in the same answer
+many times ("2x" for d/dx x^2): a text already graded, or being graded, for the same problem is
+not sent again but shares its verdict.
+
+Workers are forked once the modules every check needs (NumPy, the engine, mpmath, SymPy) are
+loaded, so none of them imports anything; each handles one row at a time, so a row that runs
+out of time is known by its worker.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+import weakref
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Mapping, Optional
+
+from ..calculus.limits import CHECK_MAX_ORDER, DEPENDENT, TIMEOUT
+from ..expr.errors import BAD_INPUT, UNDECIDED, CLIError, ExprError
+from .verdict import Verdict
+
+#: the verdict words of SPEC section 9
+STATUSES = ("correct", "wrong", "ambiguous", "undecided", "unreadable")
+#: the kinds of exercise a row can be
+KINDS = ("derivative", "antiderivative")
+#: rows read ahead of the first one not yet graded, per worker (bounds memory on a long input
+#: while keeping every worker busy)
+WINDOW = 64
+#: beyond ``timeout``, seconds a row's whole check may take before its worker is stopped: the
+#: numbers, the display work and a diagnosis come on top of the symbolic proof's limit
+GRACE = 10.0
+
+
+@dataclass
+class Graded(Verdict):
+    """The verdict on one row: a ``Verdict`` and its ``status``, one of ``STATUSES``
+    (``unreadable`` and ``undecided`` have the ``reason``); ``row`` is the row as given and
+    ``index`` its place in the input (from 0)."""
+
+    status: str = "undecided"
+    row: Mapping = field(default_factory=dict)
+    index: int = 0
+
+
+class RowError(ValueError):
+    """A row that does not say what to check (no answer column, an order that is not a
+    number...): the row's fault, or the file's when a whole file is read (``tape grade``)."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """What one row asks: ``check``'s arguments."""
+
+    expression: str
+    answer: str
+    wrt: Optional[str] = None
+    order: int = 1
+    implicit: bool = False
+    dependent: str = DEPENDENT
+    antiderivative: bool = False
+    constant: Optional[str] = None
+
+
+_TRUE = {"1", "true", "yes", "y", "t", "on", "x"}
+_FALSE = {"", "0", "false", "no", "n", "f", "off"}
+
+
+def _text(row: Mapping, name: str) -> str:
+    value = row.get(name)
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if not isinstance(value, (str, int, float)):
+        raise RowError(f"{name}: {value!r} is not text")
+    return str(value).strip()
+
+
+def task_of(row: Mapping) -> Task:
+    """The check a row asks for (columns of SPEC section 9), or ``RowError`` naming the column
+    that is missing or wrong."""
+    if not isinstance(row, Mapping):
+        raise RowError(f"a row is a mapping of column names to values, not {type(row).__name__}")
+    if "expression" not in row or row.get("expression") is None:
+        raise RowError("no expression (an 'expression' column, or a --key naming the "
+                       "row's problem)")
+    if "answer" not in row:
+        raise RowError("no 'answer' column")
+    order_text = _text(row, "order") or "1"
+    try:
+        order = int(float(order_text)) if float(order_text).is_integer() else None
+    except ValueError:
+        order = None
+    if order is None or not 1 <= order <= CHECK_MAX_ORDER:
+        raise RowError(f"order: {order_text!r} is not a whole number from 1 to "
+                       f"{CHECK_MAX_ORDER}")
+    implicit_text = _text(row, "implicit").lower()
+    if implicit_text not in _TRUE | _FALSE:
+        raise RowError(f"implicit: {implicit_text!r} is not yes or no")
+    kind = _text(row, "kind").lower() or "derivative"
+    if kind not in KINDS:
+        raise RowError(f"kind: {kind!r} is not one of {', '.join(KINDS)}")
+    raw_answer = row.get("answer")
+    answer = "" if raw_answer is None else str(raw_answer)
+    return Task(str(row["expression"]), answer, _text(row, "wrt") or None, order,
+                implicit_text in _TRUE, _text(row, "dependent") or DEPENDENT,
+                kind == "antiderivative", _text(row, "constant") or None)
+
+
+def _status(verdict: Verdict) -> str:
+    if verdict.ambiguous:
+        return "ambiguous"
+    return {True: "correct", False: "wrong", None: "undecided"}[verdict.correct]
+
+
+def _refused(task: Task, status: str, reason: str) -> Graded:
+    return Graded(None, "", None, reason=reason, status=status, expression=task.expression,
+                  answer=task.answer, wrt=task.wrt or "")
+
+
+def graded(task: Task, timeout: float = TIMEOUT) -> Graded:
+    """``task`` checked here and now: what ``tape check`` says, as a row. Bad input (a text
+    that cannot be read, a name the expression does not have) is ``unreadable``; SymPy
+    running out of time without the numbers deciding is ``undecided``."""
+    from .homework import check
+
+    if not task.answer.strip():
+        return _refused(task, "unreadable", "no answer")
+    try:
+        verdict = check(task.expression, task.answer, wrt=task.wrt, order=task.order,
+                        implicit=task.implicit, dependent=task.dependent,
+                        antiderivative=task.antiderivative, constant=task.constant,
+                        timeout=timeout)
+    except ExprError as err:
+        return _refused(task, "unreadable", _one_line(err))
+    except CLIError as err:
+        return _refused(task, "undecided" if err.code == UNDECIDED else "unreadable",
+                        err.message)
+    values = {f.name: getattr(verdict, f.name) for f in dataclasses.fields(Verdict)}
+    return Graded(**values, status=_status(verdict))
+
+
+def _one_line(err: ExprError) -> str:
+    """A reading error without its caret lines (a table cell has no room for them)."""
+    lines = err.lines()
+    return "; ".join([lines[0]] + ([err.hint] if err.hint else []))
+
+
+# --------------------------------------------------------------------------- the workers
+
+def _serve(conn, parent: int, timeout: float) -> None:
+    """A worker: grade each task received until told to stop (None)."""
+    from ..calculus.timelimit import _tie_to_parent
+    from ..expr import notes
+
+    _tie_to_parent(parent)      # Ctrl-C is the parent's to handle; die with it
+    notes.listener = None       # notes travel with the verdict, not to the terminal
+    _silence_descriptors()
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:
+            return
+        if task is None:
+            return
+        try:
+            result = graded(task, timeout)
+        except Exception as exc:  # noqa: BLE001  (a bug on one row must not stop the rest)
+            result = _refused(task, "undecided", f"internal error: {type(exc).__name__}: "
+                                                 f"{exc}")
+        conn.send(result)
+
+
+#: checked here once before the workers are forked: a right answer, a wrong one and its
+#: diagnosis load and prime what every check uses (SymPy imports much of itself on first use,
+#: and each diagnosis runs in a child forked from a worker, which would otherwise start cold)
+PRIMERS = [("x^2 sin x", "2x sin x + x^2 cos x"), ("x^2 sin x", "2x cos x")]
+
+
+def _silence_descriptors() -> None:
+    """Point descriptors 1 and 2 at /dev/null: a worker has nothing to say there, a library's
+    warning must not land in the middle of the caller's output, and output the caller had
+    buffered when the worker was forked (copied with it) must not be written a second time
+    when the worker's SymPy child flushes on its way."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        try:
+            os.dup2(null, fd)
+        except OSError:
+            pass
+    os.close(null)
+
+
+_primed = False
+
+
+def warm_up() -> None:
+    """Load and prime what every check needs, before the workers are forked (once per
+    process)."""
+    global _primed
+    if _primed:
+        return
+    _primed = True
+    from ..expr.parse import read
+    from .diagnosis import diagnose
+    from .homework import check
+
+    check(*PRIMERS[0])
+    tree, answer = read(PRIMERS[1][0]).tree, read(PRIMERS[1][1]).tree
+    try:
+        diagnose(tree, answer, ["x"], ["x"], [(0.5,), (1.5,), (2.0,)])
+    except Exception:  # noqa: BLE001  (priming only: a failure here costs nothing)
+        pass
+    from . import antiderivative  # noqa: F401
+
+
+class _Worker:
+    """A forked process grading the tasks sent down its pipe. Forked by hand rather than as a
+    ``multiprocessing.Process``: multiprocessing waits at exit for its non-daemonic children
+    (a worker must not be daemonic: its SymPy work forks children), and a worker only ends
+    when told to; this one ends when its parent does (``_tie_to_parent``, and its pipe
+    closing)."""
+
+    def __init__(self, timeout: float) -> None:
+        from multiprocessing.connection import Pipe
+
+        self.conn, theirs = Pipe()
+        parent = os.getpid()
+        self.pid = os.fork()
+        if self.pid == 0:       # the worker: never back into the caller's code
+            code = 0
+            try:
+                self.conn.close()
+                _serve(theirs, parent, timeout)
+            except BaseException:  # noqa: BLE001  (the parent sees the end of the pipe)
+                code = 1
+            finally:
+                os._exit(code)
+        theirs.close()
+        self.task: Optional[Task] = None
+        self.since = 0.0
+        self.exitcode: Optional[int] = None
+
+    def give(self, task: Task) -> None:
+        self.task, self.since = task, time.monotonic()
+        self.conn.send(task)
+
+    def stop(self) -> None:
+        """Kill the process (if still running) and collect its exit code."""
+        if self.exitcode is None:
+            try:
+                os.kill(self.pid, 9)
+            except ProcessLookupError:
+                pass
+            self._reap(block=True)
+        self.conn.close()
+
+    def _reap(self, block: bool) -> None:
+        try:
+            pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            self.exitcode = self.exitcode if self.exitcode is not None else -1
+            return
+        if pid:
+            self.exitcode = os.waitstatus_to_exitcode(status)
+
+    def ended_with(self, wait: float = 1.0) -> Optional[int]:
+        """The exit code of a worker whose pipe closed (waiting up to ``wait`` seconds)."""
+        deadline = time.monotonic() + wait
+        while self.exitcode is None and time.monotonic() < deadline:
+            self._reap(block=False)
+            if self.exitcode is None:
+                time.sleep(0.01)
+        return self.exitcode
+
+
+class Grading(Iterator[Graded]):
+    """The rows' verdicts, in input order (``grade``). ``stop()`` ends the work at once (the
+    workers are killed) and returns the rows already graded that were waiting for an earlier
+    one; leaving a ``with`` block stops it too."""
+
+    def __init__(self, rows: Iterable[Mapping], workers: Optional[int], timeout: float,
+                 row_limit: Optional[float]) -> None:
+        if timeout is None or not timeout > 0:
+            raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
+        if workers is not None and workers < 1:
+            raise CLIError(f"--workers must be at least 1, got {workers}")
+        self.rows = enumerate(rows)
+        self.most = workers or _cores()
+        self.timeout = timeout
+        self.row_limit = row_limit if row_limit is not None else 2 * timeout + GRACE
+        self.workers: list[_Worker] = []
+        self.exhausted = False
+        self.read = 0                       # rows taken from the input
+        self.next = 0                       # the index to give next
+        self.done: dict[int, Graded] = {}   # graded, waiting for an earlier row
+        self.rows_of: dict[Task, list] = {}     # task -> [(index, row)] waiting for it
+        self.known: dict[Task, Graded] = {}     # task -> its verdict
+        self.queue: deque = deque()         # tasks for the next free worker
+        self.stopped = False
+        # an iteration left unfinished still ends its workers (when the Grading is collected)
+        self._finalizer = weakref.finalize(self, _stop_all, self.workers)
+
+    def __enter__(self) -> "Grading":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def __next__(self) -> Graded:
+        if self.stopped:
+            raise StopIteration
+        try:
+            while self.next not in self.done:
+                self._take_rows()
+                if self.next not in self.done and self.exhausted and self.next >= self.read:
+                    self.stop()
+                    raise StopIteration
+                if self.next not in self.done:
+                    self._work()
+        except BaseException:
+            self._kill()    # Ctrl-C included: no worker outlives the error
+            raise
+        self.next += 1
+        return self.done.pop(self.next - 1)
+
+    def stop(self) -> list[Graded]:
+        """Stop now; the rows graded but not yet given, in input order."""
+        self.stopped = True
+        self._kill()
+        left = [self.done[i] for i in sorted(self.done)]
+        self.done.clear()
+        return left
+
+    # ------------------------------------------------------------------ the input
+    def _take_rows(self) -> None:
+        ahead = WINDOW * self.most
+        while not self.exhausted and self.read - self.next < ahead:
+            try:
+                index, row = next(self.rows)
+            except StopIteration:
+                self.exhausted = True
+                return
+            self.read = index + 1
+            try:
+                task = task_of(row)
+            except RowError as err:
+                self.done[index] = Graded(None, "", None, reason=str(err), status="unreadable",
+                                          row=row, index=index,
+                                          answer=str(row.get("answer") or "")
+                                          if isinstance(row, Mapping) else "")
+                continue
+            if task in self.known:
+                self.done[index] = self._for(self.known[task], index, row)
+            elif task in self.rows_of:
+                self.rows_of[task].append((index, row))
+            else:
+                self.rows_of[task] = [(index, row)]
+                self.queue.append(task)
+
+    def _for(self, verdict: Graded, index: int, row: Mapping) -> Graded:
+        return dataclasses.replace(verdict, row=row, index=index)
+
+    def _settle(self, task: Task, verdict: Graded) -> None:
+        self.known[task] = verdict
+        for index, row in self.rows_of.pop(task, []):
+            self.done[index] = self._for(verdict, index, row)
+
+    # ------------------------------------------------------------------ the workers
+    def _work(self) -> None:
+        """Hand out waiting tasks, then wait for a verdict, a crash or a row's time limit."""
+        from multiprocessing.connection import wait
+
+        if not hasattr(os, "fork"):     # (Windows) here, one row at a time, no time limit
+            task = self.queue.popleft()
+            self._settle(task, graded(task, self.timeout))
+            return
+        idle = [w for w in self.workers if w.task is None]
+        while self.queue and (idle or len(self.workers) < self.most):
+            worker = idle.pop() if idle else self._start()
+            worker.give(self.queue.popleft())
+        busy = [w for w in self.workers if w.task is not None]
+        if not busy:
+            return
+        now = time.monotonic()
+        soonest = min(w.since for w in busy) + self.row_limit
+        ready = wait([w.conn for w in busy], timeout=max(0.0, soonest - now))
+        for worker in busy:
+            if worker.conn in ready:        # a verdict, or the end of the pipe: a crash
+                self._collect(worker)
+        now = time.monotonic()
+        for worker in [w for w in self.workers if w.task is not None]:
+            if now - worker.since > self.row_limit:
+                self._replace(worker, f"the check did not finish in {self.row_limit:g} s "
+                                      f"and was stopped")
+
+    def _collect(self, worker: _Worker) -> None:
+        task = worker.task
+        try:
+            if worker.conn.poll():
+                verdict = worker.conn.recv()
+                worker.task = None
+                self._settle(task, verdict)
+                return
+        except (EOFError, OSError):
+            pass
+        code = worker.ended_with()
+        self._replace(worker, f"the check stopped unexpectedly (its process ended with code "
+                              f"{code}) and was not retried")
+
+    def _replace(self, worker: _Worker, reason: str) -> None:
+        task = worker.task
+        worker.stop()
+        self.workers.remove(worker)
+        self._settle(task, _refused(task, "undecided", reason))
+
+    def _start(self) -> _Worker:
+        warm_up()
+        worker = _Worker(self.timeout)
+        self.workers.append(worker)
+        return worker
+
+    def _kill(self) -> None:
+        _stop_all(self.workers)
+
+
+def _stop_all(workers: list) -> None:
+    for worker in workers:
+        worker.stop()
+    workers.clear()
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def grade(rows: Iterable[Mapping], *, workers: Optional[int] = None,
+          timeout: float = TIMEOUT, row_limit: Optional[float] = None) -> Grading:
+    """Check every row's answer (SPEC sections 8 and 9): an iterator of ``Graded`` verdicts,
+    one per row, in input order.
+
+    A row is a mapping with ``expression`` and ``answer`` and optionally ``wrt``, ``order``,
+    ``implicit``, ``dependent``, ``kind`` (``derivative`` or ``antiderivative``) and
+    ``constant`` (values as text or numbers; other columns are carried along in ``.row``).
+    ``workers`` processes share the work (default: one per core); ``timeout`` bounds each
+    row's symbolic work (seconds) and ``row_limit`` its whole check (default ``2 * timeout +
+    10``). Nothing raises for one row: a row that cannot be read is ``unreadable``, one that
+    runs out of time or crashes ``undecided``, each with the ``reason``.
+
+    >>> [g.status for g in grade([{"expression": "x^3", "answer": "3x^2"}], workers=1)]
+    ['correct']
+    """
+    return Grading(rows, workers, timeout, row_limit)

@@ -1,0 +1,110 @@
+"""``check(..., antiderivative=True)`` (SPEC section 10) on a textbook's integration exercises
+(antiderivative_corpus.py), and what is said besides the verdict."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import mpmath
+import pytest
+
+import tape.grading
+from tape.expr.errors import CLIError
+
+from .antiderivative_corpus import RIGHT, WRONG
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _label(row) -> str:
+    return f"{row[0]} | {row[1]} | {row[2]}"
+
+
+@pytest.mark.parametrize("integrand, answer, options", RIGHT, ids=map(_label, RIGHT))
+def test_right_antiderivatives_are_correct(integrand, answer, options):
+    verdict = tape.grading.check(integrand, answer, antiderivative=True, **options)
+    assert verdict.correct is True, verdict
+    assert verdict.counterexample is None and verdict.diagnosis is None
+    assert verdict.extra["kind"] == "antiderivative"
+
+
+@pytest.mark.parametrize("integrand, answer, options, kind", WRONG, ids=map(_label, WRONG))
+def test_wrong_antiderivatives_are_wrong_and_diagnosed(integrand, answer, options, kind):
+    verdict = tape.grading.check(integrand, answer, antiderivative=True, **options)
+    assert verdict.correct is False, verdict
+    if kind is None:
+        assert verdict.diagnosis is None, verdict.diagnosis
+    else:
+        assert verdict.diagnosis and verdict.diagnosis["kind"] == kind, verdict.diagnosis
+    c = verdict.counterexample
+    if c is not None:       # the power rule at n = -1 has no number to show
+        assert c["answer"] != pytest.approx(c["expected"], rel=1e-9)
+
+
+def test_the_counterexample_compares_the_answers_derivative_with_the_integrand():
+    verdict = tape.grading.check("cos(2x)", "sin(2x) + C", antiderivative=True)
+    c = verdict.counterexample
+    x = mpmath.mpf(c["at"]["x"])
+    assert c["expected"] == pytest.approx(float(mpmath.cos(2 * x)))
+    assert c["answer"] == pytest.approx(float(2 * mpmath.cos(2 * x)))
+    assert verdict.extra["derivative"] == "2*cos(2*x)"       # tape diff of the answer
+    assert "1/2" in verdict.diagnosis["detail"]
+
+
+def test_a_missing_constant_is_correct_with_a_note():
+    with_c = tape.grading.check("x cos x", "x sin x + cos x + C", antiderivative=True)
+    without = tape.grading.check("x cos x", "x sin x + cos x", antiderivative=True)
+    assert with_c.correct is True and with_c.extra["notes"] == []
+    assert with_c.extra["constant"] == "C"
+    assert without.correct is True and without.extra["constant"] is None
+    assert without.extra["notes"] == ["no constant of integration: the antiderivatives are "
+                                      "x*sin(x) + cos(x) + C"]
+
+
+def test_ln_x_for_one_over_x_is_correct_with_the_abs_note():
+    verdict = tape.grading.check("1/x", "ln x + C", antiderivative=True)
+    assert verdict.correct is True
+    (note,) = verdict.extra["notes"]
+    assert note.startswith("ln|u| holds on both sides of 0: with ln|x|")
+    assert tape.grading.check("1/x", "ln|x| + C", antiderivative=True).extra["notes"] == []
+
+
+def test_an_answer_off_by_a_function_is_wrong_and_off_by_a_constant_is_not():
+    assert tape.grading.check("2x", "x^2 + 7", antiderivative=True).correct is True
+    assert tape.grading.check("2x", "x^2 + x", antiderivative=True).correct is False
+
+
+def test_another_constant_letter_needs_constant():
+    with pytest.raises(CLIError, match="--constant K"):
+        tape.grading.check("x^2", "x^3/3 + K", antiderivative=True)
+    assert tape.grading.check("x^2", "x^3/3 + K", antiderivative=True,
+                              constant="K").correct is True
+    with pytest.raises(CLIError, match="stand alone"):
+        tape.grading.check("x^2", "x^3/3 + C x", antiderivative=True)
+    with pytest.raises(CLIError, match="add --antiderivative"):
+        tape.grading.check("x^2", "x^3/3", constant="K")
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "tape", "check", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+
+
+def test_the_command_shows_the_answers_derivative_as_evidence():
+    done = _cli("sin x", "--answer", "cos x + C", "--antiderivative")
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "wrong"
+    assert lines[1].startswith("the sign is wrong: the integral of sin is -cos")
+    assert "the answer's derivative is" in lines[2] and "the integrand is" in lines[2]
+    assert lines[3] == "d/dx (cos x + C) = -sin(x)"
+    done = _cli("x cos x", "--answer", "x sin x + cos x", "--antiderivative", "--format",
+                "json")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc == tape.grading.check("x cos x", "x sin x + cos x",
+                                     antiderivative=True).to_dict()
+    assert doc["correct"] is True and doc["kind"] == "antiderivative"
+    assert doc["derivative"] == "x*cos(x)" and len(doc["notes"]) == 1
