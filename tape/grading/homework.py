@@ -235,6 +235,8 @@ def ambiguous_readings(text: str, notes) -> list[Reading]:
     section 4 (``sin 2x``) are what a teacher reads, not ambiguities."""
     found = []
     for note in notes:
+        if "\\" in text and "to divide by" in note:
+            continue        # typeset: a division meant whole is a \frac
         match = _OTHER.match(note)
         if match and match["typed"] in text and _plausible(match["typed"], note):
             this = match["read"].replace("**", "^").replace("*", "")
@@ -262,7 +264,8 @@ def _plausible(typed: str, note: str) -> bool:
     ``e^-2x``; not ``x^2(x^2+1)``, a power times a bracket)?"""
     if "to divide by" in note or "for the power" in note or "√" in typed:
         return True
-    return re.search(r"\^[-+]?[\d.]+[A-Za-zπθ]", typed) is not None
+    # e^2x and 2^3x, whose exponent is often meant whole; x^2y is x²y to every reader
+    return re.match(r"(e|ℯ|[\d.]+)\^[-+]?[\d.]+[A-Za-zπθ]", typed) is not None
 
 
 def _log_text(of: str, base: str) -> str:
@@ -837,7 +840,12 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
     if len(answer_missing):
         evidence.answer_missing = dict(zip(exercise.variables,
                                            map(float, points[answer_missing[0]])))
-    evidence.derivative_values = (points[valid], d[valid])
+    # the derivative shown is checked at the sample (the dense scan passes close to poles,
+    # where float values of equal functions part), the dense scan only where it must
+    shown_at = np.nonzero(valid)[0]
+    if np.count_nonzero(shown_at < len(sample)) >= ENOUGH:
+        shown_at = shown_at[shown_at < len(sample)]
+    evidence.derivative_values = (points[shown_at], d[shown_at])
     flagged = np.nonzero(valid & apart)[0]
     first = [int(i) for i in flagged[flagged < len(sample)][:ROUND_SUSPECTS]]
     rest = flagged[~np.isin(flagged, first)]
