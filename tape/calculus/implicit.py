@@ -28,8 +28,11 @@ from ..expr.errors import CLIError
 #: |F| above this (relative to the size of the terms) means the point is off the curve
 ON_CURVE_TOL = 1e-9
 #: x values tried when looking for points on a curve, and y values scanned for each
-_X_SCAN = 36
-_Y_GRID = np.concatenate([-np.logspace(3, -3, 40), [0.0], np.logspace(-3, 3, 40)])
+_X_SCAN = 60
+_Y_SIZES = np.logspace(-3, 7, 1000)
+_Y_GRID = np.unique(np.concatenate([-_Y_SIZES, [0.0], _Y_SIZES, np.linspace(-10, 10, 401)]))
+#: points on a curve given to a verdict (each is a high-precision slope)
+MOST_POINTS = 120
 
 
 class Curve:
@@ -106,21 +109,18 @@ def slope(curve: Curve, order: int = 1):
 
 # --------------------------------------------------------------------------- numbers
 
-def _engine(curve: Curve, x: float, y: float, order: int):
-    from .derivatives import components, run
-    from .derivatives import Points
-    from .targets import Target
+def _engine(curve: Curve, x: float, y: float, along=()):
+    """F at (x, y) and its partial derivative along ``along`` (``values_at``): two floats
+    (the derivative None when ``along`` is empty)."""
+    from .derivatives import values_at
 
-    variables = curve.variables
-    target = Target("", "expression", variables, [curve.function], [""])
-    pts = Points(variables, {curve.x: np.array([x]), curve.y: np.array([y])}, 1)
-    comps = components(variables, variables, {n: None for n in variables})
-    return run(target, pts, variables, comps, "partials", order)
+    value, partial = values_at(curve.function, curve.variables, np.array([[x, y]]), along)
+    return float(value[0]), (None if partial is None else np.float64(partial[0]))
 
 
 def residual(curve: Curve, x: float, y: float) -> float:
     """F = left - right at (x, y), by the engine."""
-    return float(np.ravel(_engine(curve, x, y, 1).value)[0])
+    return _engine(curve, x, y)[0]
 
 
 def require_on_curve(curve: Curve, x: float, y: float) -> None:
@@ -135,14 +135,13 @@ def require_on_curve(curve: Curve, x: float, y: float) -> None:
 def slope_at(curve: Curve, x: float, y: float, order: int = 1) -> float:
     """dy/dx = -F_x/F_y (order 1) or d²y/dx² = -(F_xx + 2 F_xy y' + F_yy y'²)/F_y (order 2) at
     (x, y), from the partials of F by the tape engine (nan where F_y = 0)."""
-    first = _engine(curve, x, y, 1).partials
-    fx, fy = (np.float64(np.ravel(first[k])[0]) for k in ((0,), (1,)))
+    cx, cy = curve.x, curve.y
+    fx, fy = (_engine(curve, x, y, [n])[1] for n in (cx, cy))
     with np.errstate(all="ignore"):
         dy = -fx / fy
         if order == 1:
             return float(dy)
-        second = _engine(curve, x, y, 2).partials
-        fxx, fxy, fyy = (np.float64(np.ravel(second[k])[0]) for k in ((0, 0), (0, 1), (1, 1)))
+        fxx, fxy, fyy = (_engine(curve, x, y, a)[1] for a in ([cx, cx], [cx, cy], [cy, cy]))
         return float(-(fxx + 2 * fxy * dy + fyy * dy * dy) / fy)
 
 
@@ -161,58 +160,66 @@ def _slope_rendered(curve: Curve, order: int, style: str) -> str:
     return S.render(slope(curve, order), style)
 
 
-def points_on_curve(curve: Curve, count: int = _X_SCAN, seed: int = 20240229) -> list:
-    """Points (x, y) on the curve as 40-digit mpf pairs: for ``count`` x values spread over
-    the line, every sign change of F along a y grid refined by bisection; poles (where F
-    changes sign through infinity) are dropped."""
+def points_on_curve(curve: Curve, count: int = _X_SCAN, seed: int = 20240229,
+                    most: int = MOST_POINTS) -> list:
+    """Points (x, y) on the curve as 40-digit mpf pairs, on every branch the scan crosses:
+    for x values spread over the line and over every magnitude up to 1e6, every sign change
+    of F along a y grid reaching 1e7 (``_Y_GRID``: a branch far out, as of a circle of radius
+    1250 about y = 1250, is crossed), bisected in floats (one vectorized engine pass per
+    halving) and polished to 40 digits; poles (where F changes sign through infinity) are
+    dropped. At most ``most`` points, spread evenly over the x values (each x keeps all its
+    branches together)."""
     from ..expr import highprec as H
-    from ..expr import symbolic as S
 
-    sp = S.sympy()
     mp = H.mpmath()
-    sx, sy = S.symbol(curve.x), S.symbol(curve.y)
-    f_expr = S.as_scalar(S.to_sympy(curve.function, {curve.x: None, curve.y: None}))
-    scan = sp.lambdify([sx, sy], f_expr, modules=["numpy"])
-    exact = H.compile_sympy(f_expr, [sx, sy])
     rng = np.random.default_rng(seed)
+    k = max(1, count // 3)
+    sizes = 10 ** rng.uniform(-3, 6, k)
     xs = np.concatenate([[0.5, -0.5, 0.3, 1.5, -1.5, 2.0, 0.0, 1.0, -1.0],
-                         rng.uniform(-1, 1, count // 3), rng.uniform(-5, 5, count // 3),
-                         rng.choice([-1, 1], count // 3) * 10 ** rng.uniform(-3, 3, count // 3)])
+                         rng.uniform(-1, 1, k), rng.uniform(-5, 5, k),
+                         rng.choice([-1, 1], k) * sizes])
+    grid_x = np.repeat(xs, len(_Y_GRID))
+    grid_y = np.tile(_Y_GRID, len(xs))
+    values = _values(curve, grid_x, grid_y).reshape(len(xs), len(_Y_GRID))
+    ok = np.isfinite(values)
+    crossing = ok[:, :-1] & ok[:, 1:] & (np.sign(values[:, :-1]) * np.sign(values[:, 1:]) < 0)
+    rows, cols = np.nonzero(crossing)
+    exact = np.nonzero(ok & (values == 0))
+    x = xs[rows]
+    lo, hi = _Y_GRID[cols].copy(), _Y_GRID[cols + 1].copy()
+    flo = values[rows, cols]
+    for _ in range(64):                          # bisection, every bracket at once
+        mid = 0.5 * (lo + hi)
+        fm = _values(curve, x, mid)
+        left = np.sign(fm) == np.sign(flo)
+        lo, flo = np.where(left, mid, lo), np.where(left, fm, flo)
+        hi = np.where(left, hi, mid)
+    brackets = sorted(zip(x, lo, hi), key=lambda b: (list(xs).index(b[0]), b[1]))
+    if len(brackets) > most:
+        keep = np.linspace(0, len(brackets) - 1, most).round().astype(int)
+        brackets = [brackets[i] for i in keep]
+    exact_fn = H.compile_tree(curve.function, curve.variables)
     found = []
-    with np.errstate(all="ignore"):
-        for x in xs:
-            values = np.asarray(scan(np.full_like(_Y_GRID, x), _Y_GRID), dtype=float)
-            if values.shape != _Y_GRID.shape:
-                values = np.broadcast_to(values, _Y_GRID.shape)
-            ok = np.isfinite(values)
-            crossing = np.sign(values[:-1]) * np.sign(values[1:]) < 0
-            change = np.nonzero(ok[:-1] & ok[1:] & crossing)[0]
-            for i in change:
-                root = _root(scan, exact, float(x), float(_Y_GRID[i]),
-                             float(_Y_GRID[i + 1]), H)
-                if root is not None:
-                    found.append((mp.mpf(float(x)), root))
-            for i in np.nonzero(ok & (values == 0))[0]:
-                found.append((mp.mpf(float(x)), mp.mpf(_Y_GRID[i])))
+    for bx, blo, bhi in brackets:
+        root = _root(exact_fn, float(bx), float(blo), float(bhi), H)
+        if root is not None:
+            found.append((mp.mpf(float(bx)), root))
+    for i, j in zip(*exact):
+        found.append((mp.mpf(float(xs[i])), mp.mpf(float(_Y_GRID[j]))))
     return found
 
 
-def _root(scan, fn, x: float, lo: float, hi: float, H):
-    """A root of F(x, .) between lo and hi: bisection in floats, then Newton-like polishing
-    (``mpmath.findroot``) to 40 digits; None at a pole or when the polish leaves the bracket."""
+def _values(curve: Curve, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """F at the points (x[i], y[i]), by the engine (nan or inf where F is undefined)."""
+    from .derivatives import values_at
+
+    return values_at(curve.function, curve.variables, np.stack([x, y], axis=1))[0]
+
+
+def _root(fn, x: float, lo: float, hi: float, H):
+    """The root of F(x, .) in the float bracket [lo, hi], polished to 40 digits
+    (``mpmath.findroot``); None at a pole or when the polish leaves the bracket."""
     mp = H.mpmath()
-    flo = float(scan(x, lo))
-    for _ in range(64):
-        mid = 0.5 * (lo + hi)
-        fm = float(scan(x, mid))
-        if not np.isfinite(fm):
-            return None
-        if fm == 0 or mid in (lo, hi):
-            break
-        if (fm > 0) == (flo > 0):
-            lo, flo = mid, fm
-        else:
-            hi = mid
     start = mp.mpf(0.5 * (lo + hi))
     with mp.workdps(H.DIGITS + 10):
         mx = mp.mpf(x)

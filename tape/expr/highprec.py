@@ -252,26 +252,27 @@ def agree(a, b, scale=0, digits: int = DIGITS) -> bool:
 
 
 def difference_persists(f: Callable, a: Callable, point: Sequence, orders: Sequence[int],
-                        gap, scale=0) -> Optional[bool]:
+                        gap, scale=0, digits: int = MORE_DIGITS) -> Optional[bool]:
     """A derivative of ``f`` and an answer ``a`` that do not ``agree`` at ``point``, ``gap``
     apart: True when the difference is real, False when it was rounding, None when neither can
     be said (see ``same_gap_again``). A gap of 1e-14 of the values is real when it stays; a
     large one is not when it moves (at x = -707, cos(3 sin(x) sinh(x)) needs more than 40
-    digits of its argument: its value at 40 digits is noise)."""
-    answer = value_at(a, point, MORE_DIGITS)
-    derivative = derivative_at(f, point, orders, digits=MORE_DIGITS)
-    return same_gap_again(derivative, answer, gap, scale)
+    digits of its argument: its value at 40 digits is noise). ``digits``: the precision of
+    the second look."""
+    answer = value_at(a, point, digits)
+    derivative = derivative_at(f, point, orders, digits=digits)
+    return same_gap_again(derivative, answer, gap, scale, digits)
 
 
-def same_gap_again(expected, answer, gap, scale=0) -> Optional[bool]:
+def same_gap_again(expected, answer, gap, scale=0, digits: int = MORE_DIGITS) -> Optional[bool]:
     """``expected`` and ``answer`` recomputed at ``MORE_DIGITS`` where, at ``DIGITS``, they
     were ``gap`` apart: True when the gap is the same (a real difference), False when they now
     ``agree`` (it was rounding), None when either is missing or the gap moved."""
     if expected is None or answer is None:
         return None
-    if agree(expected, answer, scale, MORE_DIGITS):
+    if agree(expected, answer, scale, digits):
         return False
-    with mpmath().workdps(MORE_DIGITS):
+    with mpmath().workdps(digits):
         return True if abs(expected - answer - gap) <= STABLE_RTOL * abs(gap) else None
 
 

@@ -17,6 +17,8 @@ no upper bound on time.
 """
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
 from typing import Optional, Sequence
 
 #: the diagnosis kinds of SPEC section 5, most specific first
@@ -65,18 +67,43 @@ def diagnose(tree, answer_tree, variables: list[str], along: list[str],
         fn = H.compile_sympy(expr, symbols)
         for p, a in checks:
             v = H.value_at(fn, p)
-            if v is None or H.differ(v, a) and abs(v - a) > RTOL * max(abs(v), abs(a), 1):
+            # the mistake must give the answer to 12 digits, not just nearly (a third
+            # derivative off by 1 in 10^9 is not explained by a slip that cancels out)
+            if v is None or H.differ(v, a):
                 return False
         return True
 
     mistakes = sorted(rules.mistakes(tree), key=lambda m: KINDS.index(m.kind))
     for m in mistakes:
         try:
-            if matches(whole({id(m.node): m.derivative})):
-                return {"kind": m.kind, "detail": m.detail}
+            mistaken = whole({id(m.node): m.derivative})
+            if matches(mistaken):
+                detail = m.detail
+                if m.kind == "missing term":
+                    detail = _left_out(rules, m, whole({}) - mistaken, len(along))
+                return {"kind": m.kind, "detail": detail}
         except (TypeError, ValueError, ZeroDivisionError):
             continue
     return _scaled_or_shifted(whole({}), symbols, checks, H, rules)
+
+
+_ORDINAL = {1: "derivative", 2: "second derivative", 3: "third derivative"}
+
+
+def _left_out(rules, m, missing, order: int) -> str:
+    """A term left out of a sum, with its sign, and what is missing from the derivative of the
+    order asked (``missing``: the right derivative less the mistaken one)."""
+    node, sp = m.node, rules.sp
+    gap = rules.d(node, {}) - m.derivative
+    term = None
+    for child, s in ((node.left, 1), (node.right, 1 if node.op == "+" else -1)):
+        if sp.simplify(s * rules.d(child, {}) - gap) == 0:
+            term = s * rules.value(child)
+    what = _ORDINAL.get(order, f"derivative of order {order}")
+    missing = rules.render(sp.simplify(missing))
+    if term is None:
+        return f"a term of the sum is missing: its {what} is {missing}"
+    return f"the term {rules.render(term)} was left out: its {what}, {missing}, is missing"
 
 
 def _scaled_or_shifted(correct, symbols, checks, H, rules) -> Optional[dict]:
@@ -98,22 +125,48 @@ def scaled_or_shifted(pairs: list, derivative: str) -> Optional[dict]:
         nonzero = [(d, a) for d, a in pairs if d != 0]
         if len(nonzero) >= 2:
             ratios = [a / d for d, a in nonzero]
-            k = ratios[0]
-            if all(abs(r - k) <= RTOL * max(1, abs(k)) for r in ratios) and abs(k - 1) > RTOL:
-                if abs(k + 1) <= RTOL:
+            k = _exact(mp, ratios[0])
+            if k is not None and k != 1 and all(not H.differ(r, ratios[0]) for r in ratios):
+                if k == -1:
                     return {"kind": "sign", "detail": f"the sign is wrong: the derivative is "
                                                       f"{derivative}, and the answer is its "
                                                       f"negative"}
                 return {"kind": "constant factor",
-                        "detail": f"the answer is {_short(mp, k)} times the derivative "
+                        "detail": f"the answer is {k} times the derivative "
                                   f"{derivative}: a constant factor is wrong"}
         shifts = [a - d for d, a in pairs]
-        c = shifts[0]
-        if all(abs(s - c) <= RTOL * max(1, abs(c)) for s in shifts) and abs(c) > RTOL:
+        c = _exact(mp, shifts[0])
+        if c is not None and c != 0 and all(not H.differ(s, shifts[0]) for s in shifts):
             return {"kind": "extra term",
-                    "detail": f"the answer has an extra constant term {_short(mp, c)}: "
+                    "detail": f"the answer has an extra constant term {c}: "
                               f"the derivative is {derivative}"}
     return None
+
+
+def _exact(mp, value):
+    """``value`` as an exact fraction (``Fraction``, shown as ``3`` or ``-2/3``) when it is
+    one to 30 digits with a denominator up to 10**6, else None: a factor or a term the
+    diagnosis names is stated exactly or not at all."""
+    guess = Fraction(mp.nstr(value, 35, min_fixed=-mp.inf, max_fixed=mp.inf)
+                     ).limit_denominator(10 ** 6)
+    if abs(value - mp.mpf(guess.numerator) / guess.denominator) > \
+            mp.mpf(10) ** -30 * max(1, abs(value)):
+        return None
+    return _Exact(guess)
+
+
+class _Exact(Fraction):
+    """A fraction shown as people write it: ``3``, ``2.5`` (a decimal that ends), ``-2/3``."""
+
+    def __str__(self) -> str:
+        q = self.denominator
+        while q % 2 == 0:
+            q //= 2
+        while q % 5 == 0:
+            q //= 5
+        if self.denominator != 1 and q == 1:
+            return format(Decimal(self.numerator) / Decimal(self.denominator), "f")
+        return Fraction.__str__(self)
 
 
 class _Rules:

@@ -5,15 +5,20 @@ How a verdict is reached (docs/symbolic.md tells the same for users):
 1. *Numeric search* (fast, in-process, no SymPy): the tape engine evaluates EXPR, the
    derivative asked for and ANSWER in float64 at a few hundred points spread over the real
    line - round numbers first, magnitudes from 1e-6 to 1e6 of both signs, points just beside
-   round numbers (where singularities of homework functions sit), with one variable points
-   just inside the edges of the domain (found by bisection), and points on both sides of every
-   *breakpoint* (``breakpoints``: where an abs/relu/sign/max/min/floor/ceil of either text
-   breaks or a denominator vanishes, solved for numerically), so that a difference living on a
-   narrow interval is sampled.
+   round numbers (where singularities of homework functions sit) - and along a dense scan of
+   each variable's line (``dense_points``: 72,000 points with one variable, one vectorized
+   pass), so a feature narrower than the sample's spacing is seen; with one variable points
+   just inside the edges of the domain (found by bisection), and points on both sides of
+   every *breakpoint* (``breakpoints``: where an abs/relu/sign/max/min/floor/ceil of either
+   text breaks or a denominator vanishes, solved for numerically; all of them, or undecided
+   past ``MAX_BREAKPOINTS``), so that a difference living on a narrow interval is sampled.
+   Powers u^(p/q) with q odd are real on the whole line (``real_roots``).
 2. *High-precision confirmation* (``highprec``, 40 digits): every float disagreement is
    re-examined; it is a counterexample only if EXPR is differentiable there (see
    ``highprec.derivative_at``), both sides are real and finite, and their gap is the same
-   again at 80 digits (``highprec.difference_persists``); agreement is 24 equal digits.
+   again at twice the digits (``highprec.difference_persists``); agreement is 24 equal digits
+   of the two sides compared, whatever the size of EXPR (its digits are raised as far as it
+   is larger: ``Evidence.digits``).
    A spread sample of the float agreements, and the points beside breakpoints, are
    re-evaluated too (a difference below float resolution is still a difference). A confirmed
    counterexample: ``wrong`` (exit 1). Agreement at ``ENOUGH`` points: ``correct``
@@ -24,11 +29,16 @@ How a verdict is reached (docs/symbolic.md tells the same for users):
 3. *Symbolic proof*, only when the numbers are not decisive (too few points where the
    derivative exists): SymPy simplifies derivative - ANSWER within ``--timeout``; see
    ``verdict.settle``.
+4. *Every reading* (SPEC section 10): a text whose reading note names another plausible
+   reading (``ambiguous_readings``) is graded by the numbers under that reading too; verdicts
+   that differ make the verdict ``ambiguous`` (``_under_every_reading``).
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Optional
 
 import numpy as np
@@ -70,11 +80,14 @@ class Exercise:
     variables: list[str]
     along: list[str]
     read_as: Optional[dict] = None
-    #: the answer as typed and its reading notes (for ``other_reading``)
+    #: the texts as typed and their reading notes (for ``ambiguous_readings``)
     answer_text: str = ""
     answer_notes: tuple = ()
+    expression_notes: tuple = ()
     #: every reading note of both texts, as ``Verdict.notes`` carries them
     notes: list = field(default_factory=list)
+    #: the expression as read, for the derivative shown (``tree`` has ``real_roots``)
+    shown_tree: object = None
 
     @property
     def orders(self) -> list[int]:
@@ -133,8 +146,9 @@ def check(expression: str, answer: str, *, wrt: Optional[str] = None, order: int
                                "equation; add --implicit")
             exercise = _exercise(expression, answer, wrt, order)
             verdict = _verdict(exercise, timeout)
-            if verdict.correct is False:
-                verdict.note = other_reading(exercise)
+            if verdict.correct is not None:
+                verdict = _under_every_reading(verdict, exercise, expression, answer, wrt,
+                                               order)
             verdict.label = exercise.label
             verdict.read_as = exercise.read_as
             verdict.wrt = ",".join(dict.fromkeys(exercise.along))
@@ -165,9 +179,11 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
         raise CLIError(f"the answer uses {', '.join(map(repr, extra))}, which "
                        f"{'is' if len(extra) == 1 else 'are'} not in the expression "
                        f"(its variables: {', '.join(variables)})")
-    return Exercise(target.trees[0], answer_tree, variables, along,
+    return Exercise(real_roots(target.trees[0]), real_roots(answer_tree), variables, along,
                     {"expression": target.read_as, "answer": given.read_as},
+                    shown_tree=target.trees[0],
                     answer_text=answer, answer_notes=tuple(given.notes),
+                    expression_notes=tuple(target.notes),
                     notes=[*target.notes, *(f"--answer: {n}" for n in given.notes)])
 
 
@@ -188,49 +204,170 @@ def _stated_order(expression: str, answer: str, names, order: int) -> int:
     return order
 
 
-#: a reading note that names the other reading as text to type: ``read 1/2x as (1/2)*x
-#: (write 1/(2x) to divide by 2x)``
-_OTHER = (r"read (?P<typed>\S+) as .+ \(write (?P<other>\S+) "
-          r"(?:to divide by|for the other|for the power)")
+#: a reading note whose rule has another plausible reading (SPEC section 10), naming it as
+#: text to type: ``read 1/2x as (1/2)*x (write 1/(2x) to divide by 2x)``, ``read e^2x as
+#: (e**2)*x (write e^(2x) for the other reading)``, ``read x^1/2 as (x**1)/2 (write x^(1/2)
+#: for the power 1/2)``
+_OTHER = re.compile(r"read (?P<typed>.+?) as (?P<read>.+?) \(write (?P<other>\S+) "
+                    r"(?:to divide by|for the other reading|for the power)")
+#: a function's argument without brackets before a division: ``sin x/2``
+_ARGUMENT = re.compile(r"read (?P<typed>(?P<name>[a-z]+) (?P<rest>[^()]+/[^()]+)) as "
+                       r"(?P<read>.+?) \(a function without brackets takes the next factor")
+#: two-argument log, whose base GeoGebra and WolframAlpha put first
+_LOG = re.compile(r"read (?P<typed>log\((?P<a>[^,()]+),\s*(?P<b>[^,()]+)\)) as .*"
+                  r"WolframAlpha reads log\(b, x\)")
 
 
-def other_reading(exercise: Exercise) -> Optional[str]:
-    """For a wrong answer whose reading had a plausible other meaning (``1/2x``, ``e^2x``):
-    a sentence saying the answer is right when read the other way (each such reading on its
-    own, then all of them together), or None."""
-    import re
+@dataclass
+class Reading:
+    """One plausible reading of a piece of text: ``typed`` is read as ``this`` (text that
+    says it without the ambiguity) or as ``other``."""
 
-    others = []
-    for note in exercise.answer_notes:
-        found = re.match(_OTHER, note)
-        if found and found.group("typed") in exercise.answer_text:
-            others.append(found.group("typed", "other"))
-    tries = [[o] for o in others] + ([others] if len(others) > 1 else [])
-    for chosen in tries:
-        text = exercise.answer_text
-        for typed, other in chosen:
-            text = text.replace(typed, other, 1)
-        if _right_as(exercise, text):
-            meant = ", ".join(f"{typed} read as {other}" for typed, other in chosen)
-            return f"with {meant}, the answer is correct: write {text}"
+    typed: str
+    this: str
+    other: str
+
+
+def ambiguous_readings(text: str, notes) -> list[Reading]:
+    """The readings of ``text`` that SPEC section 10 calls ambiguous, from its reading notes:
+    a product after ``/``, an exponent or a fraction without brackets (``e^2x``, ``x^1/2``,
+    ``sin x/2``, ``√2x``) and ``log(a, b)``. Letter splits and the argument conventions of
+    section 4 (``sin 2x``) are what a teacher reads, not ambiguities."""
+    found = []
+    for note in notes:
+        if "\\" in text and "to divide by" in note:
+            continue        # typeset: a division meant whole is a \frac
+        match = _OTHER.match(note)
+        if match and match["typed"] in text and _plausible(match["typed"], note):
+            this = match["read"].replace("**", "^").replace("*", "")
+            found.append(Reading(match["typed"], this, match["other"]))
+            continue
+        match = _ARGUMENT.match(note)
+        # sin x/2 may be sin(x/2); ln x/x is not ln(x/x)
+        if match and match["typed"] in text and re.search(r"/\s*[\d.]+$", match["rest"]):
+            name, rest = match["name"], match["rest"].strip()
+            found.append(Reading(match["typed"], match["read"].replace("*", ""),
+                                 f"{name}({rest})"))
+            continue
+        match = _LOG.match(note)
+        if match and match["typed"] in text:
+            a, b = match["a"].strip(), match["b"].strip()
+            if re.search(r"[A-Za-z]", a) and re.fullmatch(r"[\d.]+", b):
+                continue        # log(x, 2): nobody means the base x of 2
+            found.append(Reading(match["typed"], _log_text(a, b), _log_text(b, a)))
+    return found
+
+
+def _plausible(typed: str, note: str) -> bool:
+    """Is the other reading a note names one that SPEC section 10 counts: a product after
+    ``/`` (``1/2x``), ``x^1/2``, ``√2x``, or a number exponent glued to a name (``e^2x``,
+    ``e^-2x``; not ``x^2(x^2+1)``, a power times a bracket)?"""
+    if "to divide by" in note or "for the power" in note or "√" in typed:
+        return True
+    # e^2x and 2^3x, whose exponent is often meant whole; x^2y is x²y to every reader
+    return re.match(r"(e|ℯ|[\d.]+)\^[-+]?[\d.]+[A-Za-zπθ]", typed) is not None
+
+
+def _log_text(of: str, base: str) -> str:
+    """log of ``of`` to the base ``base`` as text nobody reads two ways."""
+    simple = re.fullmatch(r"[A-Za-z]|\d+(\.\d+)?", base)
+    return f"log_{base}({of})" if simple else f"ln({of})/ln({base})"
+
+
+#: most alternative readings graded (each is one more numeric verdict)
+MOST_READINGS = 4
+
+
+def _under_every_reading(verdict: Verdict, exercise: Exercise, expression: str, answer: str,
+                         wrt: Optional[str], order: int) -> Verdict:
+    """SPEC section 10: a text read with a rule that has another plausible reading is graded
+    under each; when the verdicts differ, the verdict is ``ambiguous`` (``correct`` None), with
+    every reading, its verdict and how to write it."""
+    from ..expr import notes as N
+
+    choices = [("expression", r) for r in ambiguous_readings(expression,
+                                                             exercise.expression_notes)]
+    choices += [("answer", r) for r in ambiguous_readings(answer, exercise.answer_notes)]
+    if not choices:
+        return verdict
+    texts = {"expression": expression, "answer": answer}
+    written = {side: texts[side] for side in texts}
+    for side, r in choices:
+        written[side] = written[side].replace(r.typed, r.this, 1)
+    graded = [(written, exercise.read_as, verdict.correct)]
+    listener, N.listener = N.listener, None        # the notes of the texts were told once
+    try:
+        for side, r in choices[:MOST_READINGS]:
+            # the reading chosen first, then the others as read where they are still typed
+            other = dict(texts)
+            other[side] = other[side].replace(r.typed, r.other, 1)
+            for s2, r2 in choices:
+                if (s2, r2) != (side, r):
+                    other[s2] = other[s2].replace(r2.typed, r2.this, 1)
+            try:
+                alternative = _exercise(other["expression"], other["answer"], wrt, order)
+            except (ExprError, CLIError):
+                continue
+            graded.append((other, alternative.read_as, _numbers_say(alternative)))
+    finally:
+        N.listener = listener
+    if all(correct == verdict.correct for _, _, correct in graded):
+        return verdict
+    readings = [{"read_as": read_as, "correct": correct, "write": text}
+                for text, read_as, correct in graded]
+    said = "; ".join(f"{r.typed!r} as {r.this} or {r.other}" for _, r in choices)
+    return Verdict(None, verdict.method, verdict.expected, ambiguous=True, readings=readings,
+                   reason=f"ambiguous: the verdict depends on how the text is read ({said})")
+
+
+def _numbers_say(exercise: Exercise) -> Optional[bool]:
+    """The verdict of the numbers alone: False with a confirmed counterexample, True with
+    agreement at ``ENOUGH`` points, else None."""
+    try:
+        evidence = numeric_evidence(exercise)
+    except CLIError:
+        return None
+    if evidence.nowhere:
+        return None
+    if evidence.counterexample:
+        return False
+    return True if len(evidence.agree) >= ENOUGH else None
+
+
+def _exact(node) -> Optional[Fraction]:
+    """A constant written with numbers and + - * / as an exact fraction (decimals as typed),
+    else None."""
+    if isinstance(node, E.Number):
+        return Fraction(repr(node.value)) if np.isfinite(node.value) else None
+    if isinstance(node, E.Unary):
+        inner = _exact(node.operand)
+        return None if inner is None else (-inner if node.op == "-" else inner)
+    if isinstance(node, E.Binary) and node.op in "+-*/":
+        left, right = _exact(node.left), _exact(node.right)
+        if left is None or right is None or (node.op == "/" and right == 0):
+            return None
+        return {"+": left + right, "-": left - right, "*": left * right,
+                "/": left / right if node.op == "/" else None}[node.op]
     return None
 
 
-def _right_as(exercise: Exercise, text: str) -> bool:
-    """Is ``text``, read afresh, a right answer by the numbers?"""
-    from ..expr.parse import read
+def real_roots(tree):
+    """``tree`` with every power u^(p/q), q odd, read as textbooks read it: the real function
+    on the whole line (as ``∛``), ``|u|^(p/q)`` times ``sign(u)`` when p is odd. A principal
+    power is not real for u < 0, and only half of the line would be compared."""
+    def visit(node, kids):
+        node = E.rebuild(node, kids)
+        if not (isinstance(node, E.Binary) and node.op == "**"):
+            return node
+        power = _exact(node.right)
+        if power is None or power.denominator == 1 or power.denominator % 2 == 0:
+            return node
+        magnitude = E.Binary("**", E.Call("abs", (node.left,)), node.right)
+        if power.numerator % 2 == 0:
+            return magnitude
+        return E.Binary("*", E.Call("sign", (node.left,)), magnitude)
 
-    try:
-        tree = read(text, names=exercise.variables).tree
-    except ExprError:
-        return False
-    if set(E.free_variables(tree)) - set(exercise.variables):
-        return False
-    evidence = numeric_evidence(Exercise(exercise.tree, tree, exercise.variables,
-                                         exercise.along))
-    return evidence.counterexample is None and len(evidence.agree) >= ENOUGH
-
-
+    return E.fold(tree, visit)
 
 
 def _along(names: list[str], wrt: Optional[str], order: int) -> list[str]:
@@ -278,42 +415,45 @@ def candidate_points(width: int, seed: int = SEED) -> np.ndarray:
     return np.concatenate([first, mixed])
 
 
-#: fewer points than this where every side is defined: search the line more densely
-SPARSE = 64
-#: points of that denser search (with one variable; pairs, triples... drawn from them)
-DENSE = 4000
+#: the dense scan of a variable's line: (lo, hi, count) evenly spaced, then every magnitude
+#: from 1e-6 to 1e7 of both signs (LINE_DECADES points); a feature as narrow as the fine
+#: spacing (1e-3 near the origin) is seen
+LINE = [(-20.0, 20.0, 40_001), (-1000.0, 1000.0, 20_001)]
+LINE_DECADES = 6_000
+#: with several variables: each one's line, coarser, the others held at BASES values
+LINE_SEVERAL = [(-20.0, 20.0, 10_001), (-1000.0, 1000.0, 2_001)]
+LINE_DECADES_SEVERAL = 1_000
+BASES = [0.7, -1.3, 2.1, -0.4, 1.6, -2.5]
+
+
+def _line(spans, decades: int) -> np.ndarray:
+    sizes = np.logspace(-6, 7, decades)
+    return np.concatenate([np.linspace(lo, hi, n) for lo, hi, n in spans] + [sizes, -sizes])
 
 
 def dense_points(width: int, seed: int = SEED) -> np.ndarray:
-    """(n, width) points close together over every magnitude from 1e-6 to 1e7 (a domain as
-    narrow as [4000, 6000] or [-1e-4, 1e-4] holds some of them)."""
-    rng = np.random.default_rng(seed + 1)
-    side = np.concatenate([np.logspace(-6, 7, DENSE // 4), np.linspace(0, 20, DENSE // 4)])
-    line = np.concatenate([side, -side])
+    """(n, width) points of the dense scan: with one variable the whole line (``LINE``); with
+    several, each variable along its line with the others fixed, twice (``BASES``), so a
+    difference narrower than the spacing of ``candidate_points`` is still sampled."""
     if width == 1:
-        return line.reshape(-1, 1)
-    return rng.choice(line, size=(DENSE, width))
+        return _line(LINE, LINE_DECADES).reshape(-1, 1)
+    line = _line(LINE_SEVERAL, LINE_DECADES_SEVERAL)
+    blocks = []
+    for shift in (0, 1):
+        base = [BASES[(j + shift * width) % len(BASES)] for j in range(width)]
+        for axis in range(width):
+            block = np.tile(base, (len(line), 1))
+            block[:, axis] = line
+            blocks.append(block)
+    return np.concatenate(blocks)
 
 
 def _engine(tree, variables: list[str], points: np.ndarray, along: list[str]):
     """``tree`` and its derivative along ``along`` (tape engine) at every point: two (n,)
     arrays (the derivative is None when ``along`` is empty)."""
-    from ..calculus.derivatives import components, run
-    from ..calculus.derivatives import Points
-    from ..calculus.targets import Target
+    from ..calculus.derivatives import values_at
 
-    if not len(points):
-        return np.empty(0), (np.empty(0) if along else None)
-    wrt = list(dict.fromkeys(along))
-    target = Target("", "expression", variables, [tree], [""])
-    arrays = {n: points[:, i].copy() for i, n in enumerate(variables)}
-    pts = Points(variables, arrays, len(points))
-    if not along:
-        return np.ravel(run(target, pts, variables, [], "partials", 1).value), None
-    comps = components(variables, wrt, {n: None for n in variables})
-    key = tuple(sorted(wrt.index(n) for n in along))
-    outcome = run(target, pts, variables, comps, "partials", len(along))
-    return np.ravel(outcome.value), np.ravel(outcome.partials[key])
+    return values_at(tree, variables, points, along)
 
 
 def _engine_values(exercise: Exercise, points: np.ndarray) -> np.ndarray:
@@ -323,6 +463,18 @@ def _engine_values(exercise: Exercise, points: np.ndarray) -> np.ndarray:
     return np.stack([f, d, a])
 
 
+def _edges(exercise: Exercise, good: np.ndarray, bad: np.ndarray) -> np.ndarray:
+    """With one variable: between each ``good`` x (where f and the derivative are defined)
+    and its ``bad`` neighbour, the last defined x found by bisection."""
+    for _ in range(60):
+        mid = 0.5 * (good + bad)
+        with np.errstate(all="ignore"):
+            v = _engine_values(exercise, mid.reshape(-1, 1))
+        inside = np.isfinite(v[0]) & np.isfinite(v[1])
+        good, bad = np.where(inside, mid, good), np.where(inside, bad, mid)
+    return good
+
+
 def _edge_points(exercise: Exercise, points: np.ndarray, values: np.ndarray) -> np.ndarray:
     """With one variable: points just inside each edge of the float domain of f and its
     derivative (bisection between neighbouring defined and undefined points)."""
@@ -330,37 +482,102 @@ def _edge_points(exercise: Exercise, points: np.ndarray, values: np.ndarray) -> 
         return np.empty((0, points.shape[1]))
     x = points[:, 0]
     ok = np.isfinite(values[0]) & np.isfinite(values[1])
-    order = np.argsort(x)
+    order = np.argsort(x, kind="stable")
     xs, oks = x[order], ok[order]
     switch = np.nonzero(oks[1:] != oks[:-1])[0]
     if not len(switch):
         return np.empty((0, 1))
     good = np.where(oks[switch], xs[switch], xs[switch + 1])
     bad = np.where(oks[switch], xs[switch + 1], xs[switch])
-    for _ in range(60):
-        mid = 0.5 * (good + bad)
-        with np.errstate(all="ignore"):
-            v = _engine_values(exercise, mid.reshape(-1, 1))
-        inside = np.isfinite(v[0]) & np.isfinite(v[1])
-        good, bad = np.where(inside, mid, good), np.where(inside, bad, mid)
+    edge = _edges(exercise, good, bad)
     out = []
-    for g, b in zip(good, bad):
+    for g, b in zip(edge, bad):
         direction = 1.0 if g > b else -1.0
         for k in (3, 6, 9):
-            out.append(b + direction * 10.0 ** -k * (1 + abs(b)))
+            out.append(g + direction * 10.0 ** -k * (1 + abs(g)))
     return np.array(out).reshape(-1, 1)
+
+
+def compared_part(exercise: Exercise, points: np.ndarray, valid: np.ndarray) -> Optional[str]:
+    """Where the sides could be compared, when that is not the whole line: ``"x > 0"``,
+    ``"-1 < x < 1"``, ``"x < -1 or x > 1"``; with several variables the share of the scanned
+    points where every side is real. None when every side is real on all of the line but
+    isolated points (1/x at 0)."""
+    width = points.shape[1]
+    if width != 1:
+        share = valid.mean() if len(valid) else 0.0
+        if share >= 0.995:
+            return None
+        return (f"only where every side is real ({100 * share:.3g}% of the points scanned "
+                f"along each variable's line)")
+    x = points[:, 0]
+    order = np.argsort(x, kind="stable")
+    xs, oks = x[order], valid[order]
+    if not oks.any():
+        return None
+    change = np.nonzero(oks[1:] != oks[:-1])[0] + 1
+    bounds = np.concatenate([[0], change, [len(xs)]])
+    runs = [[lo, hi - 1] for lo, hi in zip(bounds[:-1], bounds[1:]) if oks[lo]]
+    # real at single points only (x^x at negative integers): no part of the line
+    runs = [r for r in runs if xs[r[0]] != xs[r[1]]] or runs
+    merged = [runs[0]]
+    for lo, hi in runs[1:]:
+        # undefined at one place only (1/x at 0): not a gap in the line
+        if xs[merged[-1][1] + 1] == xs[lo - 1]:
+            merged[-1][1] = hi
+        else:
+            merged.append([lo, hi])
+    if merged[0][0] == 0 and merged[-1][1] == len(xs) - 1 and len(merged) == 1:
+        return None
+    inside, outside = [], []
+    for lo, hi in merged:
+        for i, j in ((lo, lo - 1), (hi, hi + 1)):
+            if 0 <= j < len(xs):
+                inside.append(xs[i])
+                outside.append(xs[j])
+    edge = dict(zip(map(float, inside), _edges(exercise, np.array(inside, dtype=float),
+                                               np.array(outside, dtype=float))))
+    name = exercise.variables[0]
+    parts = []
+    for lo, hi in merged:
+        left = _round_edge(edge[float(xs[lo])]) if lo > 0 else None
+        right = _round_edge(edge[float(xs[hi])]) if hi < len(xs) - 1 else None
+        parts.append(f"{left} < {name} < {right}" if left is not None and right is not None
+                     else f"{name} > {left}" if left is not None else f"{name} < {right}")
+    if len(parts) > 4:
+        near = min(range(len(merged)), key=lambda k: abs(xs[merged[k][0]]))
+        return (f"{len(parts)} intervals of {name} from {xs[0]:.6g} to {xs[-1]:.6g}, e.g. "
+                f"{parts[near]}")
+    return " or ".join(parts)
+
+
+def _round_edge(value: float) -> str:
+    """An edge found by bisection as a reader would write it: a simple fraction when it is one
+    to 9 digits, else 6 significant digits."""
+    from fractions import Fraction
+
+    value = float(value)
+    simple = Fraction(value).limit_denominator(12)
+    if abs(simple.numerator) <= 10_000 and abs(float(simple) - value) <= 1e-9 * (1 + abs(value)):
+        return str(simple)
+    return f"{value:.6g}"
 
 
 #: functions that break where their argument is 0 (``max``/``min``: where both arguments are
 #: equal; ``floor``/``ceil``: where it is an integer)
 BREAKING = {"abs", "relu", "sign", "max", "min", "floor", "ceil"}
-#: breakpoints kept per exercise (spread over the ones found), and the high-precision checks
-#: spent on the points beside them
-MAX_BREAKPOINTS = 48
+#: breakpoints beyond this many make a verdict undecided (every one found is sampled in
+#: floats on both sides; this bounds the memory of that), and the high-precision checks spent
+#: on the points beside them, spread over all of them
+MAX_BREAKPOINTS = 200_000
 BREAK_CHECKS = 64
 #: Newton steps and bisection halvings of the breakpoint search
 NEWTON_STEPS = 30
 HALVINGS = 60
+
+
+class TooManyBreakpoints(Exception):
+    """More breakpoints than can be sampled (``MAX_BREAKPOINTS``)."""
 
 
 def breaking_arguments(*trees) -> list[tuple[object, bool]]:
@@ -426,14 +643,18 @@ def _bisect_changes(g, stepwise: bool, variables: list[str], points: np.ndarray)
     return hi.reshape(-1, 1)
 
 
-def breakpoints(exercise: Exercise, points: np.ndarray) -> np.ndarray:
-    """Where a piecewise part of EXPR or ANSWER breaks (``breaking_arguments``), found
-    numerically from the sample ``points``, and points on both sides of each at three
-    distances and midway between neighbouring ones (one variable): a difference that lives
-    on a narrow interval is then sampled."""
+def breakpoints(exercise: Exercise, points: np.ndarray,
+                line: Optional[np.ndarray] = None) -> np.ndarray:
+    """Where a piecewise part of EXPR or ANSWER breaks (``breaking_arguments``): Newton's
+    method from the sample ``points`` and, with one variable, every change of side between
+    neighbouring points of the dense ``line`` (bisected). Returns points on both sides of every
+    one found at three distances, and midway between neighbouring ones (one variable): a
+    difference that lives on a narrow interval is then sampled. None is left out;
+    ``TooManyBreakpoints`` when there are more than ``MAX_BREAKPOINTS``."""
     variables = exercise.variables
     width = len(variables)
     roots = [np.empty((0, width))]
+    scan = points if line is None else np.concatenate([points, line])
     for g, stepwise in breaking_arguments(exercise.tree, exercise.answer):
         v, _ = _engine(g, variables, points, [])
         finite = np.isfinite(v)
@@ -442,29 +663,34 @@ def breakpoints(exercise: Exercise, points: np.ndarray) -> np.ndarray:
         for axis in range(width):
             for level in levels:
                 roots.append(_solve_along(g, variables, axis, starts, level))
-        roots.append(_bisect_changes(g, stepwise, variables, points))
+        roots.append(_bisect_changes(g, stepwise, variables, scan))
     found = np.concatenate(roots)
     found = found[np.all(np.isfinite(found), axis=1)]
     if not len(found):
         return np.empty((0, width))
     found = np.unique(np.round(found, 12), axis=0)
     if len(found) > MAX_BREAKPOINTS:
-        found = found[np.linspace(0, len(found) - 1, MAX_BREAKPOINTS).round().astype(int)]
-    out = []
+        raise TooManyBreakpoints(len(found))
+    out = [np.empty((0, width))]
     if width == 1:
         xs = np.sort(found[:, 0])
-        out += [np.array([m]) for m in 0.5 * (xs[1:] + xs[:-1])]
+        out.append((0.5 * (xs[1:] + xs[:-1])).reshape(-1, 1))
     for k in (3, 6, 9):
-        for r in found:
-            for axis in range(width):
-                for direction in (1.0, -1.0):
-                    q = r.copy()
-                    q[axis] += direction * 10.0 ** -k * (1 + abs(r[axis]))
-                    out.append(q)
-    return np.array(out, dtype=float).reshape(-1, width)
+        for axis in range(width):
+            step = 10.0 ** -k * (1 + np.abs(found[:, axis]))
+            for direction in (1.0, -1.0):
+                q = found.copy()
+                q[:, axis] += direction * step
+                out.append(q)
+    return np.concatenate(out)
 
 
 # --------------------------------------------------------------------------- the verdict
+
+#: the most digits added to a high-precision evaluation for a function much larger than
+#: the two sides compared
+MAX_EXTRA_DIGITS = 160
+
 
 class Evidence:
     """High-precision findings at sample points."""
@@ -484,34 +710,67 @@ class Evidence:
         self.answer_missing: Optional[dict] = None
         #: (points, float derivative there) where every side is defined
         self.derivative_values = (np.empty((0, len(exercise.variables))), np.empty(0))
+        #: where the sides could be compared when not on the whole line (``compared_part``)
+        self.compared: Optional[str] = None
+        #: why nothing can be compared at all (the function is real nowhere), or None
+        self.nowhere: Optional[str] = None
+
+    def digits(self, point, answer) -> int:
+        """The precision at ``point``: 40 digits more as many as f is larger than the answer
+        (x^2 + 10^40 against 2x + 1000: the derivative must be taken out of f's digits, and
+        the agreement is measured on the size of the two sides, not of f)."""
+        H = self.H
+        f = H.value_at(self.f, point)
+        if f is None:
+            return H.DIGITS
+        mp = H.mpmath()
+        extra = mp.log10(abs(f) + 1) - mp.log10(abs(answer) + 1)
+        return H.DIGITS + int(min(MAX_EXTRA_DIGITS, max(0, mp.ceil(extra))))
 
     def examine(self, point) -> None:
         """Record whether the answer agrees at ``point`` (a float tuple); stop at the first
         confirmed difference. Agreement needs one central estimate of the derivative; a
-        difference is trusted only after the differentiability probes."""
+        difference is trusted only after the differentiability probes. Both are judged on the
+        scale of the derivative and the answer."""
         H = self.H
         p = H.at(point)
         a = H.value_at(self.a, p)
         if a is None:
             return
-        scale = H.value_at(self.f, p) or 0
+        digits = self.digits(p, a)
+        if digits > H.DIGITS:
+            a = H.value_at(self.a, p, digits)
         orders = self.exercise.orders
-        d = H.derivative_at(self.f, p, orders, probe=False)
-        if d is not None and H.agree(d, a, scale):
+        d = H.derivative_at(self.f, p, orders, probe=False, digits=digits)
+        if d is not None and H.agree(d, a, 0, min(digits, H.DIGITS)):
             self.agree.append(tuple(point))
             return
-        d = H.derivative_at(self.f, p, orders)
+        d = H.derivative_at(self.f, p, orders, digits=digits)
         if d is None:
             return
         # a gap is trusted only when it is the same at twice the digits: a tiny one may be
         # rounding, a large one noise where 40 digits are not enough for the arguments
-        real = H.difference_persists(self.f, self.a, p, orders, d - a, scale)
+        with H.mpmath().workdps(digits):
+            gap = d - a
+        real = H.difference_persists(self.f, self.a, p, orders, gap, 0, 2 * digits)
         if real:
             self.counterexample = {"at": dict(zip(self.exercise.variables, map(float, point))),
                                    "answer": float(a), "expected": float(d)}
-            self.gap = H.shown(abs(d - a))
+            self.gap = H.shown(abs(gap))
         elif real is False:
             self.agree.append(tuple(point))
+
+    def real_somewhere(self, points: np.ndarray) -> bool:
+        """Is f, and its derivative, real at one of ``points`` in high precision (where floats
+        overflowed or failed)?"""
+        H = self.H
+        orders = self.exercise.orders
+        for point in points:
+            p = H.at(point)
+            if H.value_at(self.f, p) is not None and \
+                    H.derivative_at(self.f, p, orders, probe=False) is not None:
+                return True
+        return False
 
 
 def _spread(indices: np.ndarray, points: np.ndarray, count: int) -> list[int]:
@@ -526,38 +785,83 @@ def _spread(indices: np.ndarray, points: np.ndarray, count: int) -> list[int]:
     return head + [int(by_size[i]) for i in picks]
 
 
+#: float disagreements examined first in sample order (round numbers, readable), the rest of
+#: ``CANDIDATES`` by the size of the gap relative to the two sides
+ROUND_SUSPECTS = 8
+#: points times expression nodes of the dense scan, at most
+LINE_WORK = 20_000_000
+#: points tried in high precision when f is real at no float point
+NOWHERE_CHECKS = 24
+
+
 def numeric_evidence(exercise: Exercise) -> Evidence:
     """Steps 1 and 2 of the module docstring."""
-    points = candidate_points(len(exercise.variables))
+    width = len(exercise.variables)
+    sample = candidate_points(width)
+    line = dense_points(width)
+    # a very large expression (a sum of 3000 terms) gets a thinner scan: its cost is points
+    # times nodes
+    nodes = len(E.postorder(exercise.tree)) + len(E.postorder(exercise.answer))
+    if nodes * len(line) > LINE_WORK:
+        line = line[np.linspace(0, len(line) - 1, max(2000, LINE_WORK // nodes)).astype(int)]
+    points = np.concatenate([sample, line])
+    evidence = Evidence(exercise)
     with np.errstate(all="ignore"):
         values = _engine_values(exercise, points)
-        if np.count_nonzero(np.all(np.isfinite(values), axis=0)) < SPARSE:
-            dense = dense_points(len(exercise.variables))
-            points = np.concatenate([points, dense])
-            values = np.concatenate([values, _engine_values(exercise, dense)], axis=1)
-        extra = [_edge_points(exercise, points, values), breakpoints(exercise, points)]
         first_extra = len(points)
-        for more in extra:
+        try:
+            found = breakpoints(exercise, sample, line)
+        except TooManyBreakpoints as many:
+            raise CLIError(f"undecided: the two sides break (abs, floor, sign, max...) at more "
+                           f"than {MAX_BREAKPOINTS:,} places ({many.args[0]:,} found), too many "
+                           f"to sample on both sides", UNDECIDED) from None
+        for more in (_edge_points(exercise, points, values), found):
             if len(more):
                 points = np.concatenate([points, more])
                 values = np.concatenate([values, _engine_values(exercise, more)], axis=1)
         f, d, a = values
         valid = np.isfinite(f) & np.isfinite(d) & np.isfinite(a)
-        apart = np.abs(d - a) > 1e-7 * np.maximum(np.abs(d), np.abs(a)) + 1e-12
-    evidence = Evidence(exercise)
+        size = np.maximum(np.abs(d), np.abs(a))
+        gap = np.abs(d - a)
+        apart = gap > 1e-7 * size + 1e-12
+    on_line = slice(len(sample), first_extra)
+    # for the part of the line compared, an overflow (2^x past x = 1024) is real, only large
+    real = ~np.isnan(f) & ~np.isnan(d) & ~np.isnan(a)
+    tried = sample[_spread(np.arange(len(sample)), sample, NOWHERE_CHECKS)]
+    if not np.any(np.isfinite(f) & np.isfinite(d)) and not evidence.real_somewhere(tried):
+        evidence.nowhere = (f"the expression, or its derivative, is not a real number at any "
+                            f"of the {len(points):,} points tried (every magnitude from 1e-6 "
+                            f"to 1e7, both signs), so there is nothing to compare the answer "
+                            f"with")
+        return evidence
+    evidence.compared = compared_part(exercise, points[on_line], real[on_line])
     evidence.defined = [tuple(p) for p in points[np.nonzero(valid)[0][:12]]]
     answer_missing = np.nonzero(np.isfinite(f) & np.isfinite(d) & ~np.isfinite(a))[0]
     if len(answer_missing):
         evidence.answer_missing = dict(zip(exercise.variables,
                                            map(float, points[answer_missing[0]])))
-    evidence.derivative_values = (points[valid], d[valid])
-    suspects = np.nonzero(valid & apart)[0][:CANDIDATES]
+    # the derivative shown is checked at the sample (the dense scan passes close to poles,
+    # where float values of equal functions part), the dense scan only where it must
+    shown_at = np.nonzero(valid)[0]
+    if np.count_nonzero(shown_at < len(sample)) >= ENOUGH:
+        shown_at = shown_at[shown_at < len(sample)]
+    evidence.derivative_values = (points[shown_at], d[shown_at])
+    flagged = np.nonzero(valid & apart)[0]
+    first = [int(i) for i in flagged[flagged < len(sample)][:ROUND_SUSPECTS]]
+    rest = flagged[~np.isin(flagged, first)]
+    with np.errstate(all="ignore"):
+        relative = gap[rest] / (size[rest] + 1e-300)
+    worst = rest[np.argsort(-relative, kind="stable")][:CANDIDATES - len(first)]
     agreeing = np.nonzero(valid & ~apart)[0]
-    sampled = agreeing[agreeing < first_extra]
+    sampled = agreeing[agreeing < len(sample)]
     beside = agreeing[agreeing >= first_extra]
     if len(beside) > BREAK_CHECKS:
         beside = beside[np.linspace(0, len(beside) - 1, BREAK_CHECKS).round().astype(int)]
-    for i in list(suspects) + _spread(sampled, points, SAMPLED) + list(beside):
+    lined = agreeing[(agreeing >= len(sample)) & (agreeing < first_extra)]
+    # the dense line fills in where few of the sample points are in the domain
+    checks = _spread(sampled, points, SAMPLED) + \
+        _spread(lined, points, max(SAMPLED // 4, SAMPLED - len(sampled)))
+    for i in first + list(worst) + checks + list(beside):
         evidence.examine(tuple(points[i]))
         if evidence.counterexample:
             break
@@ -571,6 +875,14 @@ def _verdict(exercise: Exercise, timeout: float) -> Verdict:
     rule for (and proves the agreement on the way when expanding does). Only when the numbers
     are not decisive does the verdict wait for SymPy's proof."""
     evidence = numeric_evidence(exercise)
+    if evidence.nowhere:
+        raise CLIError(f"undecided: {evidence.nowhere}", UNDECIDED)
+    verdict = _decide(exercise, evidence, timeout)
+    verdict.compared_on = evidence.compared
+    return verdict
+
+
+def _decide(exercise: Exercise, evidence: Evidence, timeout: float) -> Verdict:
     args = (exercise.tree, exercise.answer, exercise.variables, exercise.along)
     agree = len(evidence.agree)
     polish = time.monotonic() + min(timeout, POLISH)
@@ -584,6 +896,8 @@ def _verdict(exercise: Exercise, timeout: float) -> Verdict:
         else:
             found = optional_work(polish, _shown_and_diagnosed, *args, points)
             expected, diagnosis = found or (_raw_in_time(args), None)
+        # a slip of a rule is the likelier story; failing one, another order's derivative
+        diagnosis = diagnosis or _wrong_order(exercise, evidence, points)
         return Verdict(False, "numeric", expected, evidence.counterexample, agree,
                         diagnosis=diagnosis, gap=evidence.gap)
     if agree >= ENOUGH:
@@ -601,6 +915,56 @@ def _verdict(exercise: Exercise, timeout: float) -> Verdict:
                   (_tidy_derivative, _raw_derivative), timeout, hint=hint)
 
 
+_ORDINALS = ["function itself", "first derivative", "second derivative", "third derivative"]
+
+
+def _ordinal(k: int) -> str:
+    return _ORDINALS[k] if k < len(_ORDINALS) else f"derivative of order {k}"
+
+
+def _wrong_order(exercise: Exercise, evidence: Evidence, points: list) -> Optional[dict]:
+    """The ``wrong order`` diagnosis: with one variable differentiated n times, the answer is
+    the function or its derivative of another order (n - 1, n + 1, ...), equal to it in high
+    precision at the counterexample and at the points where it was checked; else None."""
+    H = evidence.H
+    along = exercise.along
+    if len(set(along)) != 1:
+        return None
+    n, axis = len(along), exercise.variables.index(along[0])
+    for k in (n - 1, n + 1, n - 2, n + 2, 0):
+        if k < 0 or k == n or k > n + 2:
+            continue
+        orders = [k if i == axis else 0 for i in range(len(exercise.variables))]
+        matched = 0
+        for point in points:
+            p = H.at(point)
+            a = H.value_at(evidence.a, p)
+            d = H.value_at(evidence.f, p) if k == 0 else H.derivative_at(evidence.f, p, orders)
+            if a is None or d is None:
+                continue
+            if H.differ(d, a):
+                matched = -1
+                break
+            matched += 1
+        if matched >= 2:
+            what = _ordinal(k)
+            return {"kind": "wrong order",
+                    "detail": f"the answer is the {what}, not the {_ordinal(n)}" +
+                              ("" if k == 0 else f": {_shown_order(exercise, k)}")}
+    return None
+
+
+def _shown_order(exercise: Exercise, k: int) -> str:
+    """``d/dx x^3 = 3*x**2``: the derivative of order k, as treediff writes it."""
+    from ..calculus.treediff import derivative
+    from ..expr.printer import read_as
+
+    tree = derivative(exercise.shown_tree or exercise.tree, exercise.along[:1] * k)
+    name = exercise.along[0]
+    label = "d/d" + name if k == 1 else f"d{k}/d{name}{k}"
+    return f"{label} = {read_as(tree)}" if tree is not None else label
+
+
 #: where the agreeing points lie, for the notes
 WHERE = "spread over the domain"
 #: how closely the derivative shown must match the engine's at the sample points
@@ -613,7 +977,7 @@ def _plain_derivative(exercise: Exercise, evidence: Evidence) -> Optional[str]:
     from ..expr.printer import read_as
     from ..calculus.treediff import derivative
 
-    tree = derivative(exercise.tree, exercise.along)
+    tree = derivative(exercise.shown_tree or exercise.tree, exercise.along)
     if tree is None:
         return None
     points, d = evidence.derivative_values

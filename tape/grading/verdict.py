@@ -59,6 +59,13 @@ class Verdict:
     ambiguous: bool = False
     #: why the verdict is undecided (``correct`` is None)
     reason: Optional[str] = None
+    #: where the two sides were compared when that is not the whole real line (``"x > 0"``:
+    #: elsewhere a side is not real), else None
+    compared_on: Optional[str] = None
+    #: with ``ambiguous``: every reading, ``{"read_as": {"expression", "answer"}, "correct",
+    #: "write": {"expression", "answer"}}`` (the texts written so that nobody reads them
+    #: another way), the reading as read first
+    readings: Optional[list] = None
 
     def to_dict(self) -> dict:
         """The JSON document of ``tape check`` (SPEC sections 3, 5 and 8)."""
@@ -68,6 +75,11 @@ class Verdict:
         doc.update({"answer": self.answer, "correct": self.correct, "method": self.method,
                     "expected": self.expected, "counterexample": self.counterexample,
                     "diagnosis": self.diagnosis, **self.extra})
+        if self.compared_on:
+            doc["compared_on"] = self.compared_on
+        if self.ambiguous:
+            doc["ambiguous"] = True
+            doc["readings"] = self.readings
         if self.note:
             doc["warnings"] = [self.note]
         return doc

@@ -38,10 +38,12 @@ def check(
     verdict = grade_answer(expression, answer, wrt=wrt, order=order, timeout=timeout,
                            implicit=implicit, dependent=dependent,
                            antiderivative=antiderivative, constant=constant)
-    if verdict.correct is None:
+    if verdict.correct is None and not verdict.ambiguous:
         output.abort(verdict.reason, UNDECIDED)
     output.render(CheckResult(verdict, expression, answer, verdict.wrt, order),
                   output.resolve_format(fmt))
+    if verdict.ambiguous:
+        output.abort(code=UNDECIDED)
     if not verdict.correct:
         output.abort(code=CHECK_FAILED)
 
@@ -69,7 +71,7 @@ class CheckResult(output.FieldsResult):
 
     def rows(self):
         d = self.decision
-        yield [[_word(d.correct), d.method, d.expected or ""]]
+        yield [["ambiguous" if d.ambiguous else _word(d.correct), d.method, d.expected or ""]]
 
     def lines(self):
         yield "".join(line + "\n" for line in
@@ -86,6 +88,8 @@ def _word(correct: Optional[bool]) -> str:
 def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
     from ...expr.notation import asks_for_derivative
 
+    if decision.ambiguous:
+        return _readings(decision)
     if decision.extra.get("kind") == "antiderivative":
         return _explain_antiderivative(decision)
     lines = [_word(decision.correct)]
@@ -98,9 +102,27 @@ def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
         if decision.gap and _alike(c["answer"], c["expected"]):
             line += f" (apart by {decision.gap}, beyond the digits shown)"
         lines.append(line)
+    if decision.compared_on:
+        lines.append(f"compared only where both sides are real: {decision.compared_on}")
     if decision.expected is not None:
-        asked = expression if asks_for_derivative(expression) else f"{d} {expression}"
+        asked = f"{d} {expression}"
+        if asks_for_derivative(expression):
+            # the text's own d/dx names the derivative only when it is the one asked for
+            # (not with --order 2 after it)
+            shown = (decision.read_as or {}).get("expression") or expression
+            asked = expression if expression.strip().startswith(f"{d} ") else f"{d} {shown}"
         lines.append(f"{asked} = {decision.expected}")
+    return lines
+
+
+def _readings(decision) -> list[str]:
+    """An ambiguous verdict: why, then each reading written so that it reads one way only, with
+    its verdict."""
+    lines = [decision.reason]
+    for reading in decision.readings:
+        write = reading["write"]
+        lines.append(f"  {_word(reading['correct'])} when written {write['expression']!r} "
+                     f"with --answer {write['answer']!r}")
     return lines
 
 
