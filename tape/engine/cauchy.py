@@ -30,7 +30,7 @@ import warnings
 
 import numpy as np
 
-from .taylor import EPS, SAFETY
+from .taylor import EPS, SAFETY, inaccurate, taylor_coefficients
 
 #: radii tried, as multiples of the first guess (the radius the Taylor coefficients suggest):
 #: close steps, so that two neighbours are both near the best radius and their difference
@@ -49,8 +49,6 @@ def improve(f, points, order, coeffs, errors):
     Cauchy integral's where that one's estimated error is smaller. Only the points with a
     coefficient of order 2 or more above 1e-8 relative are tried, CHUNK at a time. ``f`` maps a
     complex tensor of points elementwise."""
-    from .taylor import inaccurate
-
     K = order + 1
     shape = np.shape(coeffs)
     a = np.asarray(points, dtype=np.float64).reshape(-1)                    # (P,)
@@ -124,3 +122,17 @@ def _first_radius(c, e):
         log_rho = np.where(good, np.log2(np.abs(c[1:])) / k, -np.inf).max(axis=0)
     r = np.where(np.isfinite(log_rho), np.exp2(-np.round(log_rho)), 1.0)
     return np.clip(r, 2.0 ** -40, 2.0 ** 40)
+
+
+def coefficients_with_errors(f, x, order):
+    """``(coefficients, errors)``, each of shape ``(order+1,) + x.shape``: the Taylor
+    coefficients c_k = f^(k)(x)/k! about each real point of ``x`` with their estimated absolute
+    errors, as ``taylor_coefficients(..., return_error=True)`` gives them, except that those
+    whose estimate is above 1e-8 relative are taken from Cauchy's integral where that one is
+    better (``improve``: f holomorphic around the point). ``f`` acts elementwise. What a
+    Taylor polynomial (``tape taylor``) prints, each coefficient checked."""
+    coeffs, errors = taylor_coefficients(f, x, order, return_error=True)
+    if (order >= 2 and np.isrealobj(coeffs) and np.isrealobj(x)
+            and inaccurate(coeffs[2:], errors[2:]).any()):
+        coeffs, errors = improve(f, x, order, coeffs, errors)
+    return coeffs, errors

@@ -15,7 +15,7 @@ built-in op has one; through an op without one (a user's ``primitive`` defined w
 Recurrences can cancel (a quotient at high order loses every digit), so Taylor mode can also
 estimate its own error: ``perturbed_coefficients`` replays the recorded pass with every
 coefficient perturbed as rounding would, and the spread says how many digits are left
-(``correct_digits``, ``inaccurate``); ``coefficients_with_errors`` then recomputes the doubtful
+(``correct_digits``, ``inaccurate``); ``cauchy.coefficients_with_errors`` then recomputes the doubtful
 ones from Cauchy's integral where f is holomorphic (``cauchy.py``; docs/higher.md).
 """
 from __future__ import annotations
@@ -42,21 +42,6 @@ def taylor_coefficients(f, x, order, *, return_error=False):
     if not return_error:
         return coeffs
     return coeffs, error_from_deltas(coeffs, deltas)
-
-
-def coefficients_with_errors(f, x, order):
-    """``(coefficients, errors)``, each of shape ``(order+1,) + x.shape``: the Taylor
-    coefficients c_k = f^(k)(x)/k! about each real point of ``x`` with their estimated absolute
-    errors, as ``taylor_coefficients(..., return_error=True)`` gives them, except that those
-    whose estimate is above 1e-8 relative are taken from Cauchy's integral where that one is
-    better (``cauchy.improve``: f holomorphic around the point). ``f`` acts elementwise. What a
-    Taylor polynomial (``tape taylor``) prints, each coefficient checked."""
-    coeffs, errors = taylor_coefficients(f, x, order, return_error=True)
-    if (order >= 2 and np.isrealobj(coeffs) and np.isrealobj(x)
-            and inaccurate(coeffs[2:], errors[2:]).any()):
-        from .cauchy import improve
-        coeffs, errors = improve(f, x, order, coeffs, errors)
-    return coeffs, errors
 
 
 #: Relative size of the perturbation of every op's output coefficients in the replays that

@@ -200,7 +200,7 @@ def test_points_are_improved_one_by_one():
 
 
 def test_every_coefficient_with_its_error():
-    from tape.engine.taylor import coefficients_with_errors
+    from tape.engine.cauchy import coefficients_with_errors
     g = lambda x: x / (mp.exp(x) - 1)
     coeffs, errors = coefficients_with_errors(lambda x: x / (tf.exp(x) - 1), np.float64(0.5), 16)
     want = mp.taylor(g, mp.mpf(0.5), 16)
