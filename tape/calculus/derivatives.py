@@ -132,7 +132,7 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
         if not comps:
             return Outcome(value_only(fn, chunk_arrays))
         if order > 1 and len(comps) == 1:
-            taylor = single_derivative(fn, chunk_arrays, comps[0], order)
+            taylor = single_derivative(fn, chunk_arrays, comps[0], order, return_error=True)
             if taylor is not None:
                 value, parts, errors = taylor
                 _warn_of_digits(parts, errors, order)
@@ -141,7 +141,7 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
             value = value_only(fn, chunk_arrays)
             parts, errors = taylor_partials(
                 lambda count: target.batched(variables, sizes, count), chunk_arrays, comps,
-                order)
+                order, return_error=True)
             _warn_of_digits(parts, errors, order)
             return Outcome(value, parts)
         if order > NESTED_MAX_ORDER:
@@ -379,9 +379,9 @@ def partials(fn, arrays: list[np.ndarray], comps: list[Component], order: int):
 
 
 def taylor_partials(batched: Callable, arrays: list[np.ndarray], comps: list[Component],
-                    order: int) -> tuple[dict, dict]:
-    """``({multiset: array (N,)}, errors alike)``: every distinct partial of ``order`` of an
-    expression, with Taylor mode's estimate of its rounding error, with
+                    order: int, return_error: bool = False):
+    """``{multiset: array (N,)}`` (with ``return_error``, and a dict of Taylor mode's estimates
+    of their rounding errors): every distinct partial of ``order`` of an expression, with
     respect to scalar components, by ``tape.partials`` (one Taylor-mode pass along
     C(n+order-1, order) directions per point; cost grows with the number of partials, where
     nested tapes grow exponentially with the order). ``batched(count)`` builds the expression's
@@ -408,20 +408,23 @@ def taylor_partials(batched: Callable, arrays: list[np.ndarray], comps: list[Com
     pieces, errors = [], []
     for start in range(0, count, step):
         block = [a[start:start + step] for a in arrays]
-        got, error = tape.partials(along, x[start:start + step], order, return_error=True)
+        got = tape.partials(along, x[start:start + step], order, return_error=return_error)
+        got, error = got if return_error else (got, got)
         pieces.append(np.atleast_2d(got))
         errors.append(np.atleast_2d(error))
     got, error = np.concatenate(pieces), np.concatenate(errors)
     keys = multisets(len(comps), order)
-    return ({key: got[:, j] for j, key in enumerate(keys)},
-            {key: error[:, j] for j, key in enumerate(keys)})
+    values = {key: got[:, j] for j, key in enumerate(keys)}
+    return (values, {key: error[:, j] for j, key in enumerate(keys)}) if return_error else values
 
 
-def single_derivative(fn, arrays: list[np.ndarray], comp: Component, order: int):
-    """``(value, {multiset: derivative}, {multiset: estimated error})``: the ``order``-th
-    derivative along one scalar variable, by the engine's Taylor mode (``tape.derivative``,
-    which recomputes a doubtful one from Cauchy's integral) when it handles the batch; None
-    otherwise (the caller then uses ``partials``)."""
+def single_derivative(fn, arrays: list[np.ndarray], comp: Component, order: int,
+                      return_error: bool = False):
+    """``(value, {multiset: derivative})``: the ``order``-th derivative along one scalar
+    variable, by the engine's Taylor mode (``tape.derivative``) when it handles the batch;
+    None otherwise (the caller then uses ``partials``). With ``return_error`` a third item,
+    ``{multiset: estimated error}`` (a doubtful derivative is then first recomputed from
+    Cauchy's integral by the engine)."""
     import tape
 
     derivative = getattr(tape, "derivative", None)
@@ -433,14 +436,15 @@ def single_derivative(fn, arrays: list[np.ndarray], comp: Component, order: int)
         return fn(*[x if i == comp.var else t for i, t in enumerate(xs)])
 
     try:
-        got, error = derivative(along, xs[comp.var], order=order, return_error=True)
-        got, error = as_numpy(got), as_numpy(error)
+        got = derivative(along, xs[comp.var], order=order, return_error=return_error)
+        got, error = (as_numpy(got[0]), as_numpy(got[1])) if return_error else (as_numpy(got), None)
         value = value_only(fn, arrays)
     except (TypeError, ValueError, NotImplementedError, LookupError):
         return None
     if got.shape != value.shape:
         return None
-    return value, {(0,) * order: got}, {(0,) * order: error}
+    key = (0,) * order
+    return (value, {key: got}, {key: error}) if return_error else (value, {key: got})
 
 
 def _warn_of_digits(parts: dict, errors: dict, order: int) -> None:

@@ -42,7 +42,7 @@ class Target(Record):
     """
 
     _fields = ("source", "kind", "names", "trees", "texts", "function", "path",
-               "keyword_only", "notes", "wrt_hint", "orders", "_shapes", "fence")
+               "keyword_only", "notes", "wrt_hint", "orders", "_shapes", "fence", "asks")
     _unshown = ("orders", "_shapes", "fence")
 
     def __init__(self, source: Any, kind: str, names: list[str], trees: list | None = None,
@@ -50,7 +50,7 @@ class Target(Record):
                  path: str | None = None, keyword_only: frozenset = frozenset(),
                  notes: list | None = None, wrt_hint: str | None = None,
                  orders: list | None = None, _shapes: dict | None = None,
-                 fence: Callable = contextlib.nullcontext) -> None:
+                 fence: Callable = contextlib.nullcontext, asks: bool = False) -> None:
         self.source = source
         self.kind = kind                    # "expression" or "script"
         self.names = names                  # variables in natural order
@@ -65,6 +65,7 @@ class Target(Record):
         self.orders = [None] * len(self.trees) if orders is None else orders
         self._shapes = {} if _shapes is None else _shapes
         self.fence = fence                  # around each run of a script's code
+        self.asks = asks                    # the text asked for a derivative (d/dx in front)
         self.is_script = kind == "script"      # follows from ``kind``: not a field
 
     @property
@@ -193,7 +194,8 @@ def expression_target(text: str, label: str | None = None, declared=()) -> Targe
     reading = E.read(text, names=declared, label=label)
     tell(reading.notes, label)
     return Target(text, "expression", sorted(reading.variables), [reading.tree], [text],
-                  notes=reading.notes, wrt_hint=reading.wrt, orders=[reading.order])
+                  notes=reading.notes, wrt_hint=reading.wrt, orders=[reading.order],
+                  asks=reading.asks)
 
 
 def expressions_target(texts: list[str], declared=()) -> Target:

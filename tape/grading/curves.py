@@ -23,7 +23,7 @@ def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, d
     if order not in (1, 2):
         raise CLIError("--implicit checks dy/dx (--order 1) or d²y/dx² (--order 2)")
     answer_target = expression_target(answer, label="--answer", declared=curve.variables)
-    refuse_a_question(answer, curve.variables)
+    refuse_a_question(answer, answer_target.asks)
     given = in_the_names_of(answer_target.trees[0], answer_target.names, curve.variables)
     extra = [n for n in E.free_variables(given) if n not in curve.variables]
     if extra:

@@ -86,6 +86,8 @@ class Exercise:
     expression_notes: tuple = ()
     #: every reading note of both texts, as ``Verdict.notes`` carries them
     notes: list = field(default_factory=list)
+    #: the expression's text asked for the derivative (``d/dx`` in front)
+    asks: bool = False
     #: the expression as read, for the derivative shown (``tree`` has ``real_roots``)
     shown_tree: object = None
 
@@ -154,6 +156,7 @@ def check(expression: str, answer: str, *, wrt: Optional[str] = None, order: int
             verdict.wrt = ",".join(dict.fromkeys(exercise.along))
             verdict.variables = exercise.variables
             verdict.notes = exercise.notes
+            verdict.asks = exercise.asks
     except CLIError as err:
         if err.code != UNDECIDED:
             raise
@@ -167,7 +170,7 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
 
     target = expression_target(expression, declared=declared_names(wrt=wrt))
     given = expression_target(answer, label="--answer", declared=target.names)
-    refuse_a_question(answer, target.names)
+    refuse_a_question(answer, given.asks)
     # a constant is a function of any variable (--wrt t, else x): its derivative is 0
     names = target.names or [normalize(w) for w in (wrt or "x").split(",")][:1]
     order = _stated_order(expression, answer, target.names, order)
@@ -184,7 +187,8 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
                     shown_tree=target.trees[0],
                     answer_text=answer, answer_notes=tuple(given.notes),
                     expression_notes=tuple(target.notes),
-                    notes=[*target.notes, *(f"--answer: {n}" for n in given.notes)])
+                    notes=[*target.notes, *(f"--answer: {n}" for n in given.notes)],
+                    asks=target.asks)
 
 
 def _stated_order(expression: str, answer: str, names, order: int) -> int:

@@ -59,6 +59,8 @@ class Verdict:
     ambiguous: bool = False
     #: why the verdict is undecided (``correct`` is None)
     reason: Optional[str] = None
+    #: the expression's text asked for the derivative itself (``d/dx`` in front)
+    asks: bool = False
     #: where the two sides were compared when that is not the whole real line (``"x > 0"``:
     #: elsewhere a side is not real), else None
     compared_on: Optional[str] = None
@@ -135,12 +137,12 @@ def in_the_names_of(answer, used, names):
     twins = {n: greek_twin(n) for n in used if n not in names and greek_twin(n) in names}
     return E.renamed(answer, twins) if twins else answer
 
-def refuse_a_question(answer: str, names) -> None:
-    """An answer that starts with ``d/dx`` asks for the derivative instead of giving it (read
-    as the expression after it, it would be compared as if it were the derivative)."""
-    from ..expr.notation import asks_for_derivative
 
-    if asks_for_derivative(answer, names):
+def refuse_a_question(answer: str, asks: bool) -> None:
+    """An answer that starts with ``d/dx`` asks for the derivative instead of giving it (read
+    as the expression after it, it would be compared as if it were the derivative). ``asks``:
+    the answer's reading found the ``d/dx`` in front (``Reading.asks``)."""
+    if asks:
         raise CLIError(f"--answer: '{answer.strip()}' asks for a derivative instead of "
                        f"giving one; write the derivative itself (a label such as "
                        f"dy/dx = ... in front of it is fine)")

@@ -86,8 +86,6 @@ def _word(correct: Optional[bool]) -> str:
 
 
 def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
-    from ...expr.notation import asks_for_derivative
-
     if decision.ambiguous:
         return _readings(decision)
     if decision.extra.get("kind") == "antiderivative":
@@ -106,7 +104,7 @@ def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
         lines.append(f"compared only where both sides are real: {decision.compared_on}")
     if decision.expected is not None:
         asked = f"{d} {expression}"
-        if asks_for_derivative(expression):
+        if decision.asks:
             # the text's own d/dx names the derivative only when it is the one asked for
             # (not with --order 2 after it)
             shown = (decision.read_as or {}).get("expression") or expression
