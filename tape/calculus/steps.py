@@ -208,7 +208,7 @@ def engine_derivative(tree: E.Expr, x: str, point: dict[str, np.ndarray]):
 
 
 def _divides_by_zero(tree: E.Expr) -> bool:
-    return any(isinstance(n, E.Binary) and n.op == "/" and T._value(n.right) == 0
+    return any(isinstance(n, E.Binary) and n.op == "/" and T.exact_value(n.right) == 0
                for n, _ in E.postorder(tree))
 
 

@@ -66,7 +66,7 @@ def _exp_form(node: E.Expr, kids: list) -> E.Expr:
 # fractions (negative ones in the denominator); a sum as a list of such products. Equal bases
 # and like terms combine, so x/x is 1 and (x + 1) - x is 1.
 
-def _value(node: E.Expr) -> Optional[Fraction]:
+def exact_value(node: E.Expr) -> Optional[Fraction]:
     """The exact value of a tree made of numbers only (decimals as typed), else None."""
     if isinstance(node, E.Number):
         v = node.value
@@ -74,10 +74,10 @@ def _value(node: E.Expr) -> Optional[Fraction]:
             return None
         return Fraction(int(v)) if v.is_integer() else Fraction(repr(v))
     if isinstance(node, E.Unary):
-        inner = _value(node.operand)
+        inner = exact_value(node.operand)
         return None if inner is None else (-inner if node.op == "-" else inner)
     if isinstance(node, E.Binary) and node.op in "+-*/":
-        a, b = _value(node.left), _value(node.right)
+        a, b = exact_value(node.left), exact_value(node.right)
         if a is None or b is None or (node.op == "/" and b == 0):
             return None
         return {"+": a + b, "-": a - b, "*": a * b}.get(node.op) if node.op != "/" else a / b
@@ -106,7 +106,7 @@ def _merge(powers: list, more: list, sign: int = 1) -> list:
 
 def _split(node: E.Expr) -> tuple[Fraction, list]:
     """``node`` as coefficient * product of base**exponent."""
-    value = _value(node)
+    value = exact_value(node)
     if value is not None:
         return value, []
     if isinstance(node, E.Unary):
@@ -120,7 +120,7 @@ def _split(node: E.Expr) -> tuple[Fraction, list]:
         if c2 != 0:
             return c1 / c2, _merge(p1, p2, -1)
     if isinstance(node, E.Binary) and node.op == "**":
-        k = _value(node.right)
+        k = exact_value(node.right)
         if k is not None:
             return Fraction(1), [(node.left, k)]
     if isinstance(node, E.Call) and node.name == "sqrt":
@@ -230,7 +230,7 @@ def div(a: E.Expr, b: E.Expr) -> E.Expr:
 
 
 def power(base: E.Expr, exponent: E.Expr) -> E.Expr:
-    v = _value(exponent)
+    v = exact_value(exponent)
     if v == 1:
         return base
     if v == 0:

@@ -25,7 +25,6 @@ The result replaces Taylor mode's only where its estimated error is smaller.
 """
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np

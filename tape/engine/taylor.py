@@ -20,7 +20,6 @@ ones from Cauchy's integral where f is holomorphic (``cauchy.py``; docs/higher.m
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 

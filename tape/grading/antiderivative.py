@@ -295,9 +295,9 @@ def _contains(tree, part) -> bool:
 
 def _number(node) -> Optional[float]:
     """The value of a tree of numbers only (``-1``, ``1/2``), else None."""
-    from ..calculus.treediff import _value
+    from ..calculus.treediff import exact_value
 
-    value = _value(node)
+    value = exact_value(node)
     return None if value is None else float(value)
 
 

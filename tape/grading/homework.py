@@ -38,13 +38,13 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Optional
 
 import numpy as np
 
 from ..expr import tree as E
 from ..calculus.limits import TIMEOUT
+from ..calculus.treediff import exact_value
 from ..expr.errors import UNDECIDED, CLIError, ExprError
 from ..expr.parse import normalize
 from .verdict import (
@@ -338,21 +338,6 @@ def _numbers_say(exercise: Exercise) -> Optional[bool]:
     return True if len(evidence.agree) >= ENOUGH else None
 
 
-def _exact(node) -> Optional[Fraction]:
-    """A constant written with numbers and + - * / as an exact fraction (decimals as typed),
-    else None."""
-    if isinstance(node, E.Number):
-        return Fraction(repr(node.value)) if np.isfinite(node.value) else None
-    if isinstance(node, E.Unary):
-        inner = _exact(node.operand)
-        return None if inner is None else (-inner if node.op == "-" else inner)
-    if isinstance(node, E.Binary) and node.op in "+-*/":
-        left, right = _exact(node.left), _exact(node.right)
-        if left is None or right is None or (node.op == "/" and right == 0):
-            return None
-        return {"+": left + right, "-": left - right, "*": left * right,
-                "/": left / right if node.op == "/" else None}[node.op]
-    return None
 
 
 def real_roots(tree):
@@ -363,7 +348,7 @@ def real_roots(tree):
         node = E.rebuild(node, kids)
         if not (isinstance(node, E.Binary) and node.op == "**"):
             return node
-        power = _exact(node.right)
+        power = exact_value(node.right)
         if power is None or power.denominator == 1 or power.denominator % 2 == 0:
             return node
         magnitude = E.Binary("**", E.Call("abs", (node.left,)), node.right)
