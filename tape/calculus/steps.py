@@ -187,25 +187,6 @@ def _sample(names: list[str], rng: np.random.Generator) -> dict[str, np.ndarray]
     return out
 
 
-def engine_derivative(tree: E.Expr, x: str, point: dict[str, np.ndarray]):
-    """The engine's value and derivative along ``x`` of ``tree`` at every point (arrays)."""
-    import tape
-
-    from ..expr.lower import to_tape
-
-    names = sorted(point)
-    fn = to_tape(tree, names)
-    xs = [tape.constant(point[n].reshape(-1, 1)) for n in names]
-    source = xs[names.index(x)]
-    with np.errstate(all="ignore"):
-        with tape.GradientTape() as g:
-            g.watch(source)
-            y = fn(*xs)
-            y = y + tape.zeros_like(source)      # a constant's value, one per point
-        d = g.gradient(y, source, unconnected_gradients="zero")
-    return (np.asarray(y.numpy(), dtype=float).reshape(-1),
-            np.asarray(d.numpy(), dtype=float).reshape(-1))
-
 
 def _divides_by_zero(tree: E.Expr) -> bool:
     return any(isinstance(n, E.Binary) and n.op == "/" and T.exact_value(n.right) == 0
@@ -266,7 +247,10 @@ def _at_random_points(step: Step, seed: int) -> tuple:
     function of one point's values."""
     names = sorted(set(E.free_variables(step.tree)) | {step.wrt})
     point = _sample(names, np.random.default_rng(seed))
-    value, engine = engine_derivative(step.tree, step.wrt, point)
+    from .derivatives import values_at
+
+    stacked = np.stack([np.asarray(point[n], dtype=float).reshape(-1) for n in names], axis=1)
+    value, engine = values_at(step.tree, names, stacked, [step.wrt])
     return names, point, value, engine, _in_30_digits(step.result, names)
 
 
