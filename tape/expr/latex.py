@@ -125,6 +125,11 @@ class _Writer:
         if name in FRACTIONS:
             a0, a1, after = self.argument(after)
             b0, b1, after = self.argument(after)
+            for part, (start, stop) in (("numerator", (a0, a1)), ("denominator", (b0, b1))):
+                if not self.text[start:stop].strip():
+                    raise self.error(f"\\{name} has an empty {part}: write "
+                                     f"\\{name}{{numerator}}{{denominator}}, like "
+                                     f"\\{name}{{1}}{{x}}", i, after)
             derivative = _leibniz(self.text[a0:a1], self.text[b0:b1])
             if derivative:
                 self.emit(f" {derivative} ", i)    # \frac{d^2}{dx^2}, \frac{dy}{dx}

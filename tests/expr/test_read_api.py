@@ -63,3 +63,10 @@ def test_importing_the_package_loads_neither_sympy_nor_mpmath():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+@pytest.mark.parametrize("text, part", [("\\frac{}{x}", "numerator"), ("\\dfrac{x}{ }", "denominator")])
+def test_an_empty_part_of_a_fraction_is_named(text, part):
+    with pytest.raises(tape.expr.ReadError) as caught:
+        tape.expr.read(text)
+    assert f"has an empty {part}" in str(caught.value) and caught.value.column == 1

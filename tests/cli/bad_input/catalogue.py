@@ -28,6 +28,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("expression", "unclosed bracket", 'tape grad "2*(x+1" --at 1'),
     ("expression", "unmatched closing bracket", 'tape grad "x+)" --at 1'),
     ("expression", "empty expression", 'tape grad "" --at 1'),
+    ("expression", "LaTeX fraction with an empty part", "tape grad '\\frac{}{x}' --at 1"),
     ("expression", "character outside the language", 'tape grad "x $ y" --at 1'),
     ("expression", "decimal comma", 'tape grad "2,5x" --at 1'),
     ("expression", "control character", "tape grad $'x\\x07' --at 1"),
