@@ -305,10 +305,11 @@ CHECK_NEEDED = 3
 CHECK_RTOL = 1e-6
 
 
-def _constants_defined(tree: E.Expr) -> bool:
-    """Whether every function of constants in ``tree`` has a real, finite value: evaluated at
-    40 and at 80 digits, a pole (tan(pi/2), which floats see as 1.6e16) gives values that
-    grow with the digits, and a value off the real line (acos(2)) gives none."""
+def undefined_constant(tree: E.Expr) -> Optional[E.Expr]:
+    """The first function of constants in ``tree`` that has no real, finite value, or None.
+    Each is evaluated at 40 and at 80 digits: a pole (tan(pi/2), which floats see as 1.6e16)
+    gives values that grow with the digits, and a value off the real line (acos(2),
+    sqrt(-1)) gives none."""
     from ..expr import highprec as H
 
     calls = [node for node, _ in E.postorder(tree)
@@ -317,12 +318,12 @@ def _constants_defined(tree: E.Expr) -> bool:
         fn = H.compile_tree(call, [])
         low, high = H.value_at(fn, [], H.DIGITS), H.value_at(fn, [], H.MORE_DIGITS)
         if low is None or high is None:
-            return False
+            return call
         mp = H.mpmath()
         if not (mp.isfinite(low) and mp.isfinite(high)) or \
                 abs(high - low) > mp.mpf(10) ** -20 * max(abs(high), 1):
-            return False
-    return True
+            return call
+    return None
 
 
 def checked(tree: E.Expr, variables: list[str], alongs: list[list[str]],
@@ -338,12 +339,12 @@ def checked(tree: E.Expr, variables: list[str], alongs: list[list[str]],
 
     from ..expr.lower import to_tape
 
-    if not _constants_defined(tree):
-        return [None] * len(alongs)     # SymPy says what is undefined (tan(pi/2), acos(2))
+    if undefined_constant(tree) is not None:
+        return [None] * len(alongs)     # SymPy's check names what is undefined
     found = [derivative(tree, along) for along in alongs]
     # the form shown is the one checked
     found = [simplest(d) if d is not None and _size(d) <= MAX_NODES else d for d in found]
-    found = [d if d is not None and _constants_defined(d) else None for d in found]
+    found = [d if d is not None and undefined_constant(d) is None else None for d in found]
     if not any(d is not None for d in found) or not variables:
         return found
     rng = np.random.default_rng(seed)
