@@ -62,3 +62,30 @@ def central_difference(f, point: list[float], i: int, h: float = 1e-6) -> float:
     down[i] -= h
     return (f(*up) - f(*down)) / (2 * h)
 
+
+
+def console_examples(page: Path, id_width: int = 60):
+    """``(command, expected output)`` for every ``$ tape ...`` example in the console blocks of
+    a docs page (an example ends at a blank line before the next ``$``), as pytest params."""
+    import re
+
+    import pytest
+
+    text = page.read_text()
+    for block in re.findall(r"```console\n(.*?)```", text, flags=re.S):
+        for chunk in re.split(r"\n\n(?=\$ )", block.strip("\n")):
+            command, _, expected = chunk.partition("\n")
+            yield pytest.param(command[2:], expected.rstrip(), id=command[2:2 + id_width])
+
+
+def run_console(command: str) -> str:
+    """What a documented shell line prints (standard error included, as a terminal shows it),
+    with ``tape`` run as this interpreter's ``python -m tape``; trailing blanks dropped."""
+    import re
+    import shlex
+
+    tape = f"{shlex.quote(sys.executable)} -m tape"
+    shell = re.sub(r"(^|\| )tape ", lambda m: m.group(1) + tape + " ", command)
+    result = subprocess.run(["bash", "-c", f"{{ {shell}; }} 2>&1"], capture_output=True,
+                            text=True, cwd=ROOT, timeout=120)
+    return "\n".join(line.rstrip() for line in result.stdout.rstrip().splitlines())

@@ -2,31 +2,23 @@
 from __future__ import annotations
 
 import re
-import shlex
 import subprocess
 import sys
 
 import pytest
 
-from cli_helpers import ROOT
+from cli_helpers import ROOT, console_examples, run_console
+
+PAGE = ROOT / "docs" / "grading.md"
 
 
 def examples():
-    text = (ROOT / "docs" / "grading.md").read_text()
-    for block in re.findall(r"```console\n(.*?)```", text, flags=re.S):
-        for chunk in re.split(r"\n\n(?=\$ )", block.strip("\n")):
-            command, _, expected = chunk.partition("\n")
-            yield pytest.param(command[2:], expected.rstrip(), id=command[2:60])
+    return console_examples(PAGE, 60)
 
 
 @pytest.mark.parametrize("command, expected", list(examples()))
 def test_documented_output_is_real(command, expected):
-    tape = f"{shlex.quote(sys.executable)} -m tape"
-    shell = re.sub(r"(^|\| )tape ", lambda m: m.group(1) + tape + " ", command)
-    result = subprocess.run(["bash", "-c", f"{{ {shell}; }} 2>&1"], capture_output=True,
-                            text=True, cwd=ROOT, timeout=120)
-    got = "\n".join(line.rstrip() for line in result.stdout.rstrip().splitlines())
-    assert got == expected
+    assert run_console(command) == expected
 
 
 def test_the_library_example_prints_what_the_page_says():
