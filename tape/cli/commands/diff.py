@@ -12,17 +12,13 @@ variables: one ``x: 2*x*y`` line each); ``--latex`` gives LaTeX in every format;
 """
 from __future__ import annotations
 
-import time
 from typing import Annotated
 
 import typer
 
 from .. import options as O, output
-from ...calculus.timelimit import run_limited, run_optional
-from .derive import by_variable, check_partial_count, derivative_labels, parse_wrt
-
-#: the most distinct partial derivatives one ``tape diff`` prints
-MAX_PARTIALS = 200
+from ...calculus import formulas
+from .derive import by_variable, derivative_labels
 
 SimplifyOption = Annotated[bool, typer.Option(
     "--simplify", help="Let SymPy differentiate and simplify (slower; it may find a shorter "
@@ -106,96 +102,18 @@ class DiffResult(output.FieldsResult):
 
 def differentiate(expression: str, wrt, order: int, style: str, timeout: float,
                   simplify: bool = False) -> DiffResult:
-    """Every distinct partial of ``order`` of ``expression``, written in ``style`` (plain,
-    pretty or latex): tape's own derivatives where they have rules and the engine confirms
-    them, else (and with ``simplify``) SymPy's, tidied when that finishes within ``timeout``
-    seconds."""
-    from ...calculus.derivatives import components, multisets
-    from ...expr.symbolic import infer_sizes
-    from ...calculus.targets import declared_names, expression_target
-    from ...expr.notation import stated_order
-
-    target = expression_target(expression, declared=declared_names(wrt=wrt))
-    names = target.wrt_names(wrt)
-    target.names = target.names or names or ["x"]   # a constant: a function of any variable
-    asked, operator = stated_order(expression, declared_names(wrt=wrt))
-    if operator and order not in (1, asked):
-        output.abort(f"the text asks for derivative order {asked} and --order says {order}; "
-                     f"give one of them")
-    order = asked if operator else order
-    variables = target.ordered(names)
-    wrt_names = names or list(variables)
-    sizes = {n: None for n in variables} | infer_sizes(target.trees[0])
-    # counted before the components and their multisets are listed: both can be huge
-    n_components = sum(1 if sizes[name] is None else sizes[name] for name in wrt_names)
-    check_partial_count(n_components, order, MAX_PARTIALS, "variables", "diff")
-    comps = components(variables, wrt_names, sizes)
-    keys = multisets(len(comps), order)
-    labels = [c.label for c in comps] if order == 1 else \
-        [derivative_labels(comps, k, len(comps) == 1)[0] for k in keys]
-    if not simplify and all(sizes[name] is None for name in variables):
-        started = time.monotonic()
-        texts = _own(target.trees[0], variables, [[comps[i].name for i in key] for key in keys],
-                     sizes, style)
-        if texts is not None:
-            _in_time(started, timeout, "symbolic differentiation")
-            return DiffResult(expression, target, wrt_names, order, comps, labels, texts)
-    deadline = time.monotonic() + timeout
-    job = (target.trees[0], sizes, wrt_names, keys, style)
-    raw = run_limited(_differentiate, *job, False, timeout=timeout,
-                      what="symbolic differentiation", consequence="")
-    texts = run_optional(deadline, _differentiate, *job, True)
-    if texts is None:
+    """``formulas.derivatives`` labelled for display; a warning when SymPy's simplification
+    did not finish in time and the derivative is shown as differentiated."""
+    found = formulas.derivatives(expression, wrt=wrt, order=order, style=style,
+                                 timeout=timeout, simplify=simplify)
+    if not found.simplified:
         output.warn(f"simplifying did not finish in {timeout:g} s; the derivative is shown "
                     f"as differentiated")
-        texts = raw
-    return DiffResult(expression, target, wrt_names, order, comps, labels, texts)
-
-
-def _own(tree, variables: list[str], alongs: list[list[str]], sizes, style: str):
-    """Each derivative by tape's own rules, confirmed by the engine, as text in ``style``;
-    None when any of them is not (SymPy then does them all)."""
-    from ...calculus.treediff import checked
-
-    trees = checked(tree, variables, alongs)
-    if any(t is None for t in trees):
-        return None
-    return [shown(t, sizes, style) for t in trees]
-
-
-def _in_time(started: float, timeout: float, what: str) -> None:
-    """--timeout holds for tape's own derivatives too (they are quick, but bounded all the
-    same): exit 3 when they took longer."""
-    from ...calculus.timelimit import SymbolicTimeout
-
-    if time.monotonic() - started > timeout:
-        raise SymbolicTimeout(timeout, what, "")
-
-
-def shown(tree, sizes, style: str) -> str:
-    """A derivative tree as text: SymPy syntax as tape's printer writes it (``plain``), or
-    SymPy's ``pretty``/``latex`` rendering of the same tree."""
-    if style == "plain":
-        from ...expr.printer import read_as
-
-        return read_as(tree)
-    from ...expr import symbolic as S
-
-    return S.render(S.as_scalar(S.to_sympy(tree, sizes)), style)
-
-
-def _differentiate(tree, sizes, wrt, keys, style, tidy):
-    """In a child: each distinct partial (``tidy``: in a readable form), rendered in
-    ``style``."""
-    from ...expr import symbolic as S
-
-    f = S.as_scalar(S.to_sympy(tree, sizes))
-    comps = S.component_symbols(wrt, sizes)
-    out = []
-    for key in keys:
-        d = S.derivative(f, [comps[i] for i in key])
-        out.append(S.render(S.tidy(d) if tidy else d, style))
-    return out
+    comps = found.components
+    labels = [c.label for c in comps] if found.order == 1 else \
+        [derivative_labels(comps, k, len(comps) == 1)[0] for k in found.keys]
+    return DiffResult(expression, found.target, found.wrt, found.order, comps, labels,
+                      found.texts)
 
 
 class ImplicitResult(output.FieldsResult):
@@ -229,23 +147,8 @@ class ImplicitResult(output.FieldsResult):
 
 def implicit_derivative(expression: str, wrt, dependent: str, order: int, style: str,
                         timeout: float, simplify: bool = False) -> ImplicitResult:
-    """dy/dx (order 1) or d²y/dx² (order 2) of the curve ``expression`` (an equation): by
-    tape's own rules (each partial confirmed by the engine), else (and with ``simplify``) by
-    SymPy."""
-    from ...calculus.implicit import curve_from_text, slope_text
-    from ...calculus.treediff import implicit_slope
-
-    if order > 2:
-        output.abort("--implicit gives dy/dx (--order 1) or d2y/dx2 (--order 2)")
-    names = parse_wrt(wrt)
-    if len(names) > 1:
-        output.abort("--implicit differentiates along one variable: give one name in --wrt")
-    curve = curve_from_text(expression, dependent, names[0] if names else None)
-    if not simplify:
-        started = time.monotonic()
-        slope = implicit_slope(curve.function, curve.x, curve.y, order)
-        if slope is not None:
-            _in_time(started, timeout, "implicit differentiation")
-            text = shown(slope, {curve.x: None, curve.y: None}, style)
-            return ImplicitResult(expression, curve, order, text)
-    return ImplicitResult(expression, curve, order, slope_text(curve, order, style, timeout))
+    """``formulas.implicit_derivative`` for display."""
+    found = formulas.implicit_derivative(expression, wrt=wrt, dependent=dependent,
+                                         order=order, style=style, timeout=timeout,
+                                         simplify=simplify)
+    return ImplicitResult(expression, found.curve, found.order, found.text)

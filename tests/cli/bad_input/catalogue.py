@@ -160,8 +160,9 @@ ROWS: list[tuple[str, str, str]] = [
      'tape check "x^2" --answer "d/dx x^2"'),
     ("symbolic", "check: wrong answer (not bad input: exit 1)",
      'tape check "x^2" --answer "3x"'),
-    ("symbolic", "diff: an undefined result (zoo)", 'tape diff "x*tan(pi/2)"'),
-    ("symbolic", "diff: a result that is not real", 'tape diff "x*acos(2)"'),
+    ("symbolic", "diff: a constant at a pole", 'tape diff "x*tan(pi/2)"'),
+    ("symbolic", "diff: a constant that is not real", 'tape diff "x*acos(2)"'),
+    ("symbolic", "diff: an imaginary factor", 'tape diff "sqrt(-1)*x^2"'),
     ("symbolic", "--check timeout (numbers printed, exit 3)",
      'tape grad "x^2" --at 1 --check --timeout 0.0001'),
     ("non-finite", "division by zero", 'tape grad "1/x" --at 0'),
@@ -283,10 +284,10 @@ is printed (`inf`, `nan`; `null` in JSON) with a `warning:` line and exit 0. A p
 that is not a finite real number (`nan`, `inf`, `1e999`, `sqrt(-1)`, `1/0`), in `--at`, on a
 `--at -` line or in a `--points` cell, is bad input (exit 2): the derivative there means
 nothing, and a `nan` in a data file is more often a slip than a wish. A symbolic result with no
-real value (SymPy's `zoo`, `nan`, `oo`, `I`, or a constant such as `acos(2)`) is bad input
-(exit 2), never printed as a formula. An empty comma-separated field is never dropped. A
-message quotes at most the first 40 characters of what it refuses, with its length, and no
-diagnostic line is longer than 1000 characters. Files used below are in
+real value (SymPy's `zoo`, `nan`, `oo`, `I`, or a constant such as `acos(2)` or `sqrt(-1)`)
+is bad input (exit 2), never printed as a formula. An empty comma-separated field is never
+dropped. A message quotes at most the first 40 characters of what it refuses, with its length,
+and no diagnostic line is longer than 1000 characters. Files used below are in
 `tests/cli/bad_input/`.
 
 | kind | command | exit | first line of standard error |
