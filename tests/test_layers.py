@@ -7,6 +7,7 @@ rich, or writes to a standard stream.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -143,7 +144,8 @@ def cycles() -> list[list[str]]:
     return found
 
 
-STREAM_WRITES = ("sys.stdout", "sys.stderr", "print(", "sys.__stdout__", "sys.__stderr__")
+#: naming a standard stream, or calling the builtin print (a printer's ``_print(`` is not one)
+STREAM_WRITES = re.compile(r"sys\.(__)?std(out|err)|(?<![\w.])print\s*\(")
 
 
 def stream_writers() -> list[str]:
@@ -154,7 +156,7 @@ def stream_writers() -> list[str]:
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             code = line.split("#", 1)[0]
-            if any(token in code for token in STREAM_WRITES):
+            if STREAM_WRITES.search(code):
                 bad.append(f"{module}:{number}: {line.strip()}")
     return bad
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..expr import tree as E
 from ..expr.errors import CLIError
-from .limits import DEPENDENT, DIFF_MAX_ORDER, TIMEOUT
+from .limits import DEPENDENT, DIFF_MAX_ORDER, STEPS_MAX_ORDER, TIMEOUT
 from .timelimit import SymbolicTimeout, run_limited, run_optional
 
 if TYPE_CHECKING:
@@ -30,6 +30,13 @@ if TYPE_CHECKING:
 MAX_PARTIALS = 200
 #: what a derivative can be written as
 STYLES = ("plain", "pretty", "latex")
+#: what the expressions of a derivation can be written as: SymPy syntax, a textbook's notation
+#: for a terminal (``ln``, ``·``, superscripts, ``√``, ``e^x``, ``|x|``), LaTeX
+STEP_STYLES = ("plain", "math", "latex")
+#: expressions with at most this many nodes are derived step by step in this process (the
+#: steps grow with the tree, and past this size a child that can be stopped in time is safer)
+SMALL = 300
+_SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 @dataclass
@@ -47,6 +54,21 @@ class Formulas:
     keys: list[tuple[int, ...]]
     texts: list[str]
     simplified: bool = True
+
+
+@dataclass
+class Derivation:
+    """The derivation of ``target`` along each of ``wrt``, rule by rule and order by order,
+    each step verified by the engine: ``document`` is ``{"steps": {variable: [root step per
+    order]}, "derivative": {variable: text}}``, every step a dict of ``rule``, ``expression``,
+    ``result``, ``steps`` (its inner steps) and, where they apply, ``wrt`` and
+    ``substitution``."""
+
+    expression: str
+    target: Target
+    wrt: list[str]
+    order: int
+    document: dict
 
 
 @dataclass
@@ -137,6 +159,61 @@ def implicit_derivative(equation: str, *, wrt: Optional[str] = None,
     return ImplicitFormula(equation, curve, order, slope_text(curve, order, style, timeout))
 
 
+def steps(expression: str, *, wrt: Optional[str] = None, order: int = 1,
+          style: str = "plain", timeout: float = TIMEOUT) -> Derivation:
+    """``expression`` differentiated step by step along ``wrt`` (default: every variable),
+    ``order`` times, its expressions written in ``style`` (``STEP_STYLES``). Small trees are
+    derived here, larger ones (and SymPy's printers) in a child stopped after ``timeout``
+    seconds (``SymbolicTimeout``)."""
+    from ..expr.symbolic import infer_sizes
+    from .targets import declared_names, expression_target
+
+    if style not in STEP_STYLES:
+        raise ValueError(f"style must be one of {', '.join(STEP_STYLES)}, not {style!r}")
+    if not 1 <= order <= STEPS_MAX_ORDER:
+        raise CLIError(f"--steps shows orders up to {STEPS_MAX_ORDER}; got --order {order} "
+                       f"(tape diff without --steps gives any order up to {DIFF_MAX_ORDER})")
+    target = expression_target(expression, declared=declared_names(wrt=wrt))
+    names = target.wrt_names(wrt)
+    variables = target.ordered(names)      # checks the names, too
+    along = names or list(variables)
+    if not along:
+        raise CLIError(f"{expression!r} has no variables to differentiate by")
+    tree = target.trees[0]
+    infer_sizes(tree)
+    what = "the step-by-step derivation"
+    if style == "plain" and len(E.postorder(tree)) <= SMALL:
+        # no SymPy on this path, and its work is bounded: in this process, timed
+        started = time.monotonic()
+        document = _derivation(tree, along, order, style)
+        if time.monotonic() - started > timeout:
+            raise SymbolicTimeout(timeout, what, "")
+    else:
+        document = run_limited(_derivation, tree, along, order, style, timeout=timeout,
+                               what=what, consequence="")
+    return Derivation(expression, target, along, order, document)
+
+
+def shower(style: str):
+    """A function from expression trees to text in ``style`` (``STEP_STYLES``): ``plain`` is
+    tape's own printer (no SymPy), ``math`` and ``latex`` SymPy's printers."""
+    from ..expr import symbolic as S
+    from ..expr.printer import read_as
+    from .steps import as_sympy
+
+    if style == "latex":
+        return lambda t: S.render(as_sympy(t), "latex")
+    if style == "math":
+        printer = _math_printer()
+        return lambda t: printer.doprint(as_sympy(t))
+    return read_as
+
+
+def superscript(n: int) -> str:
+    """``12`` -> ``¹²``."""
+    return str(n).translate(_SUPERSCRIPTS)
+
+
 def refuse_too_many_partials(n_components: int, order: int, limit: int,
                              unit: str = "components", command: str = "") -> None:
     """Refuse, before any of them is listed, more distinct partials of ``order`` in
@@ -196,6 +273,63 @@ def _in_time(started: float, timeout: float, what: str) -> None:
     the same)."""
     if time.monotonic() - started > timeout:
         raise SymbolicTimeout(timeout, what, "")
+
+
+def _derivation(tree, wrt, order, style):
+    from .steps import derivation
+
+    return derivation(tree, wrt, order, shower(style))
+
+
+def _math_printer():
+    """SymPy's text printer with a textbook's notation."""
+    from sympy.printing.precedence import PRECEDENCE
+    from sympy.printing.str import StrPrinter
+
+    from ..expr import symbolic as S
+
+    sp = S.sympy()
+
+    class MathPrinter(StrPrinter):
+        def _group(self, expr) -> str:
+            text = self._print(expr)
+            plain = (expr.is_Symbol or expr.is_Integer and expr >= 0
+                     or expr in (sp.pi, sp.E))
+            return text if plain else f"({text})"
+
+        def _print_Pow(self, expr, rational=False):
+            base, exp = expr.base, expr.exp
+            if exp.is_number and exp.is_negative:
+                return "1/" + self.parenthesize(base ** -exp, PRECEDENCE["Mul"], strict=True)
+            if exp is sp.S.Half:
+                return "√" + self._group(base)
+            if base is sp.E:
+                return "e^" + self._group(exp)
+            if exp.is_Integer:
+                return self.parenthesize(base, PRECEDENCE["Pow"], strict=True) \
+                    + superscript(int(exp))
+            return self.parenthesize(base, PRECEDENCE["Pow"], strict=True) + "^" \
+                + self._group(exp)
+
+        def _print_exp(self, expr):
+            return "e^" + self._group(expr.args[0])
+
+        def _print_log(self, expr):
+            return "ln(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+        def _print_Abs(self, expr):
+            return "|" + self._print(expr.args[0]) + "|"
+
+        def _print_Mul(self, expr):
+            return super()._print_Mul(expr).replace("*", "·")
+
+        def _print_Exp1(self, expr):
+            return "e"
+
+        def _print_Pi(self, expr):
+            return "π"
+
+    return MathPrinter()
 
 
 def _differentiate(tree, sizes, wrt, keys, style, tidy):

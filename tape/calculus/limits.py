@@ -6,6 +6,8 @@ options declare them as their bounds and defaults).
 GRAD_MAX_ORDER = 30
 #: highest --order of diff
 DIFF_MAX_ORDER = 20
+#: highest --order of diff --steps (each order is a whole derivation)
+STEPS_MAX_ORDER = 4
 #: highest --order of check
 CHECK_MAX_ORDER = 10
 #: the most derivatives ``tape plot`` draws (Taylor mode; nested tapes stop at 6)

@@ -1,101 +1,17 @@
 """Showing derivations and formulas: math notation for a terminal, and the step layouts.
 
-``shower(style)`` turns SymPy expressions into text: ``sympy`` (SymPy syntax, what JSON and
-plain output carry), ``math`` (for reading on a terminal: ``ln``, ``·``, superscripts, ``√``,
-``e^x``, ``|x|``) or ``latex``. ``steps_lines`` / ``steps_latex`` / ``steps_rows`` lay out the
-step documents that ``steps.derivation`` computes; ``derivation_steps`` is ``tape diff
---steps`` (a ``StepsResult`` for ``output.render``).
+``steps_lines`` / ``steps_latex`` / ``steps_rows`` lay out the step documents that
+``formulas.steps`` computes (their expressions already written in a style: SymPy syntax, math
+notation or LaTeX); ``derivation_steps`` is ``tape diff --steps`` (a ``StepsResult`` for
+``output.render``).
 """
 from __future__ import annotations
 
-import time
-from typing import Callable
-
 from . import output
-from ..expr import symbolic as S
-from .options import DIFF_MAX_ORDER, Format
+from ..calculus import formulas
+from .options import Format
 
-_SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-
-#: the highest --order that --steps shows (each order is a whole derivation)
-MAX_STEPS_ORDER = 4
-#: expressions with at most this many nodes are derived in this process (the steps grow with
-#: the tree, and past this size a child that can be stopped at --timeout is safer)
-SMALL = 300
-
-
-def _size(tree) -> int:
-    from ..expr.tree import postorder
-
-    return len(postorder(tree))
-
-
-def superscript(n: int) -> str:
-    return str(n).translate(_SUPERSCRIPTS)
-
-
-def _math_printer():
-    from sympy.printing.precedence import PRECEDENCE
-    from sympy.printing.str import StrPrinter
-
-    sp = S.sympy()
-
-    class MathPrinter(StrPrinter):
-        """SymPy's text printer with a textbook's notation."""
-
-        def _group(self, expr) -> str:
-            text = self._print(expr)
-            plain = (expr.is_Symbol or expr.is_Integer and expr >= 0
-                     or expr in (sp.pi, sp.E))
-            return text if plain else f"({text})"
-
-        def _print_Pow(self, expr, rational=False):
-            base, exp = expr.base, expr.exp
-            if exp.is_number and exp.is_negative:
-                return "1/" + self.parenthesize(base ** -exp, PRECEDENCE["Mul"], strict=True)
-            if exp is sp.S.Half:
-                return "√" + self._group(base)
-            if base is sp.E:
-                return "e^" + self._group(exp)
-            if exp.is_Integer:
-                return self.parenthesize(base, PRECEDENCE["Pow"], strict=True) \
-                    + superscript(int(exp))
-            return self.parenthesize(base, PRECEDENCE["Pow"], strict=True) + "^" \
-                + self._group(exp)
-
-        def _print_exp(self, expr):
-            return "e^" + self._group(expr.args[0])
-
-        def _print_log(self, expr):
-            return "ln(" + ", ".join(self._print(a) for a in expr.args) + ")"
-
-        def _print_Abs(self, expr):
-            return "|" + self._print(expr.args[0]) + "|"
-
-        def _print_Mul(self, expr):
-            return super()._print_Mul(expr).replace("*", "·")
-
-        def _print_Exp1(self, expr):
-            return "e"
-
-        def _print_Pi(self, expr):
-            return "π"
-
-    return MathPrinter()
-
-
-def shower(style: str) -> Callable:
-    """A function from expression trees to text in ``style``: ``sympy`` (tape's own printer,
-    no SymPy), ``math`` or ``latex`` (SymPy's printers)."""
-    from ..calculus.steps import as_sympy
-    from ..expr.printer import read_as
-
-    if style == "latex":
-        return lambda t: S.render(as_sympy(t), "latex")
-    if style == "math":
-        printer = _math_printer()
-        return lambda t: printer.doprint(as_sympy(t))
-    return read_as
+superscript = formulas.superscript
 
 
 # --------------------------------------------------------------------------- step layouts
@@ -218,44 +134,13 @@ class StepsResult(output.Result):
         out.write(text + "\n")
 
 
-def _compute_steps(tree, wrt, order, style):
-    """The verified derivation, its expressions written in ``style``."""
-    from ..calculus.steps import derivation
-
-    return derivation(tree, wrt, order, shower(style))
-
-
 def derivation_steps(expression: str, wrt_text, order: int, latex: bool,
                      fmt: Format, timeout: float) -> StepsResult:
-    """``tape diff --steps``: read EXPR and --wrt, then compute the verified derivation (in a
-    child process under ``timeout``)."""
-    from ..expr.symbolic import infer_sizes
-    from ..calculus.targets import declared_names, expression_target
-    from ..calculus.timelimit import SymbolicTimeout, run_limited
-
-    if order > MAX_STEPS_ORDER:
-        output.abort(f"--steps shows orders up to {MAX_STEPS_ORDER}; got --order {order} "
-                     f"(tape diff without --steps gives any order up to {DIFF_MAX_ORDER})")
-    target = expression_target(expression, declared=declared_names(wrt=wrt_text))
-    names = target.wrt_names(wrt_text)
-    variables = target.ordered(names)      # checks the names, too
-    wrt = names or list(variables)
-    if not wrt:
-        output.abort(f"{expression!r} has no variables to differentiate by")
-    tree = target.trees[0]
-    infer_sizes(tree)
-    style = "latex" if latex else ("math" if fmt is Format.table else "sympy")
-    what = "the step-by-step derivation"
-    if style == "sympy" and _size(tree) <= SMALL:
-        # no SymPy on this path, and its work is bounded: in this process, timed
-        started = time.monotonic()
-        document = _compute_steps(tree, wrt, order, style)
-        if time.monotonic() - started > timeout:
-            raise SymbolicTimeout(timeout, what, "")
-    else:
-        document = run_limited(_compute_steps, tree, wrt, order, style, timeout=timeout,
-                               what=what, consequence="")
-    return StepsResult(target, wrt, order, document, latex)
+    """``tape diff --steps``: ``formulas.steps`` written for the format (LaTeX, math notation on
+    a terminal, SymPy syntax otherwise)."""
+    style = "latex" if latex else ("math" if fmt is Format.table else "plain")
+    found = formulas.steps(expression, wrt=wrt_text, order=order, style=style, timeout=timeout)
+    return StepsResult(found.target, found.wrt, found.order, found.document, latex)
 
 
 # --------------------------------------------------------------------------- polynomials

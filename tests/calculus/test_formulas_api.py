@@ -89,3 +89,27 @@ def test_the_command_prints_what_the_call_returns():
                            "--format", "json"], capture_output=True, text=True, cwd=ROOT,
                           timeout=120)
     assert json.loads(done.stdout)["derivative"] == dict(zip(found.wrt, found.texts))
+
+
+def test_steps_end_at_the_derivative_and_each_rule_is_named():
+    found = formulas.steps("x^2 sin x")
+    root = found.document["steps"]["x"][0]
+    assert root["rule"] == "product"
+    assert {s["rule"] for s in root["steps"]} == {"power", "trigonometric"}
+    assert _equal(found.document["derivative"]["x"], sp.diff(x**2 * sp.sin(x), x))
+
+
+def test_steps_of_the_second_order_differentiate_the_first_result_again():
+    found = formulas.steps("x^3 y", wrt="x", order=2)
+    roots = found.document["steps"]["x"]
+    assert len(roots) == 2 and _equal(roots[1]["expression"], 3 * x**2 * y)
+    assert _equal(found.document["derivative"]["x"], 6 * x * y)
+
+
+def test_steps_in_math_notation_and_their_limits():
+    math = formulas.steps("sqrt(x) e^x", style="math").document["derivative"]["x"]
+    assert "√" in math and "e^x" in math
+    with pytest.raises(CLIError, match="--steps shows orders up to 4"):
+        formulas.steps("x^9", order=5)
+    with pytest.raises(CLIError, match="no variables"):
+        formulas.steps("2 + 3")

@@ -314,7 +314,7 @@ FOOTER = """
 | Jacobian entries at once | what the memory budget holds (`--memory`, `TAPE_MEMORY`; default 1024 MB), at about 64 bytes an entry | `derivatives` (`budget.Budget`) | exit 2, before any derivative is taken |
 | `plot --out` image | 16,777,216 pixels (4096 x 4096), checked before drawing | `charts.MAX_IMAGE_PIXELS` | exit 2, `error: --out: an image of W x H pixels (N); the limit is 16,777,216 pixels (4096 x 4096)` |
 | `plot --points`, `--order`; `--width`, `--height` | 100,000 grid points, order 30; 20,000 each | the options | exit 2, usage error |
-| `taylor --order`, `diff --steps --order` | 30; 4 | the options; `mathtext.MAX_STEPS_ORDER` | exit 2 |
+| `taylor --order`, `diff --steps --order` | 30; 4 | the options; `limits.STEPS_MAX_ORDER` | exit 2 |
 
 Each size above is checked before the work it sizes: `tests/cli/test_size_limits.py` runs the
 cases in a process whose address space is capped at 400 MB, so a check made after allocating
