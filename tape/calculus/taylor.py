@@ -16,33 +16,32 @@ import numpy as np
 RTOL = 1e-9
 
 
-def coefficients(tree, name: str, a: float, order: int) -> np.ndarray:
-    """c_0 .. c_order of the expression ``tree`` in ``name`` about ``a``, in one Taylor-mode
-    pass through the public ``tape.derivative`` (which returns only the top derivative).
-
-    Point k of a batch of order+1 copies of ``a`` evaluates f(x)·(x - a)^(order-k): by Leibniz,
-    its order-th derivative at a is order!/k! · f^(k)(a), so dividing by order! leaves c_k.
-    The powers are products of the affine factors (x - a) or 1, which the Taylor mode carries
-    exactly.
-    """
+def coefficients(tree, name: str, a: float, order: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(c, digits)``: c_0 .. c_order of the expression ``tree`` in ``name`` about ``a``, from
+    the engine's Taylor mode with each coefficient's estimated rounding error, those above
+    1e-8 relative recomputed from Cauchy's integral where the function is holomorphic around
+    ``a`` (``tape.engine.cauchy.coefficients_with_errors``); and, per coefficient, its
+    estimated correct significant digits rounded down (0 to 7) where it is still above 1e-8
+    relative, NaN where it is trusted (see ``derivatives.digits_of``)."""
     import tape
+    from tape.engine.cauchy import coefficients_with_errors
 
     from ..expr.lower import to_tape
+    from .derivatives import digits_of
 
     fn = to_tape(tree, [name])
-    powers = np.arange(order, -1, -1)
 
-    def shifted(t):
-        y = tape.reshape(fn(tape.reshape(t, (-1, 1))), (-1,)) + tape.zeros_like(t)
-        s = t - a
-        for j in range(order):
-            m = (j < powers).astype(np.float64)
-            y = y * (s * m + (1.0 - m))
-        return y
+    def f(t):
+        # elementwise on the points (real, or complex on Cauchy's circles); a constant
+        # result is spread over them
+        return tape.reshape(fn(tape.reshape(t, (-1, 1))), (-1,)) + tape.zeros_like(t)
 
     with np.errstate(all="ignore"):
-        d = tape.derivative(shifted, np.full(order + 1, float(a)), order=order)
-    return np.asarray(d.numpy(), dtype=np.float64).reshape(-1) / math.factorial(order)
+        c, errors = coefficients_with_errors(f, np.array([float(a)]), order)
+    c = np.asarray(c, dtype=np.float64).reshape(-1)
+    errors = np.asarray(errors, dtype=np.float64).reshape(-1)
+    digits = digits_of({0: c}, {0: errors}).get(0, np.full(order + 1, np.nan))
+    return c, digits
 
 
 def sympy_series(tree, name: str, a: float, order: int) -> list[float]:
