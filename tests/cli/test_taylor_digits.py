@@ -75,3 +75,23 @@ def test_a_root_of_an_exponential_is_warned_of_in_every_format():
         assert result.exit_code == 0
         assert result.stderr.count("warning: c") == 1, result.stderr
         assert "may be accurate to no digit at all" in result.stderr
+
+
+def test_a_zero_coefficient_is_judged_against_the_terms_around_it():
+    # e^x cos x = Re e^((1+i)x): c_2 and c_6 are 0, computed as 0 or 1e-18 within rounding
+    result = tape_cli("taylor", "exp(x)*cos(x)", "--at", "0", "--order", "6", "--format", "json")
+    doc = json.loads(result.stdout)
+    true = _reference(lambda x: mpmath.exp(x) * mpmath.cos(x), "0", 6)
+    assert all(abs(c - t) <= 1e-15 for c, t in zip(doc["coefficients"], true))
+    assert "digits" not in doc and "warning" not in result.stderr
+
+
+def test_the_scale_of_a_geometric_sequence_is_each_term_itself():
+    import numpy as np
+
+    from tape.calculus.taylor import scale
+
+    c = 1000.0 ** np.arange(8) * (-1.0) ** np.arange(8)       # 1/(1+1000x) about 0
+    assert np.allclose(scale(c), np.abs(c), rtol=1e-12)
+    zero_between = np.array([1.0, 1.0, 0.0, -1 / 3, -1 / 6])
+    assert scale(zero_between)[2] == pytest.approx(np.sqrt(1 / 3))
