@@ -838,7 +838,18 @@ def values_at(tree, names: list[str], points: np.ndarray, along=()):
         return (np.concatenate([p[0] for p in pieces]),
                 None if not along else np.concatenate([p[1] for p in pieces]))
     arrays = [np.ascontiguousarray(points[:, i]) for i in range(len(names))]
-    fn = to_tape(tree, names, count, order, reuse_literals=True)
+    return values_of(to_tape(tree, names, count, order, reuse_literals=True), arrays, names,
+                     along, lambda rows: to_tape(tree, names, rows, reuse_literals=True))
+
+
+def values_of(fn, arrays: list[np.ndarray], names: list[str], along=(),
+              rebuild: Optional[Callable] = None):
+    """``values_at`` for a batched function ``fn`` of the (N,) ``arrays`` (one per name of
+    ``names``, a scalar variable each), an expression's or a script's: ``(value,
+    derivative)``, (N,) arrays (the derivative None when ``along`` is empty), NumPy's
+    floating-point warnings off. ``rebuild(rows)`` builds ``fn`` for ``rows`` rows, for the
+    Taylor-mode partials of mixed derivatives above order 2 (without it, nested tapes)."""
+    along = list(along)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         if not along:
@@ -849,10 +860,8 @@ def values_at(tree, names: list[str], points: np.ndarray, along=()):
         found = None
         if len(wrt) == 1 and len(along) > 1:
             found = single_derivative(fn, arrays, comps[0], len(along))
-        if found is None and len(along) > 2:
-            found = (value_only(fn, arrays), taylor_partials(
-                lambda rows: to_tape(tree, names, rows, reuse_literals=True), arrays, comps,
-                len(along)))
+        if found is None and len(along) > 2 and rebuild is not None:
+            found = (value_only(fn, arrays), taylor_partials(rebuild, arrays, comps, len(along)))
         if found is None:
             found = partials(fn, arrays, comps, len(along))
         value, parts = found
