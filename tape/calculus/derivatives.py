@@ -97,16 +97,21 @@ class StreamedMatrix:
 class Outcome(Record):
     """Results for all points: ``value`` (N,) or (N, m); ``partials`` maps a multiset of
     component indices to (N,); ``jacobian`` is (N, m, d) (for mode "hessian" the Hessian,
-    the Jacobian of the gradient). ``warnings`` come from the engine."""
+    the Jacobian of the gradient). ``warnings`` come from the engine. ``digits`` maps a
+    multiset to (N,) estimated correct significant digits of that partial (whole numbers,
+    see ``digits_of``), NaN where the number is trusted; only the partials with some point
+    below trust are there (none when no estimate was made)."""
 
-    _fields = ("value", "partials", "jacobian", "warnings")
+    _fields = ("value", "partials", "jacobian", "warnings", "digits")
 
     def __init__(self, value: np.ndarray, partials: dict | None = None,
-                 jacobian: np.ndarray | None = None, warnings: list[str] | None = None) -> None:
+                 jacobian: np.ndarray | None = None, warnings: list[str] | None = None,
+                 digits: dict | None = None) -> None:
         self.value = value
         self.partials = {} if partials is None else partials
         self.jacobian = jacobian
         self.warnings = [] if warnings is None else warnings
+        self.digits = {} if digits is None else digits
 
 
 def run(target: Target, points: Points, variables: list[str], comps, mode: str,
@@ -135,15 +140,13 @@ def run(target: Target, points: Points, variables: list[str], comps, mode: str,
             taylor = single_derivative(fn, chunk_arrays, comps[0], order, return_error=True)
             if taylor is not None:
                 value, parts, errors = taylor
-                _warn_of_digits(parts, errors, order)
-                return Outcome(value, parts)
+                return Outcome(value, parts, digits=digits_of(parts, errors))
         if order > 2 and not target.is_script and all(c.index is None for c in comps):
             value = value_only(fn, chunk_arrays)
             parts, errors = taylor_partials(
                 lambda count: target.batched(variables, sizes, count), chunk_arrays, comps,
                 order, return_error=True)
-            _warn_of_digits(parts, errors, order)
-            return Outcome(value, parts)
+            return Outcome(value, parts, digits=digits_of(parts, errors))
         if order > NESTED_MAX_ORDER:
             raise CLIError(f"--order {order} with several components of a script or a vector "
                            f"variable takes nested tapes, which stop at order {NESTED_MAX_ORDER}")
@@ -325,7 +328,10 @@ def _join(pieces: list[Outcome]) -> Outcome:
     partials = {k: np.concatenate([p.partials[k] for p in pieces]) for k in pieces[0].partials}
     jac = (np.concatenate([p.jacobian for p in pieces])
            if pieces[0].jacobian is not None else None)
-    return Outcome(value, partials, jac)
+    flagged = list(dict.fromkeys(k for p in pieces for k in p.digits))
+    digits = {k: np.concatenate([p.digits.get(k, np.full(len(p.value), np.nan))
+                                 for p in pieces]) for k in flagged}
+    return Outcome(value, partials, jac, digits=digits)
 
 
 class Component(Frozen):
@@ -447,27 +453,37 @@ def single_derivative(fn, arrays: list[np.ndarray], comp: Component, order: int,
     return (value, {key: got}, {key: error}) if return_error else (value, {key: got})
 
 
-def _warn_of_digits(parts: dict, errors: dict, order: int) -> None:
-    """Warn (``warnings.warn``: ``run`` collects it with the engine's) when Taylor mode's
-    estimated rounding error of some derivative is above
-    ``engine.taylor.TRUSTED_RELATIVE_ERROR`` relative to it, naming the fewest digits
-    estimated correct: a number is never printed as if exact when it is not."""
+def digits_of(parts: dict, errors: dict) -> dict:
+    """``{multiset: (N,) digits}`` for the partials of which some point's estimated rounding
+    error (Taylor mode's, ``errors``) is above ``engine.taylor.TRUSTED_RELATIVE_ERROR``
+    relative to it: the estimated correct significant digits there, rounded down (0 to 7),
+    NaN where the number is trusted. Inf and nan results are left out (they are reported as
+    such): a number is never printed as if exact when it is not."""
     from tape.engine.taylor import correct_digits, inaccurate
 
-    fewest = None
+    out = {}
     for key, got in parts.items():
         got = np.asarray(got, dtype=np.float64)
         error = np.asarray(errors[key], dtype=np.float64)
-        bad = inaccurate(got, error) & np.isfinite(got)     # inf and nan are warned of apart
+        bad = inaccurate(got, error) & np.isfinite(got)
         if bad.any():
-            least = float(np.nanmin(correct_digits(got[bad], error[bad])))
-            fewest = least if fewest is None else min(fewest, least)
-    if fewest is not None:
-        digits = (f"to only about {int(fewest)} significant digits" if fewest >= 1
-                  else "to no digit at all")
-        warnings.warn(f"order {order}: a derivative may be accurate {digits} (Taylor mode's "
-                      f"estimated rounding error is above 1e-8 relative); the digits printed "
-                      f"past those are not reliable")
+            # (an error that is not a number leaves no digit to trust)
+            digits = np.nan_to_num(np.floor(correct_digits(got, error)), nan=0.0)
+            out[key] = np.where(bad, digits, np.nan)
+    return out
+
+
+def digits_message(label: str, fewest: float, count: int) -> str:
+    """The warning for numbers printed with more digits than they have: ``label`` names the
+    one with the ``fewest`` estimated correct digits (and its point), of ``count`` such
+    numbers (``digits_of``)."""
+    accuracy = (f"to only about {int(fewest)} significant digit{'s' if fewest >= 2 else ''}"
+                if fewest >= 1 else "to no digit at all")
+    others = (f" ({count} of the numbers printed have fewer than 8 estimated correct digits; "
+              f"--format json gives each one's \"digits\")" if count > 1 else "")
+    return (f"{label} may be accurate {accuracy}{others}: Taylor mode's estimated rounding "
+            f"error is above 1e-8 relative, and the digits printed past those are not "
+            f"reliable")
 
 
 def value_only(fn, arrays: list[np.ndarray]) -> np.ndarray:
@@ -822,7 +838,18 @@ def values_at(tree, names: list[str], points: np.ndarray, along=()):
         return (np.concatenate([p[0] for p in pieces]),
                 None if not along else np.concatenate([p[1] for p in pieces]))
     arrays = [np.ascontiguousarray(points[:, i]) for i in range(len(names))]
-    fn = to_tape(tree, names, count, order, reuse_literals=True)
+    return values_of(to_tape(tree, names, count, order, reuse_literals=True), arrays, names,
+                     along, lambda rows: to_tape(tree, names, rows, reuse_literals=True))
+
+
+def values_of(fn, arrays: list[np.ndarray], names: list[str], along=(),
+              rebuild: Optional[Callable] = None):
+    """``values_at`` for a batched function ``fn`` of the (N,) ``arrays`` (one per name of
+    ``names``, a scalar variable each), an expression's or a script's: ``(value,
+    derivative)``, (N,) arrays (the derivative None when ``along`` is empty), NumPy's
+    floating-point warnings off. ``rebuild(rows)`` builds ``fn`` for ``rows`` rows, for the
+    Taylor-mode partials of mixed derivatives above order 2 (without it, nested tapes)."""
+    along = list(along)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         if not along:
@@ -833,10 +860,8 @@ def values_at(tree, names: list[str], points: np.ndarray, along=()):
         found = None
         if len(wrt) == 1 and len(along) > 1:
             found = single_derivative(fn, arrays, comps[0], len(along))
-        if found is None and len(along) > 2:
-            found = (value_only(fn, arrays), taylor_partials(
-                lambda rows: to_tape(tree, names, rows, reuse_literals=True), arrays, comps,
-                len(along)))
+        if found is None and len(along) > 2 and rebuild is not None:
+            found = (value_only(fn, arrays), taylor_partials(rebuild, arrays, comps, len(along)))
         if found is None:
             found = partials(fn, arrays, comps, len(along))
         value, parts = found

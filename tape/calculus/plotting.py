@@ -208,25 +208,22 @@ def line_breaks(defined: np.ndarray) -> list[int]:
 def tangent_line(target: Target, series: Series, a: float, text: str | None = None
                  ) -> tuple[str, np.ndarray]:
     """The tangent of f at ``a`` over the series' grid, as (label, values): f(a) + f'(a)(x - a),
-    both by the engine. ``text`` is ``a`` as the user typed it, for messages."""
-    import tape
+    both by the engine (``tangents.evaluate``, as ``tape tangent`` takes them). ``text`` is
+    ``a`` as the user typed it, for messages."""
+    from .tangents import evaluate
 
     text = repr(a) if text is None else text
-    variable, fn = plot_function(target, 1)
-    if not target.is_script:
-        from ..expr.kinks import kink_at
-
-        kink = kink_at(target.trees[0], {variable: a})
-        if kink is not None:
-            raise CLIError(f"--tangent {text}: f is not differentiable at {variable} = {a!r} "
-                           f"({kink} has a kink or jump there), so there is no tangent line "
-                           f"there")
-    x = tape.constant(np.array([a]))
-    with np.errstate(all="ignore"), tape.GradientTape() as t:
-        t.watch(x)
-        y = fn(x)
-    value = float(np.ravel(np.asarray(y.numpy(), dtype=np.float64))[0])
-    slope = float(np.ravel(np.asarray(t.gradient(y, x).numpy(), dtype=np.float64))[0])
+    names = target.ordered([])
+    if len(names) > 1:      # (compute_series refuses these first)
+        raise CLIError(f"tape plot draws functions of one variable; {target.source!r} has "
+                       f"{len(names)} ({', '.join(names)})")
+    # a constant is drawn over x: its value, and a slope of 0
+    found = evaluate(target, {n: a for n in names})
+    if found.kink is not None:
+        raise CLIError(f"--tangent {text}: f is not differentiable at {series.variable} = "
+                       f"{a!r} ({found.kink} has a kink or jump there), so there is no "
+                       f"tangent line there")
+    value, slope = found.value, found.slopes.get(series.variable, 0.0)
     if not (np.isfinite(value) and np.isfinite(slope)):
         raise CLIError(f"--tangent {text}: f has no finite value and slope at "
                        f"{series.variable} = {a!r} (value {value!r}, slope {slope!r}), so there "

@@ -16,33 +16,54 @@ import numpy as np
 RTOL = 1e-9
 
 
-def coefficients(tree, name: str, a: float, order: int) -> np.ndarray:
-    """c_0 .. c_order of the expression ``tree`` in ``name`` about ``a``, in one Taylor-mode
-    pass through the public ``tape.derivative`` (which returns only the top derivative).
-
-    Point k of a batch of order+1 copies of ``a`` evaluates f(x)·(x - a)^(order-k): by Leibniz,
-    its order-th derivative at a is order!/k! · f^(k)(a), so dividing by order! leaves c_k.
-    The powers are products of the affine factors (x - a) or 1, which the Taylor mode carries
-    exactly.
-    """
+def coefficients(tree, name: str, a: float, order: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(c, digits)``: c_0 .. c_order of the expression ``tree`` in ``name`` about ``a``, from
+    the engine's Taylor mode with each coefficient's estimated rounding error, those above
+    1e-8 relative recomputed from Cauchy's integral where the function is holomorphic around
+    ``a`` (``tape.engine.cauchy.coefficients_with_errors``); and, per coefficient, its
+    estimated correct significant digits rounded down (0 to 7) where it is still above 1e-8
+    relative to its scale in the polynomial (``scale``), NaN where it is trusted (see
+    ``derivatives.digits_of``)."""
     import tape
+    from tape.engine.cauchy import coefficients_with_errors
+    from tape.engine.taylor import TRUSTED_RELATIVE_ERROR
 
     from ..expr.lower import to_tape
+    from .derivatives import digits_of
 
     fn = to_tape(tree, [name])
-    powers = np.arange(order, -1, -1)
 
-    def shifted(t):
-        y = tape.reshape(fn(tape.reshape(t, (-1, 1))), (-1,)) + tape.zeros_like(t)
-        s = t - a
-        for j in range(order):
-            m = (j < powers).astype(np.float64)
-            y = y * (s * m + (1.0 - m))
-        return y
+    def f(t):
+        # elementwise on the points (real, or complex on Cauchy's circles); a constant
+        # result is spread over them
+        return tape.reshape(fn(tape.reshape(t, (-1, 1))), (-1,)) + tape.zeros_like(t)
 
     with np.errstate(all="ignore"):
-        d = tape.derivative(shifted, np.full(order + 1, float(a)), order=order)
-    return np.asarray(d.numpy(), dtype=np.float64).reshape(-1) / math.factorial(order)
+        c, errors = coefficients_with_errors(f, np.array([float(a)]), order)
+    c = np.asarray(c, dtype=np.float64).reshape(-1)
+    errors = np.asarray(errors, dtype=np.float64).reshape(-1)
+    # a coefficient within 1e-8 of its own scale in the polynomial is trusted: a zero one
+    # (exp(x)*cos(x) at 0 has c_2 = 0) comes out as 0 or 1e-18 with an error of its own size
+    trusted = errors <= TRUSTED_RELATIVE_ERROR * scale(c)
+    digits = digits_of({0: c}, {0: np.where(trusted, 0.0, errors)})
+    return c, digits.get(0, np.full(order + 1, np.nan))
+
+
+def scale(c: np.ndarray) -> np.ndarray:
+    """Each coefficient's scale in the polynomial: the larger of |c_k| and the geometric mean
+    of its neighbours' (the last one's next neighbour extrapolated from the two before it),
+    so that a zero or nearly cancelled coefficient is judged against the terms around it,
+    while along a geometric sequence, where the mean is |c_k| itself, nothing is loosened."""
+    size = np.abs(np.asarray(c, dtype=np.float64))
+    out = size.copy()
+    if len(size) < 3:
+        return out
+    with np.errstate(all="ignore"):
+        out[1:-1] = np.maximum(size[1:-1], np.sqrt(size[:-2] * size[2:]))
+        beyond = size[-2] ** 2 / size[-3]
+        if np.isfinite(beyond):
+            out[-1] = max(size[-1], float(np.sqrt(size[-2] * beyond)))
+    return out
 
 
 def sympy_series(tree, name: str, a: float, order: int) -> list[float]:

@@ -53,6 +53,23 @@ class Rows:
         self.blocks = blocks
 
 
+class Sparse:
+    """A dict entry of a point's entry present only at some points: point i has it, as a
+    whole number, where ``values[i]`` is not NaN, and has no such key elsewhere (a
+    derivative's ``"digits"``, there only where it has fewer than full). Not a dict's
+    first entry (the comma before it is part of its text)."""
+
+    __slots__ = ("values", "key")
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+        self.key = ""           # set by ``_template``
+
+    def texts(self, values: np.ndarray) -> list[str]:
+        pair = ", " + _dumps(self.key) + ": "
+        return ["" if v != v else pair + repr(int(v)) for v in values.tolist()]
+
+
 #: stands for a ``Rows`` leaf in a point's text until its rows are written (json.dumps
 #: escapes a NUL, so it cannot be part of the text itself)
 _ROWS_MARK = "\x00"
@@ -89,19 +106,18 @@ def open_points(doc: Document, out: TextIO) -> None:
 def write_points(doc: Document, out: TextIO, first: bool, cells: int = BLOCK_CELLS) -> None:
     """The entries of ``doc``'s points, after earlier ones unless ``first`` (a document can be
     written as the entries of several, one block of points at a time)."""
-    columns: list[Column | Nested | Rows] = []
+    columns: list[Column | Nested | Rows | Sparse] = []
     template = _template(doc.entry, columns)
     if any(isinstance(c, Rows) for c in columns):
         _write_streamed_point(template, columns, out, first)
         return
-    width = sum(1 if isinstance(c, Column) else int(np.prod(c.values.shape[1:]))
+    width = sum(1 if isinstance(c, (Column, Sparse)) else int(np.prod(c.values.shape[1:]))
                 for c in columns)
     block = max(1, cells // max(1, width))
     for start in range(0, doc.count, block):
         stop = min(start + block, doc.count)
         if columns:
-            texts = [_texts(c.values[start:stop]) if isinstance(c, Column)
-                     else _nested_texts(c.values[start:stop]) for c in columns]
+            texts = [_leaf_texts(c, c.values[start:stop]) for c in columns]
             rows = [template % row for row in zip(*texts)]
         else:
             rows = [template % ()] * (stop - start)
@@ -110,8 +126,7 @@ def write_points(doc: Document, out: TextIO, first: bool, cells: int = BLOCK_CEL
 
 def _write_streamed_point(template: str, columns: list, out: TextIO, first: bool) -> None:
     """The entry of a one-point document whose ``Rows`` leaf is written block by block."""
-    texts = [_ROWS_MARK if isinstance(c, Rows) else
-             (_texts(c.values[:1]) if isinstance(c, Column) else _nested_texts(c.values[:1]))[0]
+    texts = [_ROWS_MARK if isinstance(c, Rows) else _leaf_texts(c, c.values[:1])[0]
              for c in columns]
     pieces = (template % tuple(texts)).split(_ROWS_MARK)
     out.write(("" if first else ", ") + pieces[0])
@@ -144,11 +159,30 @@ def _template(obj, columns: list[Column]) -> str:
         columns.append(obj)
         return "%s"
     if isinstance(obj, dict):
-        return "{" + ", ".join(_dumps(k).replace("%", "%%") + ": " + _template(v, columns)
-                               for k, v in obj.items()) + "}"
+        text = ""
+        for i, (k, v) in enumerate(obj.items()):
+            if isinstance(v, Sparse):
+                if not i:
+                    raise ValueError("a Sparse entry cannot come first in its dict")
+                v.key = k
+                columns.append(v)
+                text += "%s"
+            else:
+                text += (", " if i else "") + _dumps(k).replace("%", "%%") + ": " \
+                    + _template(v, columns)
+        return "{" + text + "}"
     if isinstance(obj, (list, tuple)):
         return "[" + ", ".join(_template(v, columns) for v in obj) + "]"
     return _dumps(obj).replace("%", "%%")
+
+
+def _leaf_texts(leaf, values: np.ndarray) -> list[str]:
+    """The texts of a Column, Nested or Sparse leaf at the points of ``values``."""
+    if isinstance(leaf, Column):
+        return _texts(values)
+    if isinstance(leaf, Sparse):
+        return leaf.texts(values)
+    return _nested_texts(values)
 
 
 def _texts(values: np.ndarray) -> list[str]:

@@ -1,11 +1,16 @@
 """grad --order N says when Taylor mode's estimated rounding error makes digits unreliable, and
-stays silent where the numbers are right (issue 32, with mpmath as the reference)."""
+stays silent where the numbers are right (issue 32, with mpmath as the reference): a warning
+naming the derivative, and in JSON a "digits" beside each such number."""
 from __future__ import annotations
 
+import json
+import math
+
 import mpmath
+import numpy as np
 import pytest
 
-from cli_helpers import tape_process
+from cli_helpers import tape_cli, tape_process
 
 
 def _nth(f, a, n):
@@ -30,7 +35,7 @@ def test_a_number_that_is_not_right_is_warned_of():
     p = tape_process("grad", "sqrt(exp(x))", "--at", "0.01", "--order", "30")
     true = float(_nth(lambda x: mpmath.sqrt(mpmath.exp(x)), "0.01", 30))
     if float(p.stdout) != pytest.approx(true, rel=1e-8):
-        assert "warning: order 30: a derivative may be accurate" in p.stderr, p.stderr
+        assert "warning: d³⁰f/dx³⁰ may be accurate" in p.stderr, p.stderr
 
 
 def test_partials_of_differently_scaled_variables_are_right():
@@ -42,3 +47,98 @@ def test_partials_of_differently_scaled_variables_are_right():
         k = entry["wrt"].count("x")
         assert entry["value"] == pytest.approx(30.0 ** k, rel=1e-8), entry
     assert "warnings" not in doc
+
+
+def _relative(got, true):
+    return abs(got - true) / abs(true)
+
+
+def test_json_gives_the_digits_of_each_point_that_has_fewer_and_only_there():
+    points = ["0.01", "0.5", "1"]
+    args = ["grad", "sqrt(exp(x))", "--order", "30", "--format", "json"]
+    for a in points:
+        args += ["--at", a]
+    result = tape_cli(*args)
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    flagged = []
+    for a, entry in zip(points, doc["points"]):
+        true = float(_nth(lambda x: mpmath.sqrt(mpmath.exp(x)), a, 30))
+        error = _relative(entry["derivative"], true)
+        if "digits" not in entry:
+            assert error <= 1e-8, (a, entry, true)
+            continue
+        flagged.append(a)
+        # whole digits from 0 to 7, and never more than the number really has
+        assert entry["digits"] in range(8), entry
+        assert entry["digits"] <= max(0.0, -math.log10(error)) + 1, (a, entry, true)
+        assert list(entry)[-1] == "digits" and list(entry)[-2] == "derivative"
+    assert flagged, "sqrt(exp(x)) at order 30 loses digits at some point"
+    warning, = doc["warnings"]
+    assert warning.startswith("d³⁰f/dx³⁰ at x=") and "may be accurate" in warning
+    assert f"{len(flagged)} of the numbers printed" in warning or len(flagged) == 1
+    assert "warning: d³⁰f/dx³⁰ at x=" in result.stderr
+
+
+def test_json_has_no_digits_where_every_number_is_trusted():
+    result = tape_cli("grad", "sin(x)/x", "--at", "1", "--at", "2", "--order", "20",
+                      "--format", "json")
+    assert result.exit_code == 0
+    doc = json.loads(result.stdout)
+    assert all("digits" not in entry for entry in doc["points"])
+    assert "warnings" not in doc and "warning" not in result.stderr
+    for a, entry in zip(["1", "2"], doc["points"]):
+        true = float(_nth(lambda x: mpmath.sin(x) / x, a, 20))
+        assert _relative(entry["derivative"], true) <= 1e-8
+
+
+def test_each_partial_has_its_own_digits():
+    # sqrt of an exponential: the power's recurrence loses digits along the directions
+    result = tape_cli("grad", "sqrt(exp(x*y))", "--at", "0.01,0.3", "--order", "8",
+                      "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    mpmath.mp.dps = 50
+    f = lambda x, y: mpmath.sqrt(mpmath.exp(x * y))     # noqa: E731
+    flagged = 0
+    for entry in doc["points"][0]["partials"]:
+        order = (entry["wrt"].count("x"), entry["wrt"].count("y"))
+        true = float(mpmath.diff(f, (mpmath.mpf("0.01"), mpmath.mpf("0.3")), order))
+        if "digits" in entry:
+            flagged += 1
+            assert entry["digits"] in range(8)
+            assert list(entry) == ["wrt", "value", "digits"]
+        else:
+            assert entry["value"] == pytest.approx(true, rel=1e-8, abs=1e-300), (entry, true)
+    if flagged:
+        assert "may be accurate" in doc["warnings"][-1]
+        assert doc["warnings"][-1].startswith("∂⁸f/∂")
+
+
+def test_the_other_formats_print_the_same_numbers_with_the_warning():
+    args = ("grad", "sqrt(exp(x))", "--at", "0.01", "--order", "30")
+    plain = tape_cli(*args, "--format", "plain")
+    doc = json.loads(tape_cli(*args, "--format", "json").stdout)
+    assert float(plain.stdout) == doc["points"][0]["derivative"]
+    assert plain.stderr.count("warning: d³⁰f/dx³⁰ may be accurate") == 1
+    csv = tape_cli(*args, "--format", "csv")
+    assert csv.stdout.splitlines()[0] == "x,value,d30f/dx30"     # no column is added
+    assert "may be accurate" in csv.stderr
+
+
+def test_a_sparse_entry_is_written_as_json_dumps_would():
+    from io import StringIO
+
+    from tape.cli.jsonstream import Column, Document, Sparse, write
+
+    values = np.array([1.5, 2.5, 3.5])
+    digits = np.array([np.nan, 3.0, 0.0])
+    doc = Document({"order": 2}, {"value": Column(values), "digits": Sparse(digits),
+                                  "more": [{"v": Column(values), "d": Sparse(digits)}]}, 3)
+    out = StringIO()
+    write(doc, out, cells=2)
+    want = {"order": 2, "points": [
+        {"value": v, **({} if np.isnan(d) else {"digits": int(d)}),
+         "more": [{"v": v, **({} if np.isnan(d) else {"d": int(d)})}]}
+        for v, d in zip(values.tolist(), digits.tolist())]}
+    assert out.getvalue() == json.dumps(want) + "\n"

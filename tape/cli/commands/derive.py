@@ -12,7 +12,8 @@ import numpy as np
 
 from .. import options as O, output, points as P
 from ...calculus.budget import Budget, from_option
-from ...calculus.derivatives import Component, Outcome, StreamedMatrix, components, run
+from ...calculus.derivatives import (Component, Outcome, StreamedMatrix, components,
+                                     digits_message, run)
 from ...expr.kinks import kink_notes
 from ..options import Format
 from ...expr.errors import CHECK_FAILED, UNDECIDED, CLIError
@@ -141,6 +142,8 @@ def derive(request: Request) -> None:
         if not vector and outcome.value.ndim != 1:
             _require_scalar(request, math.prod(outcome.value.shape[1:]), "function",
                             "values per point")
+        if outcome.digits:
+            outcome.warnings.append(digits_note(block, outcome))
         if block.comps:
             outcome.warnings += kink_notes(block.target.trees, block.target.orders,
                                            block.variables,
@@ -276,15 +279,47 @@ def gradient_report(problem: Problem, outcome: Outcome, order: int) -> output.Re
             point["gradient"] = by_variable(comps, [columns[k] for k in keys])
         elif len(comps) == 1:
             point["derivative"] = columns[keys[0]]
+            point.update(_digits_entry(outcome, keys[0]))
         else:
-            point["partials"] = [{"wrt": [comps[j].label for j in k], "value": columns[k]}
-                                 for k in keys]
+            point["partials"] = [{"wrt": [comps[j].label for j in k], "value": columns[k],
+                                  **_digits_entry(outcome, k)} for k in keys]
         return point
 
     return _report("grad", problem, outcome, entry, {"order": order},
                    value=outcome.value.reshape(n, 1), value_labels=["value"],
                    derivative_labels=[c for c, _ in names], table_labels=[t for _, t in names],
                    derivatives=derivs)
+
+
+def _digits_entry(outcome: Outcome, key: tuple) -> dict:
+    """The JSON ``"digits"`` of the partial ``key``, at the points where it has fewer
+    estimated correct digits than its estimated error trusts (none elsewhere)."""
+    if key not in outcome.digits:
+        return {}
+    from ..jsonstream import Sparse
+
+    return {"digits": Sparse(outcome.digits[key])}
+
+
+def digits_note(problem: Problem, outcome: Outcome) -> str:
+    """The warning for derivatives with fewer correct digits than printed (``outcome.digits``):
+    the one with the fewest, by its table label and (several points) its point, and how many
+    numbers are so."""
+    ordinary = len(problem.variables) == 1 and len(problem.comps) == 1
+    fewest, worst, count = math.inf, None, 0
+    for key, digits in outcome.digits.items():
+        flagged = ~np.isnan(digits)
+        count += int(flagged.sum())
+        row = int(np.nanargmin(digits))
+        if digits[row] < fewest:
+            fewest, worst = float(digits[row]), (key, row)
+    key, row = worst
+    label = derivative_labels(problem.comps, key, ordinary)[1]
+    if problem.points.count > 1:
+        labels, at = at_columns(problem)
+        label += " at " + ", ".join(f"{n}={output.number(v)}"
+                                   for n, v in zip(labels, at[row].tolist()))
+    return digits_message(label, fewest, count)
 
 
 def hessian_report(problem: Problem, outcome: Outcome, order: int = 2) -> output.Report:

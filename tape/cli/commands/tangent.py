@@ -1,23 +1,18 @@
 """``tape tangent``: the tangent line and normal line of y = f(x) at a point, or the tangent
 plane of a function of several variables, from the engine's value and gradient there.
 
-``tangent_result`` computes a plain dict (numbers and SymPy-syntax strings); ``TangentResult``
-shows it in the chosen format.
+``calculus.tangents`` computes them; ``tangent_result`` reads the options and makes a plain
+dict (numbers and SymPy-syntax strings); ``TangentResult`` shows it in the chosen format.
 """
 
 # (no ``from __future__ import annotations`` here: Typer reads this module's command
 # signatures at every start, and string annotations would be evaluated each time)
-import math
 from typing import Annotated
 
-import numpy as np
 import typer
 
 from .. import options as O, output
 
-#: names tried, in order, for the dependent variable of the equation (the first one the
-#: expression does not use)
-DEPENDENT = ("y", "z", "w", "f")
 #: the JSON document's keys, in order (SPEC section 5; ``output`` adds "read_as" after
 #: "expression")
 JSON_KEYS = ("expression", "at", "value", "slope", "tangent", "normal")
@@ -41,9 +36,8 @@ def tangent(
 
 def tangent_result(expression: str, at: str):
     """The target read from ``expression`` and a dict of the value, slope(s), tangent (and for
-    one variable normal) equations at ``at``."""
-    from ...calculus import derivatives as compute
-    from ...expr.kinks import kink_at
+    one variable normal) equations at ``at`` (computed by ``calculus.tangents.tangent``)."""
+    from ...calculus.tangents import tangent as tangent_at
     from ..mathtext import shifted_polynomial
     from ..points import parse_point
     from ...calculus.targets import expression_target
@@ -56,47 +50,26 @@ def tangent_result(expression: str, at: str):
     point = parse_point(at, names)
     if any(isinstance(v, list) for v in point.values()):
         output.abort("--at: tape tangent takes scalar variables (no vectors)")
-    sizes = {n: None for n in names}
-    target.tree_shapes(sizes)
-    arrays = [np.array([point[n]], dtype=float) for n in names]
-    comps = compute.components(names, names, sizes)
-    with np.errstate(all="ignore"):
-        value, partials = compute.partials(target.batched(names, sizes, 1), arrays, comps, 1)
-    value = float(value.reshape(-1)[0])
-    slopes = {c.name: float(partials[(i,)].reshape(-1)[0]) + 0.0 for i, c in enumerate(comps)}
-    where = ", ".join(f"{n}={point[n]!r}" for n in names)
-    if not math.isfinite(value):
-        output.abort(f"{expression} is not defined at {where} (value {value!r}): no tangent")
-    bad = [n for n, s in slopes.items() if not math.isfinite(s)]
-    if bad:
-        output.abort(f"{expression} is not differentiable at {where} (d/d{bad[0]} is "
-                       f"{slopes[bad[0]]!r}): no tangent")
-    kink = kink_at(target.trees[0], point)
-    if kink is not None:
-        output.abort(f"{expression} is not differentiable at {where} ({kink} has a kink or "
-                       f"jump there): no tangent")
-    dependent = next(n for n in DEPENDENT if n not in names)
+    found = tangent_at(target, {n: point[n] for n in names})
+    slopes = found.slopes
+    dependent = found.dependent
 
-    def equation(math_style: bool) -> str:
-        terms = [(value, {})] + [(slopes[n], {n: (point[n], 1)}) for n in names]
+    def equation(terms, math_style: bool) -> str:
         return f"{dependent} = " + shifted_polynomial(terms, math_style)
 
     result = {"expression": expression, "at": point,
-              "value": value, "slope": slopes[names[0]] if len(names) == 1 else slopes,
-              "tangent": equation(False), "dependent": dependent,
-              "pretty": {"tangent": equation(True)}}
+              "value": found.value, "slope": slopes[names[0]] if len(names) == 1 else slopes,
+              "tangent": equation(found.terms(), False), "dependent": dependent,
+              "pretty": {"tangent": equation(found.terms(), True)}}
     if len(names) == 1:
-        x, m = names[0], slopes[names[0]]
-        if m == 0:
+        x = names[0]
+        normal = found.normal_terms()
+        if normal is None:
             result["normal"] = f"{x} = {point[x]!r}"
             result["pretty"]["normal"] = f"{x} = {point[x]:.6g}"
         else:
-            def normal(math_style):
-                terms = [(value, {}), (-1.0 / m, {x: (point[x], 1)})]
-                return f"{dependent} = " + shifted_polynomial(terms, math_style)
-
-            result["normal"] = normal(False)
-            result["pretty"]["normal"] = normal(True)
+            result["normal"] = equation(normal, False)
+            result["pretty"]["normal"] = equation(normal, True)
     return target, result
 
 

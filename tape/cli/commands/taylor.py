@@ -1,8 +1,9 @@
 """``tape taylor``: the Taylor polynomial of a one-variable expression about a point.
 
-The coefficients c_k = f^(k)(a)/k! come from the engine's Taylor mode in one pass
-(``tape.derivative``; see ``taylor_coefficients``); ``--check`` compares them with SymPy's
-series. ``taylor_result`` computes a plain dict; ``TaylorResult`` shows it.
+The coefficients c_k = f^(k)(a)/k! come from the engine's Taylor mode in one pass, each with
+its estimated rounding error (``calculus.taylor.coefficients``): one still above 1e-8
+relative is warned of, and JSON gives its ``"digits"``. ``--check`` compares them with
+SymPy's series. ``taylor_result`` computes a plain dict; ``TaylorResult`` shows it.
 """
 
 # (no ``from __future__ import annotations`` here: Typer reads this module's command
@@ -19,7 +20,7 @@ from ...expr.errors import CHECK_FAILED
 
 #: the JSON document's keys, in order (SPEC section 5; ``output`` adds "read_as" after
 #: "expression")
-JSON_KEYS = ("expression", "at", "order", "coefficients", "polynomial", "check")
+JSON_KEYS = ("expression", "at", "order", "coefficients", "digits", "polynomial", "check")
 
 
 def taylor(
@@ -71,22 +72,38 @@ def taylor_result(expression: str, at: str, order: int):
     if kink is not None:
         output.abort(f"{expression} is not differentiable at {name}={a!r} ({kink} has a "
                        f"kink or jump there): no Taylor polynomial")
-    coefficients = expansion.coefficients(target.trees[0], name, a, order)
+    coefficients, digits = expansion.coefficients(target.trees[0], name, a, order)
     if not np.all(np.isfinite(coefficients)):
         output.abort(f"{expression} has no Taylor polynomial of order {order} at "
                        f"{name}={a!r}: its value or a derivative up to order {order} is "
                        f"infinite or undefined there")
     terms = [(float(c), {name: (a, k)} if k else {}) for k, c in enumerate(coefficients)]
-    return target, {"expression": expression, "at": {name: a},
-            "order": order, "coefficients": [float(c) for c in coefficients],
-            "polynomial": shifted_polynomial(terms),
-            "pretty": {"terms": terms}}
+    result = {"expression": expression, "at": {name: a},
+              "order": order, "coefficients": [float(c) for c in coefficients],
+              "polynomial": shifted_polynomial(terms),
+              "pretty": {"terms": terms}}
+    flagged = [{"k": k, "digits": int(d)} for k, d in enumerate(digits.tolist()) if d == d]
+    if flagged:
+        result["digits"] = flagged
+    return target, result
 
 
 class TaylorResult(output.DictResult):
     """``taylor_result``'s dict (with its ``check``, if any) in every format."""
 
     json_keys = JSON_KEYS
+
+    def warnings(self) -> list[str]:
+        flagged = self.result.get("digits")
+        if not flagged:
+            return []
+        from ...calculus.derivatives import digits_message
+
+        worst = min(flagged, key=lambda entry: entry["digits"])
+        k = worst["k"]
+        (name, a), = self.result["at"].items()
+        label = f"c{k} (the coefficient of ({name} - {a!r})^{k})" if k else "c0 (the value)"
+        return [digits_message(label, worst["digits"], len(flagged))]
 
     def header(self) -> list[str]:
         return ["k", "coefficient", "derivative"] + (["sympy"] if "check" in self.result

@@ -170,7 +170,11 @@ def test_taylor_check_failure_exits_1(monkeypatch):
     from tape.calculus import taylor as T
 
     real = T.coefficients
-    monkeypatch.setattr(T, "coefficients", lambda *a: real(*a) * (1 + 1e-6))
+    def off(*args):
+        c, digits = real(*args)
+        return c * (1 + 1e-6), digits
+
+    monkeypatch.setattr(T, "coefficients", off)
     result = tape_cli("taylor", "exp(x)", "--at", "0", "-n", "4", "--check")
     assert result.exit_code == 1 and "disagree" in result.stderr
 
