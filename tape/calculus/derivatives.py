@@ -866,3 +866,15 @@ def values_of(fn, arrays: list[np.ndarray], names: list[str], along=(),
             found = partials(fn, arrays, comps, len(along))
         value, parts = found
         return np.ravel(value), np.ravel(parts[key])
+
+
+def refuse_too_many_partials(n_components: int, order: int, limit: int,
+                             unit: str = "components", command: str = "") -> None:
+    """Refuse, before any of them is listed, more distinct partials of ``order`` in
+    ``n_components`` than ``limit``, naming the count and the limit (``command``: the command
+    the limit is for, when it is its own)."""
+    count = math.comb(n_components + order - 1, order)
+    if count > limit:
+        whose = f" for tape {command}" if command else ""
+        raise CLIError(f"--order {order} with {n_components} {unit} asks for {count} "
+                       f"distinct partial derivatives; the limit{whose} is {limit}")

@@ -12,13 +12,13 @@ SymPy differentiated it.
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..expr import tree as E
 from ..expr.errors import CLIError
+from ..expr.printer import superscript
 from .limits import DEPENDENT, DIFF_MAX_ORDER, STEPS_MAX_ORDER, TIMEOUT
 from .timelimit import SymbolicTimeout, run_limited, run_optional
 
@@ -36,7 +36,6 @@ STEP_STYLES = ("plain", "math", "latex")
 #: expressions with at most this many nodes are derived step by step in this process (the
 #: steps grow with the tree, and past this size a child that can be stopped in time is safer)
 SMALL = 300
-_SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 @dataclass
@@ -91,7 +90,7 @@ def derivatives(expression: str, *, wrt: Optional[str] = None, order: int = 1,
     ``SymbolicTimeout`` when SymPy's part does not finish within ``timeout`` seconds."""
     from ..expr.notation import stated_order
     from ..expr.symbolic import infer_sizes
-    from .derivatives import components, multisets
+    from .derivatives import components, multisets, refuse_too_many_partials
     from .targets import declared_names, expression_target
 
     _check_style(style)
@@ -207,23 +206,6 @@ def shower(style: str):
         printer = _math_printer()
         return lambda t: printer.doprint(as_sympy(t))
     return read_as
-
-
-def superscript(n: int) -> str:
-    """``12`` -> ``¹²``."""
-    return str(n).translate(_SUPERSCRIPTS)
-
-
-def refuse_too_many_partials(n_components: int, order: int, limit: int,
-                             unit: str = "components", command: str = "") -> None:
-    """Refuse, before any of them is listed, more distinct partials of ``order`` in
-    ``n_components`` than ``limit``, naming the count and the limit (``command``: the command
-    the limit is for, when it is its own)."""
-    count = math.comb(n_components + order - 1, order)
-    if count > limit:
-        whose = f" for tape {command}" if command else ""
-        raise CLIError(f"--order {order} with {n_components} {unit} asks for {count} "
-                       f"distinct partial derivatives; the limit{whose} is {limit}")
 
 
 def written(tree: E.Expr, sizes: dict, style: str) -> str:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from . import output
 from ..calculus import formulas
+from ..expr.printer import superscript
 from .options import Format
 
-superscript = formulas.superscript
 
 
 # --------------------------------------------------------------------------- step layouts

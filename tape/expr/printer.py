@@ -9,6 +9,7 @@ from collections import deque
 from .tree import Binary, Call, Constant, Index, Number, Relation, Unary, Variable, fold
 
 _PRINTED = {"ceil": "ceiling", "max": "Max", "min": "Min"}
+_SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 _LEVEL = {"+": 1, "-": 1, "*": 2, "/": 2, "**": 4}
 
 
@@ -81,3 +82,8 @@ def read_as(tree) -> str:
         raise TypeError(f"unknown expression node {node!r}")
 
     return "".join(fold(tree, visit)[0])
+
+
+def superscript(n: int) -> str:
+    """An integer in superscript digits: ``12`` -> ``¹²``, ``-1`` -> ``⁻¹``."""
+    return str(n).translate(_SUPERSCRIPTS)

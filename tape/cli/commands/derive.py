@@ -13,10 +13,11 @@ import numpy as np
 from .. import options as O, output, points as P
 from ...calculus.budget import Budget, from_option
 from ...calculus.derivatives import (Component, Outcome, StreamedMatrix, components,
-                                     digits_message, run)
+                                     digits_message, refuse_too_many_partials, run)
 from ...expr.kinks import kink_notes
 from ..options import Format
 from ...expr.errors import CHECK_FAILED, UNDECIDED, CLIError
+from ...expr.printer import superscript
 from ...expr.record import Record
 from ...calculus.targets import Target, declared_names, make_target, parse_wrt
 from ..process import script_code
@@ -186,7 +187,7 @@ def plan(request: Request, problem: Problem, more) -> tuple[Format, bool, Budget
     if request.command != "jacobian":
         _require_scalar(request, problem.output, "target", "components")
     if request.command == "grad":       # a Hessian's size is checked against the budget
-        check_partial_count(len(problem.comps), request.order)
+        refuse_too_many_partials(len(problem.comps), request.order, MAX_PARTIALS)
     width = _report_width(request, problem)
     budget = from_option(request.memory)
     most = budget.per_pass(REPORT_BYTES_PER_NUMBER * width, P.STREAM_BLOCK)
@@ -247,18 +248,6 @@ def prepare_blocks(texts: list[str], at: Optional[list[str]], points_file: Optio
     shape = target.output_shape(sizes, variables)
     comps = components(variables, wrt or variables, sizes)
     return Problem(target, variables, wrt or list(variables), pts, comps, shape, sizes), more
-
-
-def check_partial_count(n_components: int, order: int, limit: int = MAX_PARTIALS,
-                        unit: str = "components", command: str = "") -> None:
-    """Refuse, before any of them is listed, more distinct partials of ``order`` in
-    ``n_components`` than ``limit`` (exit 2, naming the count and the limit; ``command``:
-    the command the limit is for, when it is its own)."""
-    count = math.comb(n_components + order - 1, order)
-    if count > limit:
-        whose = f" for tape {command}" if command else ""
-        output.abort(f"--order {order} with {n_components} {unit} asks for {count} "
-                     f"distinct partial derivatives; the limit{whose} is {limit}")
 
 
 # ====================================================================== the three reports
@@ -432,12 +421,9 @@ def title(command: str, target: Target) -> str:
     return f"tape {command} {shown}"
 
 
-_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def superscript(n: int) -> str:
-    """``2`` -> ``²`` (``1`` -> empty: no exponent shown)."""
-    return "" if n == 1 else str(n).translate(_SUPERSCRIPT)
+def _exponent(n: int) -> str:
+    """``2`` -> ``²``; ``1`` -> empty (no exponent shown)."""
+    return "" if n == 1 else superscript(n)
 
 
 def derivative_labels(comps: list[Component], key: tuple, ordinary: bool,
@@ -457,8 +443,8 @@ def derivative_labels(comps: list[Component], key: tuple, ordinary: bool,
     n_csv = "" if order == 1 else str(order)
     csv_name = f"d{n_csv}{f}/" + "".join(f"d{lab}{'' if k == 1 else k}" for lab, k in runs)
     d = "d" if ordinary else "∂"
-    table_name = (f"{d}{superscript(order)}{f}/"
-                  + "".join(f"{d}{lab}{superscript(k)}" for lab, k in runs))
+    table_name = (f"{d}{_exponent(order)}{f}/"
+                  + "".join(f"{d}{lab}{_exponent(k)}" for lab, k in runs))
     return csv_name, table_name
 
 

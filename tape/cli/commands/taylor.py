@@ -151,7 +151,7 @@ _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 def _derivative_mark(k: int) -> str:
     """f, f′, f″, f⁽³⁾ ..."""
-    from ..mathtext import superscript
+    from ...expr.printer import superscript
 
     marks = {0: "", 1: "′", 2: "″"}
     return marks[k] if k in marks else f"⁽{superscript(k)}⁾"
