@@ -229,14 +229,17 @@ def _constant_without_real_value(tree: E.Expr) -> Optional[str]:
     """Why ``tree`` has no real derivative because of a constant part of it (``sqrt(-1)``,
     ``acos(2)``, ``tan(pi/2)``), or None. tape's variables and results are real: a derivative
     such as ``2*I*x`` is not one."""
+    from ..expr import highprec as H
     from ..expr.printer import read_as
     from .treediff import undefined_constant
 
     call = undefined_constant(tree)
     if call is None:
         return None
-    return (f"{read_as(call)} has no real, finite value, so the expression has no real "
-            f"derivative; tape works with real numbers: check the constants in the expression")
+    real = H.value_at(H.compile_tree(call, []), []) is not None
+    why = "is undefined (a pole)" if real else "is not real"
+    return (f"the expression holds a constant with no real value: {read_as(call)} {why}; "
+            f"tape works with real numbers: check the constants in the expression")
 
 
 def _own(tree, variables: list[str], alongs: list[list[str]], sizes, style: str):

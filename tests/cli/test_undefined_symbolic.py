@@ -15,14 +15,14 @@ TOKENS = ("zoo", "nan", "oo", "I")
 
 
 @pytest.mark.parametrize("expression, says", [
-    ("x*tan(pi/2)", "undefined: SymPy gives zoo (complex infinity)"),
+    ("x*tan(pi/2)", "a constant with no real value: tan(pi/2) is undefined (a pole)"),
     ("x/0", "undefined: SymPy gives zoo"),
     ("0/0*x", "undefined: SymPy gives nan"),
     ("1e999*x", "infinite"),
-    ("sqrt(-1)*x", "not a real number: SymPy gives the imaginary unit I"),
-    ("log(-1)*x", "not a real number"),
-    ("acos(2)*x", "not a real number: acos(2) is not real"),
-    ("asin(2)*x^2", "not a real number: asin(2) is not real"),
+    ("sqrt(-1)*x", "a constant with no real value: sqrt(-1) is not real"),
+    ("log(-1)*x", "log(-1) is not real"),
+    ("acos(2)*x", "acos(2) is not real"),
+    ("asin(2)*x^2", "asin(2) is not real"),
 ])
 @pytest.mark.parametrize("fmt", ["plain", "json"])
 def test_diff_of_an_undefined_expression_is_bad_input(expression, says, fmt):
