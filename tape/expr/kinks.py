@@ -130,7 +130,7 @@ class _Bounds:
     def __init__(self, names: list[str], inputs: list[np.ndarray]) -> None:
         import tape
 
-        self.tape = tape
+        self.tape, self.slopes = tape, _Slopes(tape)
         self.memo: dict[int, tuple] = {}
         self.variables = {name: (tape.constant(a), EPS * np.abs(a))
                           for name, a in zip(names, inputs)}
@@ -172,59 +172,132 @@ class _Bounds:
 
     def _operation(self, node: E.Expr, kids: list) -> tuple:
         """A Binary or Call node: its value, and its operands' bounds times the absolute
-        partial derivatives (by the engine) plus its own rounding."""
-        tape = self.tape
+        partial derivatives plus its own rounding."""
         from .functions import FUNCTIONS
 
-        if isinstance(node, E.Call):
-            entry = FUNCTIONS[node.name]
-            op, reduces, exact = entry.tape, entry.kind != "elementwise", node.name in _EXACT
-        else:
-            op, reduces, exact = _BINARY[node.op], False, False
         tensors = [t for t, _ in kids]
-        # an operand that is another's very tensor (``x*x``) is one error, passed on through
-        # the total partial the engine gives for it
-        seen: set[int] = set()
-        moving = [i for i, (t, b) in enumerate(kids)
-                  if np.any(b) and not (id(t) in seen or seen.add(id(t)))]
+        moving = [i for i, (_, b) in enumerate(kids)
+                  if (b.any() if type(b) is np.ndarray else b)]
+        if isinstance(node, E.Binary):
+            value = _BINARY[node.op](*tensors)
+            bound = self._passed(kids, moving, _binary_slopes(node.op, tensors, value, moving))
+            return value, _rounded(bound, EPS, value.numpy())
+        entry = FUNCTIONS[node.name]
         if not moving:
-            value, bound = op(*tensors), 0.0
+            value, bound = entry.tape(*tensors), 0.0
+        elif entry.derivative is not None and len(tensors) == 1:
+            value = entry.tape(*tensors)
+            slope = entry.derivative(self.slopes, tensors[0])
+            bound = self._passed(kids, moving, [slope.numpy() if hasattr(slope, "numpy")
+                                                else slope])
         else:
-            shape = np.broadcast_shapes(*(np.shape(t) for t in tensors))
-            for i in moving:    # one partial per point: no operand may be summed over points
-                if np.shape(tensors[i]) != shape:
-                    tensors[i] = tape.broadcast_to(tensors[i], shape)
-            with tape.GradientTape() as g:
-                g.watch([tensors[i] for i in moving])
-                value = op(*tensors)
-            partials = g.gradient(value, [tensors[i] for i in moving])
-            bound = 0.0
-            for i, partial in zip(moving, partials):
-                if partial is None:     # floor, ceil, sign: derivative 0
-                    continue
-                passed = np.abs(partial.numpy()) * kids[i][1]
-                # an operand known exactly passes nothing on, even through an infinite slope;
-                # a nan slope (off the domain) has no first-order term to give
-                passed = np.where((kids[i][1] == 0) | np.isnan(passed), 0.0, passed)
-                if reduces:
-                    passed = passed.sum(axis=-1, keepdims=True)
-                bound = bound + passed
-        out = value.numpy()
-        if exact:
+            # the engine gives the total partial for a tensor watched twice: watch it once
+            ids = [id(t) for t in tensors]
+            moving = [i for i in moving if ids.index(ids[i]) == i]
+            value, slopes = self._engine_slopes(entry.tape, tensors, moving)
+            bound = self._passed(kids, moving, slopes)
+            if entry.kind != "elementwise":     # the partials of a reduction, summed
+                bound = np.sum(bound, axis=-1, keepdims=True) if np.ndim(bound) else bound
+        if node.name in _EXACT:
             return value, bound
-        if reduces:
+        if entry.kind != "elementwise":
             # a reduction over k components rounds up to k times, each time relative to the
-            # partial sums: bounded by k * EPS * (the function of the magnitudes)
+            # partial results: bounded by k * EPS * (the function of the magnitudes)
             k = np.shape(tensors[0])[-1]
-            size = np.abs(op(*[tape.abs(t) for t in tensors]).numpy())
-            return value, bound + k * EPS * size
-        return value, bound + EPS * np.abs(out)
+            size = entry.tape(*[self.tape.abs(t) for t in tensors]).numpy()
+            return value, _rounded(bound, k * EPS, size)
+        return value, _rounded(bound, EPS, value.numpy())
+
+    def _engine_slopes(self, op: Callable, tensors: list, moving: list[int]) -> tuple:
+        """``op(*tensors)`` and its partial derivatives in the ``moving`` operands by the
+        engine (None where it has none: ``floor``), one per point and component."""
+        tape = self.tape
+        tensors = list(tensors)
+        shape = np.broadcast_shapes(*(np.shape(t) for t in tensors))
+        for i in moving:        # a broadcast operand's partial would be summed over points
+            if np.shape(tensors[i]) != shape:
+                tensors[i] = tape.broadcast_to(tensors[i], shape)
+        with tape.GradientTape() as g:
+            g.watch([tensors[i] for i in moving])
+            value = op(*tensors)
+        partials = g.gradient(value, [tensors[i] for i in moving])
+        return value, [None if p is None else p.numpy() for p in partials]
+
+    @staticmethod
+    def _passed(kids: list, moving: list[int], slopes: list) -> np.ndarray | float:
+        """The moving operands' bounds times their absolute partial derivatives, summed. An
+        operand that is another's very tensor (``x*x``, ``x - x``) is one error, passed on
+        through the sum of its partial derivatives."""
+        total: dict[int, list] = {}
+        for i, slope in zip(moving, slopes):
+            if slope is not None:       # None: floor, ceil, sign, derivative 0
+                key = id(kids[i][0])
+                total[key] = [kids[i][1], total[key][1] + slope if key in total else slope]
+        bound = None
+        for error, slope in total.values():
+            passed = np.multiply(np.abs(slope), error)
+            # fmax takes 0 for nan: an operand known exactly passes nothing on, even through
+            # an infinite slope (0*inf), and a nan slope (off the domain) has no first-order
+            # term to give
+            passed = np.fmax(passed, 0.0, out=passed if np.ndim(passed) else None)
+            bound = passed if bound is None else np.add(bound, passed, out=bound)
+        return 0.0 if bound is None else bound
+
+
+def _rounded(bound, eps: float, value: np.ndarray):
+    """``bound + eps * |value|``, in place where ``bound`` is an array of its own shape."""
+    own = np.abs(value)
+    own *= eps
+    if type(bound) is np.ndarray and bound.shape == own.shape:
+        return np.add(bound, own, out=bound)
+    return own + bound
+
+
+class _Slopes:
+    """The builder the function table's derivative templates (``functions.Function``) are
+    evaluated with here: on tape tensors, with the table's own functions."""
+
+    number = staticmethod(float)
+    add = staticmethod(lambda a, b: a + b)
+    sub = staticmethod(lambda a, b: a - b)
+    mul = staticmethod(lambda a, b: a * b)
+    div = staticmethod(lambda a, b: a / b)
+    neg = staticmethod(lambda a: -a)
+    power = staticmethod(lambda base, k: base ** k)
+
+    def __init__(self, tape) -> None:
+        from .functions import FUNCTIONS
+
+        self.functions, self.tape = FUNCTIONS, tape
+
+    def call(self, name: str, *args):
+        return self.functions[name].tape(*args)
+
+    def sign(self, u):
+        return self.tape.sign(u)
 
 
 _BINARY: dict[str, Callable] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
     "/": lambda a, b: a / b, "**": lambda a, b: a ** b,
 }
+
+
+def _binary_slopes(op: str, tensors: list, value, moving: list[int]) -> list:
+    """The partial derivatives of ``a op b`` in the ``moving`` operands (0: a, 1: b)."""
+    if not moving:
+        return []
+    a, b = (np.asarray(t.numpy()) for t in tensors)
+    if op == "+":
+        return [1.0 for _ in moving]
+    if op == "-":
+        return [1.0 if i == 0 else -1.0 for i in moving]
+    if op == "*":
+        return [b if i == 0 else a for i in moving]
+    if op == "/":
+        return [1.0 / b if i == 0 else -value.numpy() / b for i in moving]
+    # a**b: b*a^(b-1) and a^b*log(a) (nan off the real domain: no first-order term)
+    return [b * a ** (b - 1.0) if i == 0 else value.numpy() * np.log(a) for i in moving]
 
 
 def _hits(tree: E.Expr, names: list[str], arrays: list[np.ndarray], vertical: bool
