@@ -13,11 +13,13 @@ may not be differentiable, not as a disagreement.
 A point is on a kink when the argument is there to within its rounding error: ``sin(x)`` at
 the float nearest pi is 1.2e-16, not 0, but pi itself was rounded to make that float, and
 ``|sin(x)|`` has its corner within that rounding. Each argument is evaluated with a
-first-order running error bound (``_Bounds``): every input carries a relative error of
-``EPS`` (it was rounded from what was typed), every operation adds ``EPS * |its result|`` and
-passes its operands' bounds on through its partial derivatives (the engine's, from the
-function table's tape op). The bound follows the size of the terms, so ``abs(x)`` at 1e-300
-(exact) or ``abs(x - 1)`` at 1.0000000001 is no kink.
+first-order running error bound (``_Bounds``): every input and every literal that is not a
+whole number carries a relative error of ``EPS`` (it was rounded from what was typed), every
+operation adds ``EPS * |its result|`` and passes its operands' bounds on through the absolute
+values of its partial derivatives (written out for ``+ - * / **``; the function table's
+derivative template for a call of one argument; the engine's gradient of the table's tape op
+for the others). The bound follows the size of the terms, so ``abs(x)`` at 1e-300 (exact) or
+``abs(x - 1)`` at 1.0000000001 is no kink.
 
 A kink found here is a kink of one call inside the expression: the whole expression may still
 be smooth there (``x*abs(x)`` at 0), so callers say "may not be differentiable".
@@ -37,7 +39,7 @@ EPS = 2.0 ** -53
 #: input that was itself computed from what was typed (``0.1+0.2``: three roundings, 1.3 times
 #: ``EPS * x``) and for the second-order terms the bound leaves out. It stays far below the
 #: distance of a point typed a few ulps off a kink on purpose (``abs(x - 1)`` at 1+4e-16,
-#: 4 times ``EPS``, is no kink).
+#: ``4 * EPS * x`` from 1 and twice its bound, is no kink).
 SAFETY = 2.0
 
 #: calls whose result is exact (no rounding of their own), so they add no ``EPS * |result|``
@@ -158,9 +160,8 @@ class _Bounds:
             from .functions import CONSTANTS
 
             value = node.value if isinstance(node, E.Number) else CONSTANTS[node.name][0]
-            exact = value == int(value) and abs(value) <= 2.0 ** 53 if np.isfinite(value) \
-                else True
-            return tape.constant(np.float64(value)), 0.0 if exact else EPS * abs(value)
+            whole = not np.isfinite(value) or (value == int(value) and abs(value) <= 2.0 ** 53)
+            return tape.constant(np.float64(value)), 0.0 if whole else EPS * abs(value)
         if isinstance(node, E.Unary):
             value, bound = kids[0]
             return (-value if node.op == "-" else value), bound
@@ -240,17 +241,24 @@ class _Bounds:
             # an infinite slope (0*inf), and a nan slope (off the domain) has no first-order
             # term to give
             passed = np.fmax(passed, 0.0, out=passed if np.ndim(passed) else None)
-            bound = passed if bound is None else np.add(bound, passed, out=bound)
+            bound = passed if bound is None else _sum(bound, passed)
         return 0.0 if bound is None else bound
 
 
+def _sum(bound, more):
+    """``bound + more``, in place when ``bound`` is an array of the sum's shape (one this
+    module made: never an input's or another node's)."""
+    if type(bound) is np.ndarray and bound.shape == np.broadcast_shapes(bound.shape,
+                                                                        np.shape(more)):
+        return np.add(bound, more, out=bound)
+    return bound + more
+
+
 def _rounded(bound, eps: float, value: np.ndarray):
-    """``bound + eps * |value|``, in place where ``bound`` is an array of its own shape."""
+    """``bound + eps * |value|``."""
     own = np.abs(value)
     own *= eps
-    if type(bound) is np.ndarray and bound.shape == own.shape:
-        return np.add(bound, own, out=bound)
-    return own + bound
+    return _sum(own, bound) if np.ndim(own) else own + bound
 
 
 class _Slopes:

@@ -103,6 +103,12 @@ def test_the_message_says_what_holds_within_rounding():
                                     "rounding,"}
 
 
+@pytest.mark.parametrize("x, on", [(0.3, True), (0.31, False), (0.1 + 0.2, True)])
+def test_a_constant_part_rounds_too(x, on):
+    # 0.1 + 0.2 is 0.30000000000000004 in floats, 0.3 as typed
+    assert (kink_at(read("abs(x - (0.1 + 0.2))").tree, {"x": x}) is not None) is on
+
+
 def test_plot_refuses_a_tangent_within_rounding():
     done = tape_cli("plot", "abs(sin(x))", "--tangent", "pi")
     assert done.exit_code == 2
@@ -157,6 +163,11 @@ def test_kink_mask_within_rounding_for_vectors():
     # sum(v) is 0.6000000000000001 for v = [0.1, 0.2, 0.3]; 0.61 is far off
     v = np.array([[0.1, 0.2, 0.3], [0.1, 0.2, 0.31], [0.1 + 0.2, 0.0, 0.0]])
     mask, which = kink_mask(read("abs(sum(v) - 0.6)").tree, ["v"], [v])
+    assert mask.tolist() == [True, False, False]
+    # a scalar (N, 1) beside a vector: v*x is [0.1, 0.2] and its sum 0.30000000000000004
+    x = np.array([[0.1], [0.1], [0.2]])
+    u = np.array([[1.0, 2.0], [1.0, 2.1], [1.0, 2.0]])
+    mask, which = kink_mask(read("abs(sum(u*x) - 0.3)").tree, ["u", "x"], [u, x])
     assert mask.tolist() == [True, False, False]
     # norm's kink: every component within its rounding of 0
     w = np.array([[0.1 + 0.2, 0.3], [0.31, 0.3], [0.3, 0.1 + 0.2 + 1e-15]])
