@@ -353,11 +353,14 @@ def kink_notes(trees: list[E.Expr], orders: list, names: list[str],
                  if order is not None else next(_nodes(tree, False), None) is not None)
         if not found:
             continue
+        named = None        # a point is named once, by its outermost call (as kink_mask does)
         for node, args, hit, exact in _hits(tree, names, arrays, vertical=False):
-            if not hit.any():
+            new = hit if named is None else hit & ~named
+            named = hit if named is None else named | hit
+            if not new.any():
                 continue
             call = _text(node, read_as)
-            if exact.any():
+            if (exact & new).any():
                 notes[f"{call} has a kink or jump at some of the points asked for: the "
                       f"derivative may not exist there, and what is shown is the one-sided "
                       f"value (as TensorFlow gives it)"] = None
