@@ -879,9 +879,7 @@ def _decide(exercise: Exercise, evidence: Evidence, timeout: float) -> Verdict:
         points = [tuple(evidence.counterexample["at"].values())] + evidence.defined[:8]
         expected = _plain_derivative(exercise, evidence)
         if expected is not None:
-            from .diagnosis import diagnose
-
-            diagnosis = optional_work(polish, diagnose, *args, points)
+            diagnosis = _diagnosed(polish, *args, points)
         else:
             found = optional_work(polish, _shown_and_diagnosed, *args, points)
             expected, diagnosis = found or (_raw_in_time(args), None)
@@ -902,6 +900,22 @@ def _decide(exercise: Exercise, evidence: Evidence, timeout: float) -> Verdict:
         hint = f"the answer is not a real number where the derivative is, e.g. at {at}"
     return settle(agree, WHERE, _difference_is_zero, args,
                   (_tidy_derivative, _raw_derivative), timeout, hint=hint)
+
+
+def _diagnosed(deadline: float, tree, answer_tree, variables, along, points):
+    """The diagnosis of a wrong answer by ``deadline``: on tape's own trees in this process,
+    or, when a function has no rule there, by SymPy in a child; None when none is found in
+    time or it fails (the verdict never depends on it)."""
+    from ..calculus.rules import NoRule
+    from .diagnosis import diagnose, diagnose_symbolic
+
+    args = (tree, answer_tree, variables, along, points)
+    try:
+        return diagnose(*args, deadline=deadline)
+    except NoRule:
+        return optional_work(deadline, diagnose_symbolic, *args)
+    except Exception:  # noqa: BLE001  (optional: a failure is no diagnosis)
+        return None
 
 
 _ORDINALS = ["function itself", "first derivative", "second derivative", "third derivative"]
@@ -1011,11 +1025,15 @@ def _tidy_derivative(tree, answer_tree, variables, along):
 def _shown_and_diagnosed(tree, answer_tree, variables, along, points):
     """For a wrong answer, in one child: the right derivative (tidy) and the diagnosis (None
     when it fails: it never costs the derivative)."""
-    from .diagnosis import diagnose
+    from ..calculus.rules import NoRule
+    from .diagnosis import diagnose, diagnose_symbolic
 
     expected = _tidy_derivative(tree, answer_tree, variables, along)
     try:
-        found = diagnose(tree, answer_tree, variables, along, points)
+        try:
+            found = diagnose(tree, answer_tree, variables, along, points)
+        except NoRule:
+            found = diagnose_symbolic(tree, answer_tree, variables, along, points)
     except Exception:  # noqa: BLE001  (optional: a failure is no diagnosis)
         found = None
     return expected, found
