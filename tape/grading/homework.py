@@ -173,7 +173,7 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
     refuse_a_question(answer, given.asks)
     # a constant is a function of any variable (--wrt t, else x): its derivative is 0
     names = target.names or [normalize(w) for w in (wrt or "x").split(",")][:1]
-    order = _stated_order(expression, answer, target.names, order)
+    order = _stated_order(target, given, order)
     along = _along(names, wrt or target.wrt_hint, order)
     variables = list(dict.fromkeys(along)) + [n for n in names if n not in along]
     answer_tree = in_the_names_of(given.trees[0], given.names, variables)
@@ -191,16 +191,14 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
                     asks=target.asks)
 
 
-def _stated_order(expression: str, answer: str, names, order: int) -> int:
+def _stated_order(target, given, order: int) -> int:
     """The order of derivative asked for: the one an operator in front of EXPR asks for
     (``d²/dx² x^3``) or the answer's label states (``y'' = 6x``), else ``order``; an
-    ``--order`` that says otherwise is refused, naming both."""
-    from ..expr.notation import stated_order
-
-    asked, operator = stated_order(expression, names)
-    stated, label_operator = stated_order(answer, names)
-    for said, how in ((asked if operator else None, "EXPR asks for"),
-                      (None if label_operator else stated, "the answer's label says")):
+    ``--order`` that says otherwise is refused, naming both. ``target`` and ``given`` are
+    the two texts' targets, which carry what their readings found."""
+    for said, how in ((target.derivative_order if target.asks else None, "EXPR asks for"),
+                      (None if given.asks else given.derivative_order,
+                       "the answer's label says")):
         if said and order not in (1, said):
             raise CLIError(f"{how} derivative order {said} and --order says {order}; give "
                            f"one of them")
