@@ -23,9 +23,9 @@ How a verdict is reached (docs/symbolic.md tells the same for users):
    re-evaluated too (a difference below float resolution is still a difference). A confirmed
    counterexample: ``wrong`` (exit 1). Agreement at ``ENOUGH`` points: ``correct``
    (``"method": "numeric"``). Either way the verdict does not wait for SymPy: the right
-   derivative is shown from ``treediff`` (checked against the engine), and SymPy runs in a
-   child only to name the mistake (``diagnosis.py``) or to show a derivative ``treediff`` has
-   no rule for.
+   derivative is shown from ``treediff`` (checked against the engine) and the mistake is named
+   on tape's own trees (``diagnosis.py``); SymPy runs in a child only for a function
+   ``treediff`` has no rule for.
 3. *Symbolic proof*, only when the numbers are not decisive (too few points where the
    derivative exists): SymPy simplifies derivative - ANSWER within ``--timeout``; see
    ``verdict.settle``.
@@ -858,8 +858,9 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
 def _verdict(exercise: Exercise, timeout: float) -> Verdict:
     """The numbers first: a confirmed counterexample is ``wrong`` and agreement at ``ENOUGH``
     points ``correct``, without waiting for SymPy; the right derivative is shown from
-    ``treediff``. SymPy then only names the mistake, or shows a derivative ``treediff`` has no
-    rule for (and proves the agreement on the way when expanding does). Only when the numbers
+    ``treediff`` and the mistake named on tape's own trees. SymPy then only shows a derivative
+    ``treediff`` has no rule for, and names the mistake there (and proves the agreement on the
+    way when expanding does). Only when the numbers
     are not decisive does the verdict wait for SymPy's proof."""
     evidence = numeric_evidence(exercise)
     if evidence.nowhere:
