@@ -1195,9 +1195,9 @@ SYM_ROWS = [
      "diff(x^2*sin(x), x)"),
     ("tape diff EXPR --steps", ["diff", SYM_EXPR, "--steps", "--format", "plain"], 2.5, None),
     ("tape check EXPR --answer 2x cos(x) (wrong: diagnosed)",
-     ["check", SYM_EXPR, "--answer", "2x cos(x)", "--format", "plain"], None, None),
+     ["check", SYM_EXPR, "--answer", "2x cos(x)", "--format", "plain"], 2.5, None),
     ("tape check 'x^2 + y^2 = 1' --implicit --answer -x/y",
-     ["check", "x^2 + y^2 = 1", "--implicit", "--answer", "-x/y", "--format", "plain"], None,
+     ["check", "x^2 + y^2 = 1", "--implicit", "--answer", "-x/y", "--format", "plain"], 2.5,
      None),
 ]
 

@@ -42,7 +42,8 @@ class Target(Record):
     """
 
     _fields = ("source", "kind", "names", "trees", "texts", "function", "path",
-               "keyword_only", "notes", "wrt_hint", "orders", "_shapes", "fence", "asks")
+               "keyword_only", "notes", "wrt_hint", "orders", "_shapes", "fence", "asks",
+               "derivative_order")
     _unshown = ("orders", "_shapes", "fence")
 
     def __init__(self, source: Any, kind: str, names: list[str], trees: list | None = None,
@@ -50,7 +51,8 @@ class Target(Record):
                  path: str | None = None, keyword_only: frozenset = frozenset(),
                  notes: list | None = None, wrt_hint: str | None = None,
                  orders: list | None = None, _shapes: dict | None = None,
-                 fence: Callable = contextlib.nullcontext, asks: bool = False) -> None:
+                 fence: Callable = contextlib.nullcontext, asks: bool = False,
+                 derivative_order: int | None = None) -> None:
         self.source = source
         self.kind = kind                    # "expression" or "script"
         self.names = names                  # variables in natural order
@@ -66,6 +68,8 @@ class Target(Record):
         self._shapes = {} if _shapes is None else _shapes
         self.fence = fence                  # around each run of a script's code
         self.asks = asks                    # the text asked for a derivative (d/dx in front)
+        # the order of derivative the text names (``Reading.derivative_order``), or None
+        self.derivative_order = derivative_order
         self.is_script = kind == "script"      # follows from ``kind``: not a field
 
     @property
@@ -195,7 +199,7 @@ def expression_target(text: str, label: str | None = None, declared=()) -> Targe
     tell(reading.notes, label)
     return Target(text, "expression", sorted(reading.variables), [reading.tree], [text],
                   notes=reading.notes, wrt_hint=reading.wrt, orders=[reading.order],
-                  asks=reading.asks)
+                  asks=reading.asks, derivative_order=reading.derivative_order)
 
 
 def expressions_target(texts: list[str], declared=()) -> Target:

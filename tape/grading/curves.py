@@ -1,5 +1,9 @@
 """``tape check EQUATION --implicit --answer A``: an answer graded against dy/dx (or d²y/dx²)
-at points on the curve, by the same evidence rules as every verdict (``verdict.settle``).
+at points on the curve, by the same evidence rules as every verdict: a confirmed
+counterexample is ``wrong`` and agreement at ``ENOUGH`` points ``correct`` without waiting for
+SymPy, the slope shown as ``tape diff --implicit`` writes it (``treediff.implicit_slope``, tape's
+own rules); only with fewer agreements does SymPy's proof decide (``verdict.settle``), and
+SymPy writes the slope only where tape's rules have none.
 """
 from __future__ import annotations
 
@@ -9,11 +13,10 @@ from typing import Optional
 from ..calculus.implicit import Curve, curve_from_text, points_on_curve, slope, slope_high_precision
 from ..calculus.targets import expression_target
 from ..expr import highprec as H
-from ..expr import symbolic as S
 from ..expr import tree as E
 from ..expr.errors import CLIError
 from .diagnosis import scaled_or_shifted
-from .verdict import POLISH, Verdict, in_the_names_of, refuse_a_question, settle, shown
+from .verdict import ENOUGH, POLISH, Verdict, in_the_names_of, refuse_a_question, settle, shown
 
 
 def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, dependent: str,
@@ -52,11 +55,15 @@ def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, d
                "read_as": {"expression": curve.read_as, "answer": answer_target.read_as}}
     args = (curve, given, order)
     renderers = (_slope_text, _slope_text)
+    if counterexample or agree >= ENOUGH:
+        expected = _own_slope_text(curve, order) or \
+            shown(time.monotonic() + min(timeout, POLISH), renderers, args)
     if counterexample:
-        expected = shown(time.monotonic() + min(timeout, POLISH), renderers, args)
         found = scaled_or_shifted(pairs, expected or f"d{curve.y}/d{curve.x}")
         decision = Verdict(False, "numeric", expected, counterexample, agree,
                             diagnosis=found, **details)
+    elif agree >= ENOUGH:
+        decision = Verdict(True, "numeric", expected, valid_points=agree, **details)
     else:
         decision = settle(agree, "on the curve", _slope_minus_answer_is_zero, args, renderers,
                           timeout, **details)
@@ -80,10 +87,25 @@ def _gap_persists(curve: Curve, f, a, x, y, order: int, gap) -> Optional[bool]:
     return H.same_gap_again(expected, H.value_at(a, [x, y], digits), gap)
 
 
+def _own_slope_text(curve: Curve, order: int) -> Optional[str]:
+    """The slope by tape's own rules, each partial checked against the engine
+    (``treediff.implicit_slope``, as ``tape diff --implicit`` shows it); None where a rule is
+    missing."""
+    from ..calculus.treediff import implicit_slope
+    from ..expr.printer import read_as
+
+    tree = implicit_slope(curve.function, curve.x, curve.y, order)
+    return None if tree is None else read_as(tree)
+
+
 def _slope_text(curve: Curve, given, order: int) -> str:
+    from ..expr import symbolic as S
+
     return S.render(slope(curve, order))
 
 
 def _slope_minus_answer_is_zero(curve: Curve, given, order: int):
+    from ..expr import symbolic as S
+
     a = S.as_scalar(S.to_sympy(given, {curve.x: None, curve.y: None}))
     return S.is_zero(slope(curve, order) - a)

@@ -23,9 +23,9 @@ How a verdict is reached (docs/symbolic.md tells the same for users):
    re-evaluated too (a difference below float resolution is still a difference). A confirmed
    counterexample: ``wrong`` (exit 1). Agreement at ``ENOUGH`` points: ``correct``
    (``"method": "numeric"``). Either way the verdict does not wait for SymPy: the right
-   derivative is shown from ``treediff`` (checked against the engine), and SymPy runs in a
-   child only to name the mistake (``diagnosis.py``) or to show a derivative ``treediff`` has
-   no rule for.
+   derivative is shown from ``treediff`` (checked against the engine) and the mistake is named
+   on tape's own trees (``diagnosis.py``); SymPy runs in a child only for a function
+   ``treediff`` has no rule for.
 3. *Symbolic proof*, only when the numbers are not decisive (too few points where the
    derivative exists): SymPy simplifies derivative - ANSWER within ``--timeout``; see
    ``verdict.settle``.
@@ -173,7 +173,7 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
     refuse_a_question(answer, given.asks)
     # a constant is a function of any variable (--wrt t, else x): its derivative is 0
     names = target.names or [normalize(w) for w in (wrt or "x").split(",")][:1]
-    order = _stated_order(expression, answer, target.names, order)
+    order = _stated_order(target, given, order)
     along = _along(names, wrt or target.wrt_hint, order)
     variables = list(dict.fromkeys(along)) + [n for n in names if n not in along]
     answer_tree = in_the_names_of(given.trees[0], given.names, variables)
@@ -191,16 +191,14 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
                     asks=target.asks)
 
 
-def _stated_order(expression: str, answer: str, names, order: int) -> int:
+def _stated_order(target, given, order: int) -> int:
     """The order of derivative asked for: the one an operator in front of EXPR asks for
     (``d²/dx² x^3``) or the answer's label states (``y'' = 6x``), else ``order``; an
-    ``--order`` that says otherwise is refused, naming both."""
-    from ..expr.notation import stated_order
-
-    asked, operator = stated_order(expression, names)
-    stated, label_operator = stated_order(answer, names)
-    for said, how in ((asked if operator else None, "EXPR asks for"),
-                      (None if label_operator else stated, "the answer's label says")):
+    ``--order`` that says otherwise is refused, naming both. ``target`` and ``given`` are
+    the two texts' targets, which carry what their readings found."""
+    for said, how in ((target.derivative_order if target.asks else None, "EXPR asks for"),
+                      (None if given.asks else given.derivative_order,
+                       "the answer's label says")):
         if said and order not in (1, said):
             raise CLIError(f"{how} derivative order {said} and --order says {order}; give "
                            f"one of them")
@@ -860,8 +858,9 @@ def numeric_evidence(exercise: Exercise) -> Evidence:
 def _verdict(exercise: Exercise, timeout: float) -> Verdict:
     """The numbers first: a confirmed counterexample is ``wrong`` and agreement at ``ENOUGH``
     points ``correct``, without waiting for SymPy; the right derivative is shown from
-    ``treediff``. SymPy then only names the mistake, or shows a derivative ``treediff`` has no
-    rule for (and proves the agreement on the way when expanding does). Only when the numbers
+    ``treediff`` and the mistake named on tape's own trees. SymPy then only shows a derivative
+    ``treediff`` has no rule for, and names the mistake there (and proves the agreement on the
+    way when expanding does). Only when the numbers
     are not decisive does the verdict wait for SymPy's proof."""
     evidence = numeric_evidence(exercise)
     if evidence.nowhere:
@@ -879,9 +878,7 @@ def _decide(exercise: Exercise, evidence: Evidence, timeout: float) -> Verdict:
         points = [tuple(evidence.counterexample["at"].values())] + evidence.defined[:8]
         expected = _plain_derivative(exercise, evidence)
         if expected is not None:
-            from .diagnosis import diagnose
-
-            diagnosis = optional_work(polish, diagnose, *args, points)
+            diagnosis = _diagnosed(polish, *args, points)
         else:
             found = optional_work(polish, _shown_and_diagnosed, *args, points)
             expected, diagnosis = found or (_raw_in_time(args), None)
@@ -902,6 +899,22 @@ def _decide(exercise: Exercise, evidence: Evidence, timeout: float) -> Verdict:
         hint = f"the answer is not a real number where the derivative is, e.g. at {at}"
     return settle(agree, WHERE, _difference_is_zero, args,
                   (_tidy_derivative, _raw_derivative), timeout, hint=hint)
+
+
+def _diagnosed(deadline: float, tree, answer_tree, variables, along, points):
+    """The diagnosis of a wrong answer by ``deadline``: on tape's own trees in this process,
+    or, when a function has no rule there, by SymPy in a child; None when none is found in
+    time or it fails (the verdict never depends on it)."""
+    from ..calculus.rules import NoRule
+    from .diagnosis import diagnose, diagnose_symbolic
+
+    args = (tree, answer_tree, variables, along, points)
+    try:
+        return diagnose(*args, deadline=deadline)
+    except NoRule:
+        return optional_work(deadline, diagnose_symbolic, *args)
+    except Exception:  # noqa: BLE001  (optional: a failure is no diagnosis)
+        return None
 
 
 _ORDINALS = ["function itself", "first derivative", "second derivative", "third derivative"]
@@ -1011,11 +1024,15 @@ def _tidy_derivative(tree, answer_tree, variables, along):
 def _shown_and_diagnosed(tree, answer_tree, variables, along, points):
     """For a wrong answer, in one child: the right derivative (tidy) and the diagnosis (None
     when it fails: it never costs the derivative)."""
-    from .diagnosis import diagnose
+    from ..calculus.rules import NoRule
+    from .diagnosis import diagnose, diagnose_symbolic
 
     expected = _tidy_derivative(tree, answer_tree, variables, along)
     try:
-        found = diagnose(tree, answer_tree, variables, along, points)
+        try:
+            found = diagnose(tree, answer_tree, variables, along, points)
+        except NoRule:
+            found = diagnose_symbolic(tree, answer_tree, variables, along, points)
     except Exception:  # noqa: BLE001  (optional: a failure is no diagnosis)
         found = None
     return expected, found
