@@ -88,7 +88,6 @@ def derivatives(expression: str, *, wrt: Optional[str] = None, order: int = 1,
     A derivative operator in the text (``d²/dx² x^3``) gives the order; ``order`` may only
     repeat it. Raises ``CLIError`` for text that cannot be read or an impossible request,
     ``SymbolicTimeout`` when SymPy's part does not finish within ``timeout`` seconds."""
-    from ..expr.notation import stated_order
     from ..expr.symbolic import infer_sizes
     from .derivatives import components, multisets, refuse_too_many_partials
     from .targets import declared_names, expression_target
@@ -97,11 +96,11 @@ def derivatives(expression: str, *, wrt: Optional[str] = None, order: int = 1,
     target = expression_target(expression, declared=declared_names(wrt=wrt))
     names = target.wrt_names(wrt)
     target.names = target.names or names or ["x"]   # a constant: a function of any variable
-    asked, operator = stated_order(expression, declared_names(wrt=wrt))
-    if operator and order not in (1, asked):
+    asked = target.derivative_order if target.asks else None
+    if asked and order not in (1, asked):
         raise CLIError(f"the text asks for derivative order {asked} and --order says {order}; "
                        f"give one of them")
-    order = asked if operator else order
+    order = asked or order
     if not 1 <= order <= DIFF_MAX_ORDER:
         raise CLIError(f"--order must be between 1 and {DIFF_MAX_ORDER}")
     not_real = _constant_without_real_value(target.trees[0])

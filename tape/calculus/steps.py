@@ -19,7 +19,7 @@ never a wrong step shown. No SymPy on this path; ``as_sympy`` is for the layouts
 through SymPy (a terminal's notation, LaTeX).
 
 ``derivation(...)`` is the whole computation (one tree per variable and order) and returns plain
-dicts of strings (``step_document``); ``mathtext.py`` lays them out for reading.
+dicts of strings (``step_document``); the command line lays them out for reading.
 """
 from __future__ import annotations
 
@@ -311,7 +311,7 @@ def step_document(step: Step, show) -> dict:
 def derivation(tree: E.Expr, wrt: list[str], order: int, show=read_as) -> dict:
     """Every variable's derivation, order by order, each step verified: ``{"steps": {var:
     [root step per order]}, "derivative": {var: text}}`` with every expression written by
-    ``show`` (SymPy syntax by default; ``mathtext.shower`` gives the other styles); each order
+    ``show`` (SymPy syntax by default; ``formulas.shower`` gives the other styles); each order
     differentiates the previous order's result."""
     steps: dict = {}
     final: dict = {}

@@ -661,7 +661,7 @@ class Translation:
                           f"product that follows; write {tok.value[0]}(...) to be explicit")
             elif end + 1 < hi and toks[end].text == "/":
                 self.note(i, end + 2, f"{shown}/{toks[end + 1].text}",
-                          f"a function without brackets takes the next factor only")
+                          "a function without brackets takes the next factor only")
         elif name == "log" and base is None and ", " in self.parts[args_start:]:
             self.note(i, end, "".join(self.parts[start:]),
                       "log(x, b) is log of x to the base b, as in SymPy; WolframAlpha "
@@ -1034,14 +1034,6 @@ def read_text(text: str, declared=()) -> Text:
     return Text([translate(typed, left, fold), translate(typed, right, fold)], wrt,
                 ((fold[tokens[k].start], fold[tokens[k].end]),
                  (fold[left[0].start], fold[right[-1].end])), order, operators is not None)
-
-
-def stated_order(text: str, declared=()) -> tuple[int | None, bool]:
-    """The order of derivative ``text`` names, or None, and whether an operator in front asks
-    for it (``d²/dx² x^3``: 2, True) or a label states it (``y'' = 6x``: 2, False); for a
-    caller that holds a target rather than its reading (``Reading.derivative_order``)."""
-    read = read_text(text, declared)
-    return read.order, read.asks
 
 
 def _order_number(piece: str | None) -> int | None:
