@@ -49,7 +49,9 @@ def read_as(tree) -> str:
             return deque([node.name]), 5
         if isinstance(node, Index):
             parts, level = kids[0]
-            parts = parts if level == 5 else bracket(parts)
+            # a number before brackets reads as a product (``3[3]`` is 3*3): keep it bracketed
+            atom = level == 5 and not isinstance(node.operand, Number)
+            parts = parts if atom else bracket(parts)
             parts.append(f"[{node.index}]")
             return parts, 5
         if isinstance(node, Call):

@@ -351,6 +351,7 @@ def read_or_error(text, **options):
 @given(people_text, st.sampled_from([(), ("xy",), ("x", "y", "rate")]), st.booleans())
 @example("{x}=x", (), True)     # an equation with a lone name on the left: not a label again
 @example("(y) = x^2 + y", ("x", "y", "rate"), True)
+@example("[3][3]", (), False)    # a number indexed: printed bracketed, or it reads as 3*3
 def test_people_notation_reads_or_raises_expr_error(text, declared, relation):
     reading = read_or_error(text, names=declared, relation=relation)
     if reading is None:
