@@ -343,7 +343,7 @@ def checked(tree: E.Expr, variables: list[str], alongs: list[list[str]],
         return [None] * len(alongs)     # SymPy's check names what is undefined
     found = [derivative(tree, along) for along in alongs]
     # the form shown is the one checked
-    found = [simplest(d) if d is not None and _size(d) <= MAX_NODES else d for d in found]
+    found = [written_simply(d) if d is not None else d for d in found]
     found = [d if d is not None and undefined_constant(d) is None else None for d in found]
     if not any(d is not None for d in found) or not variables:
         return found
@@ -434,12 +434,18 @@ def implicit_slope(function: E.Expr, x: str, y: str, order: int = 1,
             return None
         along_x, along_y = (differentiate(slope, n, _BUILDER) for n in (x, y))
         second = add(along_x, mul(along_y, slope))
-        return simplest(second) if _size(second) <= MAX_NODES else second
+        return written_simply(second)
     except NoRule:
         return None
 
 
 # --------------------------------------------------------------------------- shorter forms
+
+def written_simply(tree: E.Expr) -> E.Expr:
+    """``simplest(tree)`` for a tree of at most ``MAX_NODES`` nodes, a larger one as it is:
+    the form every derivative is shown in (``tape diff``, ``tape check``'s right answer)."""
+    return simplest(tree) if _size(tree) <= MAX_NODES else tree
+
 
 def simplest(tree: E.Expr) -> E.Expr:
     """``tree`` with, at each sum, its common factor taken out (``(x + 1)*exp(x)`` for

@@ -977,11 +977,12 @@ def _plain_derivative(exercise: Exercise, evidence: Evidence) -> Optional[str]:
     """The derivative asked for as text without SymPy (``treediff``), when it has a rule for
     every function and matches the engine's derivative wherever both are defined; else None."""
     from ..expr.printer import read_as
-    from ..calculus.treediff import derivative
+    from ..calculus.treediff import derivative, written_simply
 
     tree = derivative(exercise.shown_tree or exercise.tree, exercise.along)
     if tree is None:
         return None
+    tree = written_simply(tree)     # the form tape diff shows, checked below as shown
     points, d = evidence.derivative_values
     with np.errstate(all="ignore"):
         mine = np.broadcast_to(_engine(tree, exercise.variables, points, [])[0], d.shape)
