@@ -184,8 +184,9 @@ def _serve(conn, parent: int, timeout: float) -> None:
 
 
 #: checked here once before the workers are forked: a right answer, a wrong one and its
-#: diagnosis load and prime what every check uses (SymPy imports much of itself on first use,
-#: and each diagnosis runs in a child forked from a worker, which would otherwise start cold)
+#: diagnosis load and prime what every check uses; SymPy is loaded too, for the answers tape's
+#: rules do not decide (a proof, a function without a rule), whose SymPy work runs in a child
+#: forked from a worker that would otherwise start it cold
 PRIMERS = [("x^2 sin x", "2x sin x + x^2 cos x"), ("x^2 sin x", "2x cos x")]
 
 
@@ -224,6 +225,9 @@ def warm_up() -> None:
     except Exception:  # noqa: BLE001  (priming only: a failure here costs nothing)
         pass
     from . import antiderivative  # noqa: F401
+    from ..expr.symbolic import sympy
+
+    sympy()
 
 
 class _Worker:
