@@ -13,6 +13,7 @@ become gaps, so a curve is not drawn as a vertical line across a pole. Undefined
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -40,6 +41,9 @@ class Series:
     expression: str
     #: more curves drawn beside f and its derivatives: (label, values), e.g. a tangent line
     extra: list = field(default_factory=list)
+    #: ``{k: (points,) digits}`` for the derivatives of which some points have fewer than 8
+    #: estimated correct significant digits (``derivatives.digits_of``; NaN where trusted)
+    digits: dict = field(default_factory=dict)
 
     @property
     def labels(self) -> list[str]:
@@ -91,30 +95,38 @@ def compute_series(target: Target, lo: float, hi: float, points: int, order: int
     while start < points:
         part = grid[start:start + step]
         if pieces or len(part) == points:
-            variable, ys = _series_on(target, part, order)
+            variable, ys, digits = _series_on(target, part, order)
         else:
-            (variable, ys), peak = B.measured(lambda: _series_on(target, part, order))
+            (variable, ys, digits), peak = B.measured(lambda: _series_on(target, part, order))
             step = budget.per_pass(peak / len(part), points)
-        pieces.append(ys)
+        pieces.append((ys, digits, len(part)))
         start += len(part)
-    ys = [np.concatenate([piece[k] for piece in pieces]) for k in range(order + 1)]
+    ys = [np.concatenate([piece[k] for piece, _, _ in pieces]) for k in range(order + 1)]
     undefined = np.isnan(ys[0])  # where f is undefined, so are its derivatives
     for y in ys[1:]:
         y[undefined] = np.nan
-    return Series(grid, ys, variable, str(target.source))
+    flagged = sorted({k for _, digits, _ in pieces for k in digits})
+    digits = {k: np.concatenate([d.get(k, np.full(n, np.nan)) for _, d, n in pieces])
+              for k in flagged}
+    for d in digits.values():
+        d[undefined] = np.nan
+    return Series(grid, ys, variable, str(target.source),
+                  digits={k: d for k, d in digits.items() if not np.isnan(d).all()})
 
 
-def _series_on(target: Target, grid: np.ndarray, order: int) -> tuple[str, list[np.ndarray]]:
-    """The variable's name, and f and its derivatives up to ``order`` at the points ``grid``
-    (one vectorized pass)."""
+def _series_on(target: Target, grid: np.ndarray, order: int
+               ) -> tuple[str, list[np.ndarray], dict]:
+    """The variable's name, f and its derivatives up to ``order`` at the points ``grid`` (one
+    vectorized pass), and the derivatives' estimated digits where fewer than 8 (Taylor mode's
+    estimate; none for nested tapes, which do not cancel as recurrences do)."""
     import tape
 
     points = len(grid)
     variable, fn = plot_function(target, points)
     with np.errstate(all="ignore"):
-        ys = None
-        if order and hasattr(tape, "derivative"):
-            ys = _taylor(tape, fn, grid, order)
+        ys, digits = None, {}
+        if order:
+            ys, digits = _taylor(fn, grid, order)
         if ys is None and order > NESTED_MAX_ORDER:
             raise CLIError(f"--order {order}: this function cannot go through Taylor mode, and "
                            f"the nested tapes that can differentiate it stop at order "
@@ -126,22 +138,38 @@ def _series_on(target: Target, grid: np.ndarray, order: int) -> tuple[str, list[
                 raise ScriptError(f"{exc.message}\ntape plot calls the function with "
                                   f"x values as a tensor of shape ({points},); write it "
                                   f"with tape or NumPy ops that work elementwise") from exc
-    return variable, [_clean(y, points, target) for y in ys]
+    return variable, [_clean(y, points, target) for y in ys], digits
 
 
-def _taylor(tape, fn, grid, order):
-    """All orders from the engine's Taylor mode; None if it cannot do this function."""
+def _taylor(fn, grid, order) -> tuple[Optional[list], dict]:
+    """f and every derivative up to ``order`` from one Taylor-mode pass with their estimated
+    rounding errors, those above 1e-8 relative recomputed from Cauchy's integral where f is
+    holomorphic around the point (``engine.cauchy.coefficients_with_errors``), and
+    ``taylor.coefficient_digits`` for what stays doubtful; (None, {}) if Taylor mode cannot do
+    this function."""
+    from tape.engine.cauchy import coefficients_with_errors
+    from tape.engine.taylor import taylor_coefficients
+
+    from .taylor import coefficient_digits
+
     try:
-        ys = [np.asarray(fn(tape.constant(grid)))]
-        for k in range(1, order + 1):
-            ys.append(np.asarray(tape.derivative(fn, tape.constant(grid), order=k)))
+        try:
+            c, errors = coefficients_with_errors(fn, grid, order)
+        except MemoryError:
+            raise
+        except Exception:  # Cauchy's circles are complex, which a script may not take
+            c, errors = taylor_coefficients(fn, grid, order, return_error=True)
     except MemoryError:
         raise
     except Exception:  # fall back to nested tapes, which handle every op
-        return None
-    if any(y.shape != grid.shape for y in ys):
-        return None
-    return ys
+        return None, {}
+    if np.shape(c) != (order + 1,) + grid.shape:
+        return None, {}
+    ys = [np.asarray(c[k] * float(math.factorial(k)), dtype=np.float64)
+          for k in range(order + 1)]
+    # f^(k) = k!·c_k has c_k's relative error: judged as the polynomial's coefficients are
+    digits = coefficient_digits(c, errors)
+    return ys, {k: digits[k] for k in range(1, order + 1) if not np.isnan(digits[k]).all()}
 
 
 def _nested(tape, fn, grid, order):

@@ -26,10 +26,8 @@ def coefficients(tree, name: str, a: float, order: int) -> tuple[np.ndarray, np.
     ``derivatives.digits_of``)."""
     import tape
     from tape.engine.cauchy import coefficients_with_errors
-    from tape.engine.taylor import TRUSTED_RELATIVE_ERROR
 
     from ..expr.lower import to_tape
-    from .derivatives import digits_of
 
     fn = to_tape(tree, [name])
 
@@ -42,11 +40,25 @@ def coefficients(tree, name: str, a: float, order: int) -> tuple[np.ndarray, np.
         c, errors = coefficients_with_errors(f, np.array([float(a)]), order)
     c = np.asarray(c, dtype=np.float64).reshape(-1)
     errors = np.asarray(errors, dtype=np.float64).reshape(-1)
-    # a coefficient within 1e-8 of its own scale in the polynomial is trusted: a zero one
-    # (exp(x)*cos(x) at 0 has c_2 = 0) comes out as 0 or 1e-18 with an error of its own size
+    return c, coefficient_digits(c, errors)
+
+
+def coefficient_digits(c: np.ndarray, errors: np.ndarray) -> np.ndarray:
+    """Per Taylor coefficient (``c`` of shape ``(order+1,)`` or ``(order+1, points)``, with
+    its estimated absolute ``errors``): the estimated correct significant digits rounded down
+    (0 to 7) where the error is above 1e-8 relative to the coefficient's scale in the
+    polynomial (``scale``), NaN where it is trusted (``derivatives.digits_of``). A zero
+    coefficient (exp(x)*cos(x) at 0 has c_2 = 0) comes out as 0 or 1e-18 with an error of its
+    own size: judged against the terms around it, it is trusted."""
+    from tape.engine.taylor import TRUSTED_RELATIVE_ERROR
+
+    from .derivatives import digits_of
+
+    c = np.asarray(c, dtype=np.float64)
+    errors = np.asarray(errors, dtype=np.float64)
     trusted = errors <= TRUSTED_RELATIVE_ERROR * scale(c)
     digits = digits_of({0: c}, {0: np.where(trusted, 0.0, errors)})
-    return c, digits.get(0, np.full(order + 1, np.nan))
+    return digits.get(0, np.full(c.shape, np.nan))
 
 
 def scale(c: np.ndarray) -> np.ndarray:
@@ -61,8 +73,8 @@ def scale(c: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         out[1:-1] = np.maximum(size[1:-1], np.sqrt(size[:-2] * size[2:]))
         beyond = size[-2] ** 2 / size[-3]
-        if np.isfinite(beyond):
-            out[-1] = max(size[-1], float(np.sqrt(size[-2] * beyond)))
+        out[-1] = np.where(np.isfinite(beyond),
+                           np.maximum(size[-1], np.sqrt(size[-2] * beyond)), size[-1])
     return out
 
 

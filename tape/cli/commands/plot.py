@@ -21,7 +21,7 @@ import typer
 
 from .. import options as O, output, points as P
 from ...calculus.budget import from_option
-from ...calculus.plotting import Series, compute_series, tangent_line
+from ...calculus.plotting import Series, compute_series, derivative_label, tangent_line
 from ...calculus.targets import make_target
 from ..process import script_code
 
@@ -60,6 +60,7 @@ def plot(
         check_image_size(width or IMAGE_SIZE[0], height or IMAGE_SIZE[1])
     series = compute_series(target, lo, hi, points, order, budget)
     _warn_gaps(series)
+    _warn_digits(series)
     if tangent is not None:
         a = P.parse_number(tangent, "--tangent")
         series.extra.append(tangent_line(target, series, a, tangent))
@@ -116,9 +117,26 @@ class PlotResult(output.Result):
 
 def document(series: Series, lo: float, hi: float) -> dict:
     """The JSON document (nan becomes null when serialised)."""
-    return {"expression": series.expression, "variable": series.variable,
-            "range": [lo, hi], "order": len(series.ys) - 1, "x": series.x.tolist(),
-            "series": {label: y.tolist() for label, y in zip(series.labels, series.curves)}}
+    doc = {"expression": series.expression, "variable": series.variable,
+           "range": [lo, hi], "order": len(series.ys) - 1, "x": series.x.tolist(),
+           "series": {label: y.tolist() for label, y in zip(series.labels, series.curves)}}
+    if series.digits:   # beside the numbers with fewer than 8 estimated digits; null elsewhere
+        doc["digits"] = {derivative_label(k): [None if np.isnan(v) else int(v) for v in d]
+                         for k, d in sorted(series.digits.items())}
+    return doc
+
+
+def _warn_digits(series: Series) -> None:
+    """One warning for the derivatives drawn with fewer correct digits than printed: the one
+    with the fewest, at its point, and how many numbers are so."""
+    from ...calculus.derivatives import digits_message
+    if not series.digits:
+        return
+    count = sum(int(np.count_nonzero(~np.isnan(d))) for d in series.digits.values())
+    k, i = min(((k, int(np.nanargmin(d))) for k, d in series.digits.items()),
+               key=lambda ki: series.digits[ki[0]][ki[1]])
+    label = f"{derivative_label(k)} at {series.variable} = {float(series.x[i])!r}"
+    output.warn(digits_message(label, float(series.digits[k][i]), count))
 
 
 def _warn_gaps(series: Series) -> None:
