@@ -480,7 +480,6 @@ def recomputed(target: Target, variables: list[str], comps: list[Component],
         fn = H.compile_tree(target.trees[0], variables)
     except Exception:  # noqa: BLE001  (a tree mpmath cannot take keeps its estimate)
         return digits
-    mp = H.mpmath()
     left = {}
     for key, flagged in digits.items():
         orders = [0] * len(variables)
@@ -488,19 +487,31 @@ def recomputed(target: Target, variables: list[str], comps: list[Component],
             orders[variables.index(comps[i].name)] += 1
         part = parts[key] = np.array(parts[key], dtype=np.float64)   # the engine's is read-only
         for i in np.flatnonzero(~np.isnan(flagged)).tolist():
-            point = H.at([float(np.ravel(a)[i]) for a in arrays])
-            low = H.derivative_at(fn, point, orders, probe=False, digits=H.DIGITS)
-            high = H.derivative_at(fn, point, orders, probe=False, digits=60)
-            if low is None or high is None:
-                continue
-            with mp.workdps(60):
-                close = abs(low - high) <= RECOMPUTED_RTOL * abs(high)
-            if close and mp.isfinite(high):
-                part.reshape(-1)[i] = float(high)
+            exact = in_high_precision(fn, [float(np.ravel(a)[i]) for a in arrays], orders)
+            if exact is not None:
+                part.reshape(-1)[i] = exact
                 flagged[i] = np.nan
         if not np.isnan(flagged).all():
             left[key] = flagged
     return left
+
+
+def in_high_precision(fn: Callable, point: list[float], orders: list[int]) -> Optional[float]:
+    """The partial derivative with ``orders[i]`` differentiations along variable i of ``fn``
+    (``highprec.compile_tree``'s function) at ``point``, by mpmath's differentiation at 40 and
+    at 60 digits, when the two agree to ``RECOMPUTED_RTOL``; else None."""
+    from ..expr import highprec as H
+
+    mp = H.mpmath()
+    at = H.at(point)
+    low = H.derivative_at(fn, at, orders, probe=False, digits=H.DIGITS)
+    high = H.derivative_at(fn, at, orders, probe=False, digits=60)
+    if low is None or high is None:
+        return None
+    with mp.workdps(60):
+        if mp.isfinite(high) and abs(low - high) <= RECOMPUTED_RTOL * abs(high):
+            return float(high)
+    return None
 
 
 def digits_of(parts: dict, errors: dict) -> dict:

@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 
+from .derivatives import MAX_RECOMPUTED, in_high_precision
+
 #: --check: c_k agrees with SymPy's e_k when |c_k - e_k| <= RTOL * (|e_(k-1)| + |e_k| +
 #: |e_(k+1)|). The recurrences build c_k from the coefficients next to it, so their rounding
 #: is relative to those (a coefficient that is zero or nearly cancels, like sin's even ones at
@@ -20,9 +22,10 @@ def coefficients(tree, name: str, a: float, order: int) -> tuple[np.ndarray, np.
     """``(c, digits)``: c_0 .. c_order of the expression ``tree`` in ``name`` about ``a``, from
     the engine's Taylor mode with each coefficient's estimated rounding error, those above
     1e-8 relative recomputed from Cauchy's integral where the function is holomorphic around
-    ``a`` (``tape.engine.cauchy.coefficients_with_errors``); and, per coefficient, its
-    estimated correct significant digits rounded down (0 to 7) where it is still above 1e-8
-    relative to its scale in the polynomial (``scale``), NaN where it is trusted (see
+    ``a`` (``tape.engine.cauchy.coefficients_with_errors``) and, those still doubtful, by
+    mpmath (``derivatives.in_high_precision``); and, per coefficient, its estimated correct
+    significant digits rounded down (0 to 7) where it is still above 1e-8 relative to its
+    scale in the polynomial (``scale``), NaN where it is trusted (see
     ``derivatives.digits_of``)."""
     import tape
     from tape.engine.cauchy import coefficients_with_errors
@@ -40,7 +43,18 @@ def coefficients(tree, name: str, a: float, order: int) -> tuple[np.ndarray, np.
         c, errors = coefficients_with_errors(f, np.array([float(a)]), order)
     c = np.asarray(c, dtype=np.float64).reshape(-1)
     errors = np.asarray(errors, dtype=np.float64).reshape(-1)
-    return c, coefficient_digits(c, errors)
+    digits = coefficient_digits(c, errors)
+    doubtful = np.flatnonzero(~np.isnan(digits))
+    if 0 < len(doubtful) <= MAX_RECOMPUTED:
+        # taken again by mpmath, as grad's derivatives are
+        from ..expr import highprec as H
+
+        exact = H.compile_tree(tree, [name])
+        for k in doubtful.tolist():
+            d = in_high_precision(exact, [float(a)], [k])
+            if d is not None:
+                c[k], digits[k] = d / math.factorial(k), np.nan
+    return c, digits
 
 
 def coefficient_digits(c: np.ndarray, errors: np.ndarray) -> np.ndarray:
