@@ -101,9 +101,21 @@ _WHERE = {"abs": "{0} is 0", "relu": "{0} is 0", "sign": "{0} is 0", "sgn": "{0}
           "cbrt": "{0} is 0", "root": "{0} is 0", "**": "{0} is 0"}
 
 
+def _zero_base_of_a_variable_power(a: list, b: list) -> np.ndarray:
+    """``u^v`` with v varying: at u = 0 with v <= 1 there is no derivative (``x^x`` at 0 falls
+    like x·ln x, with slope -inf from the right, and is 0^0 by convention only)."""
+    return _zero(a, b) & (a[1] <= 1)
+
+
 def _fractional_power_at_zero(a: list, b: list) -> np.ndarray:
     """``u^p`` with 0 < p < 1 not an integer: a vertical tangent at u = 0 (``(x^2)^(1/2)``)."""
     return _zero(a, b) & (a[1] > 0) & (a[1] < 1)
+
+
+def _variable_power(node: E.Expr) -> bool:
+    """``u^v`` with a variable in v (and in u: a constant base is smooth or constant)."""
+    return (type(node) is E.Binary and node.op == "**" and bool(E.free_variables(node.right))
+            and bool(E.free_variables(node.left)))
 
 
 def _nodes(tree: E.Expr, vertical: bool
@@ -116,6 +128,8 @@ def _nodes(tree: E.Expr, vertical: bool
         stack.extend(reversed(E.children(node)))
         if isinstance(node, E.Call) and node.name in KINKS:
             yield node, list(node.args), KINKS[node.name]
+        elif _variable_power(node):
+            yield node, [node.left, node.right], _zero_base_of_a_variable_power
         elif not vertical:
             continue
         elif isinstance(node, E.Call) and node.name in VERTICAL:
@@ -349,7 +363,8 @@ def kink_notes(trees: list[E.Expr], orders: list, names: list[str],
 
     notes: dict[str, None] = {}
     for tree, order in zip(trees, orders):
-        found = (any(type(node) is E.Call and node.name in KINKS for node, _ in order)
+        found = (any(type(node) is E.Call and node.name in KINKS or _variable_power(node)
+                     for node, _ in order)
                  if order is not None else next(_nodes(tree, False), None) is not None)
         if not found:
             continue
@@ -360,7 +375,11 @@ def kink_notes(trees: list[E.Expr], orders: list, names: list[str],
             if not new.any():
                 continue
             call = _text(node, read_as)
-            if (exact & new).any():
+            if type(node) is E.Binary:      # a zero base of a varying power
+                notes[f"{call} has no derivative where {read_as(node.left)} is 0 (0 to a "
+                      f"varying power of at most 1, as x^x at 0): what is shown there is the "
+                      f"engine's convention (TensorFlow's), not a derivative"] = None
+            elif (exact & new).any():
                 notes[f"{call} has a kink or jump at some of the points asked for: the "
                       f"derivative may not exist there, and what is shown is the one-sided "
                       f"value (as TensorFlow gives it)"] = None

@@ -50,3 +50,41 @@ def test_jacobian_and_hessian_warn_too():
     hes = tape_process("hessian", "abs(x)*y", "--at", "x=0,y=2")
     assert jac.returncode == hes.returncode == 0
     assert "abs(x) " + KINK in jac.stderr and "abs(x) " + KINK in hes.stderr
+
+
+NO_DERIVATIVE = "has no derivative where x"
+
+
+@pytest.mark.parametrize("text, at", [("x^x", "0"), ("x^(x+1)", "0"), ("x^y", "0,0.5"),
+                                      ("(x^2)^x", "0")])
+def test_a_zero_base_of_a_varying_power_is_named(text, at):
+    # x^x falls like 1 + x ln x: its slope at 0 is -inf from the right, and the engine's 0
+    # (TensorFlow's convention for 0 * log 0) is not a derivative
+    done = tape_process("grad", text, "--at", at)
+    assert done.returncode == 0
+    assert NO_DERIVATIVE in done.stderr, done.stderr
+    refused = tape_process("tangent", text, "--at", at)
+    assert refused.returncode == 2 and "not differentiable" in refused.stderr
+
+
+@pytest.mark.parametrize("text, at", [("x^x", "0.5"), ("x^y", "0,3"), ("x^y", "0.5,0.5"),
+                                      ("2^x", "0"), ("x^2", "0")])
+def test_a_power_that_is_differentiable_there_is_not(text, at):
+    import mpmath
+
+    done = tape_process("grad", text, "--at", at, "--format", "json")
+    assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
+    doc = json.loads(done.stdout)
+    point = [mpmath.mpf(v) for v in at.split(",")]
+    names = ["x", "y"][:len(point)]
+    f = {"x^x": lambda x: x ** x, "x^y": lambda x, y: x ** y, "2^x": lambda x: 2 ** x,
+         "x^2": lambda x: x ** 2}[text]
+    gradient = doc["points"][0]["gradient"]
+    for i, name in enumerate(names):
+        if point[0] == 0 and name == "y":
+            true = 0.0                      # 0^y = 0 for y > 0: flat along y
+        else:
+            orders = [1 if j == i else 0 for j in range(len(point))]
+            true = float(mpmath.diff(f, tuple(point) if len(point) > 1 else point[0],
+                                     tuple(orders) if len(point) > 1 else 1))
+        assert gradient[name] == pytest.approx(true, rel=1e-9, abs=1e-12), (name, true)
