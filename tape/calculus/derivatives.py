@@ -534,6 +534,24 @@ def digits_of(parts: dict, errors: dict) -> dict:
     return out
 
 
+def digits_warning(digits: dict, label: Callable[[object, int], str]) -> Optional[str]:
+    """The one warning for numbers printed with more digits than they have (``digits``: ``{key:
+    (N,) digits}`` as ``digits_of`` gives them, NaN where trusted), naming the number with the
+    fewest by ``label(key, index)``, and how many such numbers there are; None for none."""
+    count, worst = 0, None
+    for key, found in digits.items():
+        flagged = ~np.isnan(found)
+        if flagged.any():
+            count += int(flagged.sum())
+            i = int(np.nanargmin(found))
+            if worst is None or found[i] < worst[2]:
+                worst = (key, i, float(found[i]))
+    if worst is None:
+        return None
+    key, i, fewest = worst
+    return digits_message(label(key, i), fewest, count)
+
+
 def digits_message(label: str, fewest: float, count: int) -> str:
     """The warning for numbers printed with more digits than they have: ``label`` names the
     one with the ``fewest`` estimated correct digits (and its point), of ``count`` such

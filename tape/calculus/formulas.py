@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..expr import tree as E
 from ..expr.errors import CLIError
-from ..expr.printer import superscript
+from ..expr.printer import read_as, superscript
 from .limits import DEPENDENT, DIFF_MAX_ORDER, STEPS_MAX_ORDER, TIMEOUT
 from .timelimit import SymbolicTimeout, run_limited, run_optional
 
@@ -166,8 +166,7 @@ def steps(expression: str, *, wrt: Optional[str] = None, order: int = 1,
     from ..expr.symbolic import infer_sizes
     from .targets import declared_names, expression_target
 
-    if style not in STEP_STYLES:
-        raise ValueError(f"style must be one of {', '.join(STEP_STYLES)}, not {style!r}")
+    _check_style(style, STEP_STYLES)
     if not 1 <= order <= STEPS_MAX_ORDER:
         raise CLIError(f"--steps shows orders up to {STEPS_MAX_ORDER}; got --order {order} "
                        f"(tape diff without --steps gives any order up to {DIFF_MAX_ORDER})")
@@ -196,7 +195,6 @@ def shower(style: str):
     """A function from expression trees to text in ``style`` (``STEP_STYLES``): ``plain`` is
     tape's own printer (no SymPy), ``math`` and ``latex`` SymPy's printers."""
     from ..expr import symbolic as S
-    from ..expr.printer import read_as
     from .steps import as_sympy
 
     if style == "latex":
@@ -211,17 +209,15 @@ def written(tree: E.Expr, sizes: dict, style: str) -> str:
     """A derivative tree as text: SymPy syntax as tape's printer writes it (``plain``), or
     SymPy's ``pretty``/``latex`` rendering of the same tree."""
     if style == "plain":
-        from ..expr.printer import read_as
-
         return read_as(tree)
     from ..expr import symbolic as S
 
     return S.render(S.as_scalar(S.to_sympy(tree, sizes)), style)
 
 
-def _check_style(style: str) -> None:
-    if style not in STYLES:
-        raise ValueError(f"style must be one of {', '.join(STYLES)}, not {style!r}")
+def _check_style(style: str, allowed: tuple = STYLES) -> None:
+    if style not in allowed:
+        raise ValueError(f"style must be one of {', '.join(allowed)}, not {style!r}")
 
 
 def _constant_without_real_value(tree: E.Expr) -> Optional[str]:
@@ -229,7 +225,6 @@ def _constant_without_real_value(tree: E.Expr) -> Optional[str]:
     ``acos(2)``, ``tan(pi/2)``), or None. tape's variables and results are real: a derivative
     such as ``2*I*x`` is not one."""
     from ..expr import highprec as H
-    from ..expr.printer import read_as
     from .treediff import undefined_constant
 
     call = undefined_constant(tree)

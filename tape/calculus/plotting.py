@@ -241,12 +241,9 @@ def tangent_line(target: Target, series: Series, a: float, text: str | None = No
     from .tangents import evaluate
 
     text = repr(a) if text is None else text
-    names = target.ordered([])
-    if len(names) > 1:      # (compute_series refuses these first)
-        raise CLIError(f"tape plot draws functions of one variable; {target.source!r} has "
-                       f"{len(names)} ({', '.join(names)})")
-    # a constant is drawn over x: its value, and a slope of 0
-    found = evaluate(target, {n: a for n in names})
+    # the series' target has one variable (compute_series refuses more); a constant is drawn
+    # over x: its value, and a slope of 0
+    found = evaluate(target, {n: a for n in target.ordered([])})
     if found.kink is not None:
         raise CLIError(f"--tangent {text}: f is not differentiable at {series.variable} = "
                        f"{a!r} ({found.kink} has a kink or jump there), so there is no "

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .derivatives import MAX_RECOMPUTED, in_high_precision
+from .derivatives import MAX_RECOMPUTED, digits_of, in_high_precision
 
 #: --check: c_k agrees with SymPy's e_k when |c_k - e_k| <= RTOL * (|e_(k-1)| + |e_k| +
 #: |e_(k+1)|). The recurrences build c_k from the coefficients next to it, so their rounding
@@ -65,8 +65,6 @@ def coefficient_digits(c: np.ndarray, errors: np.ndarray) -> np.ndarray:
     coefficient (exp(x)*cos(x) at 0 has c_2 = 0) comes out as 0 or 1e-18 with an error of its
     own size: judged against the terms around it, it is trusted."""
     from tape.engine.taylor import TRUSTED_RELATIVE_ERROR
-
-    from .derivatives import digits_of
 
     c = np.asarray(c, dtype=np.float64)
     errors = np.asarray(errors, dtype=np.float64)

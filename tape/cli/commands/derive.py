@@ -13,7 +13,7 @@ import numpy as np
 from .. import options as O, output, points as P
 from ...calculus.budget import Budget, from_option
 from ...calculus.derivatives import (Component, Outcome, StreamedMatrix, components,
-                                     digits_message, refuse_too_many_partials, run)
+                                     digits_warning, refuse_too_many_partials, run)
 from ...expr.kinks import kink_notes
 from ..options import Format
 from ...expr.errors import CHECK_FAILED, UNDECIDED, CLIError
@@ -295,20 +295,16 @@ def digits_note(problem: Problem, outcome: Outcome) -> str:
     the one with the fewest, by its table label and (several points) its point, and how many
     numbers are so."""
     ordinary = len(problem.variables) == 1 and len(problem.comps) == 1
-    fewest, worst, count = math.inf, None, 0
-    for key, digits in outcome.digits.items():
-        flagged = ~np.isnan(digits)
-        count += int(flagged.sum())
-        row = int(np.nanargmin(digits))
-        if digits[row] < fewest:
-            fewest, worst = float(digits[row]), (key, row)
-    key, row = worst
-    label = derivative_labels(problem.comps, key, ordinary)[1]
-    if problem.points.count > 1:
-        labels, at = at_columns(problem)
-        label += " at " + ", ".join(f"{n}={output.number(v)}"
-                                   for n, v in zip(labels, at[row].tolist()))
-    return digits_message(label, fewest, count)
+
+    def label(key, row: int) -> str:
+        text = derivative_labels(problem.comps, key, ordinary)[1]
+        if problem.points.count > 1:
+            labels, at = at_columns(problem)
+            text += " at " + ", ".join(f"{n}={output.number(v)}"
+                                      for n, v in zip(labels, at[row].tolist()))
+        return text
+
+    return digits_warning(outcome.digits, label)
 
 
 def hessian_report(problem: Problem, outcome: Outcome, order: int = 2) -> output.Report:

@@ -129,14 +129,13 @@ def document(series: Series, lo: float, hi: float) -> dict:
 def _warn_digits(series: Series) -> None:
     """One warning for the derivatives drawn with fewer correct digits than printed: the one
     with the fewest, at its point, and how many numbers are so."""
-    from ...calculus.derivatives import digits_message
-    if not series.digits:
-        return
-    count = sum(int(np.count_nonzero(~np.isnan(d))) for d in series.digits.values())
-    k, i = min(((k, int(np.nanargmin(d))) for k, d in series.digits.items()),
-               key=lambda ki: series.digits[ki[0]][ki[1]])
-    label = f"{derivative_label(k)} at {series.variable} = {float(series.x[i])!r}"
-    output.warn(digits_message(label, float(series.digits[k][i]), count))
+    from ...calculus.derivatives import digits_warning
+
+    warning = digits_warning(series.digits, lambda k, i: f"{derivative_label(k)} at "
+                                                         f"{series.variable} = "
+                                                         f"{float(series.x[i])!r}")
+    if warning:
+        output.warn(warning)
 
 
 def _warn_gaps(series: Series) -> None:

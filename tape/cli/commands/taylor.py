@@ -97,13 +97,15 @@ class TaylorResult(output.DictResult):
         flagged = self.result.get("digits")
         if not flagged:
             return []
-        from ...calculus.derivatives import digits_message
+        from ...calculus.derivatives import digits_warning
 
-        worst = min(flagged, key=lambda entry: entry["digits"])
-        k = worst["k"]
+        digits = np.full(self.result["order"] + 1, np.nan)
+        for entry in flagged:
+            digits[entry["k"]] = entry["digits"]
         (name, a), = self.result["at"].items()
-        label = f"c{k} (the coefficient of ({name} - {a!r})^{k})" if k else "c0 (the value)"
-        return [digits_message(label, worst["digits"], len(flagged))]
+        return [digits_warning({0: digits}, lambda _, k: f"c{k} (the coefficient of "
+                                                         f"({name} - {a!r})^{k})" if k
+                               else "c0 (the value)")]
 
     def header(self) -> list[str]:
         return ["k", "coefficient", "derivative"] + (["sympy"] if "check" in self.result
