@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from printed_output import assert_prints
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "trace_plot.md"
 
@@ -37,7 +39,7 @@ def test_documented_output_is_real(command, expected, tmp_path):
                             cwd=ROOT, timeout=120, env={"PATH": "/usr/bin:/bin",
                                                         "COLUMNS": "100"})
     got = "\n".join(line.rstrip() for line in result.stdout.rstrip().splitlines())
-    assert got == expected
+    assert_prints(got, expected, command)
     if image:
         assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert (ROOT / "docs" / image.group(1).split("docs/", 1)[-1]).exists()
