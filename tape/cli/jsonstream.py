@@ -55,9 +55,10 @@ class Rows:
 
 class Sparse:
     """A dict entry of a point's entry present only at some points: point i has it, as a
-    whole number, where ``values[i]`` is not NaN, and has no such key elsewhere (a
-    derivative's ``"digits"``, there only where it has fewer than full). Not a dict's
-    first entry (the comma before it is part of its text)."""
+    whole number, where ``values[i]`` is not NaN (a derivative's ``"digits"``, there only
+    where it has fewer than full), or, for an object array, as a string where ``values[i]``
+    is not None (the ``"error"`` of a line that could not be read); no such key elsewhere.
+    Not a dict's first entry (the comma before it is part of its text)."""
 
     __slots__ = ("values", "key")
 
@@ -67,6 +68,8 @@ class Sparse:
 
     def texts(self, values: np.ndarray) -> list[str]:
         pair = ", " + _dumps(self.key) + ": "
+        if values.dtype.kind == "O":        # texts, None where absent
+            return ["" if v is None else pair + _dumps(v) for v in values.tolist()]
         return ["" if v != v else pair + repr(int(v)) for v in values.tolist()]
 
 
@@ -189,6 +192,8 @@ def _texts(values: np.ndarray) -> list[str]:
     """Each value as json.dumps writes it (float repr; non-finite -> null; bools)."""
     if values.dtype.kind == "b":
         return ["true" if v else "false" for v in values.tolist()]
+    if values.dtype.kind == "O":            # texts (a CSV's passed-through columns)
+        return [_dumps(v) for v in values.tolist()]
     texts = list(map(repr, values.tolist()))
     if values.dtype.kind == "f" and not np.isfinite(values).all():
         for i in np.flatnonzero(~np.isfinite(values)).tolist():

@@ -39,6 +39,21 @@ class Format(str, Enum):
 FormatOption = Annotated[Format, typer.Option(
     "--format", "-f", case_sensitive=False,
     help="auto (a table on a terminal, plain when piped), table, plain, json or csv.")]
+
+
+class OnError(str, Enum):
+    """What a line of points that cannot be read does (``--on-error``): ``points.Misreads``."""
+
+    stop = "stop"
+    nan = "nan"
+    skip = "skip"
+
+
+OnErrorOption = Annotated[OnError, typer.Option(
+    "--on-error", case_sensitive=False,
+    help="A blank or unreadable line of --at - or row of --points: stop (exit 2, after the "
+         "results of the lines before it), nan (write nan in its place and go on) or skip "
+         "(go on; the count is said on standard error).")]
 PrecisionOption = Annotated[int, typer.Option(
     "--precision", min=1, max=17, help="Significant digits shown in tables.")]
 

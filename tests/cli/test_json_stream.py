@@ -153,8 +153,8 @@ def big_csv(tmp_path_factory):
     data[-1] = [0.0, -0.0]
     path = tmp_path_factory.mktemp("json") / "points.csv"
     with open(path, "w") as f:
-        f.write("x,y,unused\n")
-        np.savetxt(f, np.column_stack([data, np.ones(n)]), delimiter=",", fmt="%.17g")
+        f.write("x,y\n")
+        np.savetxt(f, data, delimiter=",", fmt="%.17g")
     return str(path)
 
 
