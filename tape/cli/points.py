@@ -108,12 +108,12 @@ class Misreads:
         """The blocks of ``parsed`` (a point dict, or the message of a line that could not be
         read, per line; ``extras``: per line, its pass-through texts), as the policy says."""
         bad = [i for i, p in enumerate(parsed) if isinstance(p, str)]
-        if not bad:
+        if not bad and not self.pending:
             if parsed:
                 self.filler = parsed[-1]
                 yield _with_extra(stack(parsed, names, where), extra_names, extras)
             return
-        if not self.count:
+        if bad and not self.count:
             self.first = parsed[bad[0]]
         self.count += len(bad)
         if self.policy == STOP:
@@ -495,7 +495,7 @@ def stream_lines(handle, names: list[str], where: str, block: int | None = None,
     first_line, yielded = 1, False
     for batch in _line_batches(handle, where, block or STREAM_BLOCK):
         text, fast = batch.text, None
-        if "\r" not in text:
+        if "\r" not in text and not misreads.pending:
             # the common pipeline case first, on the text as it came: when every line gave
             # a row there were no blank or comment lines to number around
             count = text.count("\n") + (not text.endswith("\n"))
@@ -513,7 +513,7 @@ def stream_lines(handle, names: list[str], where: str, block: int | None = None,
         numbered = [(i, t) for i, t in numbered if not t.startswith("#")]
         if not numbered:
             continue
-        if "\r" in text and all(t for _, t in numbered):
+        if "\r" in text and all(t for _, t in numbered) and not misreads.pending:
             fast = _numeric_rows("\n".join(t for _, t in numbered), len(names))
         if fast is not None and fast.shape[0] == len(numbered):
             yielded = True
@@ -698,8 +698,8 @@ def stream_csv(path: str, names: list[str], stdin: io.TextIOBase,
         chunks = itertools.chain([rest] if rest.text else [], batches)
         rows_read, yielded = 0, False
         for chunk in chunks:
-            fast = _numeric_csv(header_text + chunk.text, names) if '"' not in chunk.text \
-                else None
+            fast = _numeric_csv(header_text + chunk.text, names) \
+                if '"' not in chunk.text and not misreads.pending else None
             if fast is None:
                 break
             rows_read += fast.count
