@@ -33,12 +33,14 @@ class Format(str, Enum):
     table = "table"
     plain = "plain"
     json = "json"
+    ndjson = "ndjson"
     csv = "csv"
 
 
 FormatOption = Annotated[Format, typer.Option(
     "--format", "-f", case_sensitive=False,
-    help="auto (a table on a terminal, plain when piped), table, plain, json or csv.")]
+    help="auto (a table on a terminal, plain when piped), table, plain, json, ndjson (one "
+         "JSON object per point or answer, each line written as it is computed) or csv.")]
 
 
 class OnError(str, Enum):

@@ -262,6 +262,27 @@ def _stream_json(reports: Iterator["Report"], summary: _WarningSummary) -> None:
     close_points(tail, sys.stdout)
 
 
+def _stream_ndjson(reports: Iterator["Report"], summary: _WarningSummary) -> None:
+    from .jsonstream import write_lines
+
+    for report in reports:
+        write_lines(report.document(), sys.stdout)
+        summary.add(report)
+        sys.stdout.flush()
+
+
+def _render_ndjson(result: Result, precision: int, warnings: list[str]) -> None:
+    """A report's points one per line; any other result's document on its one line (its
+    warnings are on standard error)."""
+    from .jsonstream import Document, write, write_lines
+
+    doc = result.document()
+    if isinstance(doc, Document):
+        write_lines(doc, sys.stdout)
+    else:
+        write(doc, sys.stdout)
+
+
 def _render_json(result: Result, precision: int, warnings: list[str]) -> None:
     from .jsonstream import write
 
@@ -365,11 +386,11 @@ class _Preceded:
 
 
 #: the writer of each format (``auto`` is resolved before: ``resolve_format``)
-WRITERS = {Format.json: _render_json, Format.csv: _render_csv, Format.plain: _render_plain,
-           Format.table: _render_table}
+WRITERS = {Format.json: _render_json, Format.ndjson: _render_ndjson, Format.csv: _render_csv,
+           Format.plain: _render_plain, Format.table: _render_table}
 #: the writer of each format that ``render_stream`` can write a block at a time
-STREAM_WRITERS = {Format.json: _stream_json, Format.csv: _stream_csv,
-                  Format.plain: _stream_plain}
+STREAM_WRITERS = {Format.json: _stream_json, Format.ndjson: _stream_ndjson,
+                  Format.csv: _stream_csv, Format.plain: _stream_plain}
 
 
 def number(value: float) -> str:

@@ -70,6 +70,7 @@ def test_nan_in_json_names_the_error_on_its_point():
     first, bad, last = doc["points"]
     assert "error" not in first and "error" not in last
     assert bad["error"].startswith("standard input line 2")
+    assert bad["gradient"]["x"] == bad["value"] == bad["at"]["x"] == "nan"
     assert last["gradient"]["x"] == 6.0
 
 

@@ -510,7 +510,7 @@ class SlopeReport(output.FieldsResult):
         c = self.curve
         return {"expression": self.expression, "variables": c.variables, "wrt": [c.x],
                 "dependent": c.y, "order": self.order,
-                "points": [{"at": {c.x: x, c.y: y}, "derivative": s if math.isfinite(s) else None}
+                "points": [{"at": {c.x: x, c.y: y}, "derivative": s}
                            for (x, y), s in zip(self.points, self.slopes)]}
 
     def header(self) -> list[str]:
