@@ -66,7 +66,8 @@ AtOption = Annotated[Optional[list[str]], typer.Option(
          "line from standard input. Repeat for several points.")]
 PointsOption = Annotated[Optional[str], typer.Option(
     "--points", "-p", metavar="FILE",
-    help="CSV file whose header names the variables (extra columns ignored); '-' for stdin.")]
+    help="CSV file whose header names the variables (other columns are passed through to "
+         "csv, json, ndjson and table output); '-' for stdin.")]
 WrtOption = Annotated[Optional[str], typer.Option(
     "--wrt", "-w", metavar="VARS",
     help="Comma-separated variables to differentiate, in this order; others stay constant.")]
