@@ -286,13 +286,19 @@ def _render_ndjson(result: Result, precision: int, warnings: list[str]) -> None:
 def _render_json(result: Result, precision: int, warnings: list[str]) -> None:
     from .jsonstream import write
 
+    write(json_document(result, warnings), sys.stdout)
+
+
+def json_document(result: Result, warnings: Sequence[str] = ()):
+    """``result``'s JSON document as ``--format json`` writes it: with ``"read_as"`` after
+    ``"expression"`` and the ``warnings`` at the end."""
     doc = result.document()
     read_as = result.read_as
     if read_as is not None:
         doc = _insert_after(doc, "expression", "read_as", read_as)
     if warnings:
-        doc = _insert_after(doc, None, "warnings", warnings)
-    write(doc, sys.stdout)
+        doc = _insert_after(doc, None, "warnings", list(warnings))
+    return doc
 
 
 def _insert_after(doc, key: Optional[str], new: str, value):

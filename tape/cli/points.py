@@ -632,6 +632,16 @@ def _line_batches(handle, where: str, block: int) -> Iterator[Lines]:
             return
 
 
+def numbered_lines(handle, where: str) -> Iterator[tuple[int, str]]:
+    """The lines of ``handle`` as they arrive, each as (line number, text without its end);
+    text that is not UTF-8 is bad input naming the byte."""
+    number = 0
+    for batch in decoded(_line_batches(handle, where, STREAM_BLOCK), where):
+        for line in batch.lines:
+            number += 1
+            yield number, line.rstrip("\r\n")
+
+
 def _lines_of(handle, where: str) -> Iterator[str]:
     """The lines of ``handle`` as they come; a closed or unreadable input is bad input, not a
     bug (text that is not UTF-8 is left to the caller, which names the byte)."""
