@@ -102,6 +102,29 @@ class Misreads:
         self.first = ""
         self.filler: dict | None = None       # the last point read, to stand in for bad ones
         self.pending: list = []               # (message, extra) of bad lines before any point
+        self.sizes: dict | None = None        # each variable's vector length at the points read
+
+    def shaped(self, point: dict, at: str) -> dict | str:
+        """``point``, or the message saying that a variable's shape differs from the points
+        before it (a vector of another length: the line is bad, not the whole input)."""
+        sizes = {n: len(v) if isinstance(v, list) else None for n, v in point.items()}
+        if self.sizes is None:
+            self.sizes = sizes
+            return point
+        changed = next((n for n in sizes if sizes[n] != self.sizes.get(n)), None)
+        if changed is None:
+            return point
+
+        def shape(k):
+            return "a scalar" if k is None else f"a vector of {k}"
+
+        return (f"{at}: {changed!r} is {shape(sizes[changed])} here and "
+                f"{shape(self.sizes[changed])} at the points before")
+
+    def scalars(self, names: list[str]) -> None:
+        """Points of plain numbers were read (every variable a scalar)."""
+        if self.sizes is None:
+            self.sizes = {n: None for n in names}
 
     def take(self, parsed: list, names: list[str], where: str,
              extra_names: tuple = (), extras: list | None = None) -> Iterator[Points]:
@@ -412,6 +435,8 @@ def stream_at(values: list[str], names: list[str], stdin: io.TextIOBase,
     every point is on the command line, the blocks are a plain iterator over what is in hand."""
     given = [parse_point(v, names) for v in values if v.strip() != "-"]
     first = [stack(given, names)] if given else []
+    if given and misreads is not None:
+        misreads.shaped(given[0], "--at")       # the lines that follow take these shapes
     if not _reads_stdin(values):
         return iter(first)
     return itertools.chain(first, decoded(stream_lines(stdin, names, "standard input",
@@ -504,6 +529,7 @@ def stream_lines(handle, names: list[str], where: str, block: int | None = None,
                 first_line += count
                 yielded = True
                 misreads.filler = {n: float(fast[-1, j]) for j, n in enumerate(names)}
+                misreads.scalars(names)
                 yield Points(list(names), {n: fast[:, j].copy() for j, n in enumerate(names)},
                              count)
                 continue
@@ -517,10 +543,12 @@ def stream_lines(handle, names: list[str], where: str, block: int | None = None,
             fast = _numeric_rows("\n".join(t for _, t in numbered), len(names))
         if fast is not None and fast.shape[0] == len(numbered):
             yielded = True
+            misreads.scalars(names)
             yield Points(list(names), {n: fast[:, j].copy() for j, n in enumerate(names)},
                          fast.shape[0])
         else:
-            for points in misreads.take(_parse_numbered(numbered, names, where), names, where):
+            for points in misreads.take(_parse_numbered(numbered, names, where, misreads),
+                                        names, where):
                 yielded = True
                 yield points
     for points in misreads.finish(names, where):
@@ -657,8 +685,10 @@ def _lines_of(handle, where: str) -> Iterator[str]:
         raise CLIError(f"{where}: cannot read it ({exc})") from None
 
 
-def _parse_numbered(numbered: list[tuple[int, str]], names: list[str], where: str) -> list:
-    """Each numbered line as a point dict, or as the message saying why it cannot be one."""
+def _parse_numbered(numbered: list[tuple[int, str]], names: list[str], where: str,
+                    misreads: Misreads | None = None) -> list:
+    """Each numbered line as a point dict, or as the message saying why it cannot be one
+    (``misreads``: also a point whose shapes differ from the points before it)."""
     parsed: list = []
     for lineno, s in numbered:
         at = f"{where} line {lineno}"
@@ -668,9 +698,11 @@ def _parse_numbered(numbered: list[tuple[int, str]], names: list[str], where: st
         if "=" not in s and "[" not in s and "," not in s and len(names) > 1:
             s = ",".join(s.split())
         try:
-            parsed.append(parse_point(s, names, at))
+            point = parse_point(s, names, at)
         except CLIError as exc:
             parsed.append(exc.message)
+            continue
+        parsed.append(point if misreads is None else misreads.shaped(point, at))
     return parsed
 
 
@@ -715,6 +747,7 @@ def stream_csv(path: str, names: list[str], stdin: io.TextIOBase,
             rows_read += fast.count
             yielded = True
             misreads.filler = {n: fast.arrays[n][-1] for n in names}
+            misreads.scalars(names)
             yield _with_extra(fast, extra_names, _plain_fields(chunk.text, extra))
         else:
             chunk = Lines("", [])
@@ -723,7 +756,8 @@ def stream_csv(path: str, names: list[str], stdin: io.TextIOBase,
         while rows := list(itertools.islice(careful, block)):
             extras = [tuple(r[j] if j < len(r) else "" for j, _ in extra) for r in rows] \
                 if extra else None
-            for points in misreads.take(_csv_cells(rows, header, names, where, rows_read),
+            for points in misreads.take(_csv_cells(rows, header, names, where, rows_read,
+                                                   misreads),
                                         names, f"--points {where}", extra_names, extras):
                 yielded = True
                 yield points
@@ -773,7 +807,7 @@ def _csv_header(batches: Iterator[Lines], where: str) -> tuple[str, list[str], L
 
 
 def _csv_cells(body: list[list[str]], header: list[str], names: list[str], where: str,
-               rows_before: int) -> list:
+               rows_before: int, misreads: Misreads | None = None) -> list:
     """Each CSV row (rows ``rows_before + 2`` on, counting the header) as a point dict of
     its needed columns, or as the message saying why it cannot be one."""
     columns = [header.index(name) for name in names]
@@ -796,7 +830,7 @@ def _csv_cells(body: list[list[str]], header: list[str], names: list[str], where
         except CLIError as exc:
             parsed.append(exc.message)
             continue
-        parsed.append(point)
+        parsed.append(point if misreads is None else misreads.shaped(point, at))
     return parsed
 
 

@@ -155,3 +155,17 @@ def test_nan_gives_one_line_out_per_line_in(lines, block, monkeypatch):
             assert answer == "nan"
         else:
             assert float(answer) == pytest.approx(3 * x * x, rel=1e-12, abs=1e-300)
+
+
+def test_a_vector_of_another_length_is_a_bad_line_of_its_own():
+    text = "x=[1,2]\nx=[3,4,5]\nx=[1,1]\n"
+    nan = tape_cli("grad", "sum(x^2)", "--at", "-", "--on-error", "nan", input=text)
+    assert nan.exit_code == 0
+    assert nan.stdout.splitlines() == ["2.0 4.0", "nan nan", "2.0 2.0"]
+    stop = tape_cli("grad", "sum(x^2)", "--at", "-", input=text)
+    assert stop.exit_code == 2 and stop.stdout == "2.0 4.0\n"
+    assert "line 2: 'x' is a vector of 3 here and a vector of 2 at the points before" \
+        in stop.stderr
+    given = tape_cli("grad", "sum(x^2)", "--at", "x=[1,2]", "--at", "-", "--on-error",
+                     "skip", input="x=[1,2,3]\nx=[0,1]\n")
+    assert given.stdout.splitlines() == ["2.0 4.0", "0.0 2.0"]

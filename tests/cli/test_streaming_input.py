@@ -132,7 +132,8 @@ def test_vector_points_must_keep_their_length_across_blocks(monkeypatch):
     text = "x=[1,2]\nx=[3,4]\nx=[5,6,7]\n"
     result = tape_cli("grad", "sum(x^2)", "--at", "-", input=text)
     assert result.exit_code == 2
-    assert "'x' has different shapes at different points" in result.stderr
+    assert "line 3: 'x' is a vector of 3 here and a vector of 2 at the points before" \
+        in result.stderr
 
 
 def test_an_empty_stream_is_an_error_before_any_output():
