@@ -53,9 +53,9 @@ class OnError(str, Enum):
 
 OnErrorOption = Annotated[OnError, typer.Option(
     "--on-error", case_sensitive=False,
-    help="A blank or unreadable line of --at - or row of --points: stop (exit 2, after the "
-         "results of the lines before it), nan (write nan in its place and go on) or skip "
-         "(go on; the count is said on standard error).")]
+    help="A blank or unreadable input line (of --at -, --points, tape diff -, tape check "
+         "--answers): stop (exit 2, after the results of the lines before it), nan (write nan "
+         "in its place and go on) or skip (go on; the count is said on standard error).")]
 PrecisionOption = Annotated[int, typer.Option(
     "--precision", min=1, max=17, help="Significant digits shown in tables.")]
 
