@@ -777,18 +777,24 @@ def compile_tape() -> None:
         compileall.compile_dir(folder, quiet=2)
 
 
-def time_commands(cmds: dict[str, list[str]], reps: int, reps_of: dict[str, int] | None = None) -> dict:
+def time_commands(cmds: dict[str, list[str]], reps: int, reps_of: dict[str, int] | None = None,
+                  stdin_of: dict[str, str] | None = None) -> dict:
     """Wall and CPU (user+sys of the child) time of each command in fresh processes, round robin
-    so neighbours' noise is shared; ``reps_of`` gives some commands fewer repetitions."""
+    so neighbours' noise is shared; ``reps_of`` gives some commands fewer repetitions, and
+    ``stdin_of`` a file to read as standard input."""
     samples = {k: ([], []) for k in cmds}
     for i in range(reps):
         for k, cmd in cmds.items():
             if reps_of and i >= reps_of.get(k, reps):
                 continue
+            path = (stdin_of or {}).get(k)
+            stdin = open(path, "rb") if path else subprocess.DEVNULL
             r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = perf_counter()
-            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=stdin)
             t1 = perf_counter()
+            if path:
+                stdin.close()
             r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             samples[k][0].append(t1 - t0)
             samples[k][1].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
@@ -1263,6 +1269,106 @@ def rows_symbolic(peers, quick):
 
 
 WORKLOADS["symbolic"] = rows_symbolic
+
+
+# ============================================================== shell pipelines (issue 41, SPEC 14)
+PIPE_N = 1_000_000
+PIPE_EXPR = "sin(x)*x"
+PIPE_AWK = '{printf "%.17g\\n", sin($1) + $1*cos($1)}'    # d/dx sin(x)*x, every digit tape prints
+PIPE_AWK_PRINT = '{print sin($1) + $1*cos($1)}'                # awk's own 6 digits
+PIPE_FORMULAS = 1000
+
+
+def pipe_formulas(n: int = PIPE_FORMULAS) -> list[str]:
+    """``n`` homework-like formulas, each different: products, quotients and compositions of
+    two of the usual functions with a power."""
+    rng = np.random.default_rng(41)
+    funcs = ["sin", "cos", "exp", "log", "sqrt", "tan", "atan", "sinh"]
+    out = []
+    for i in range(n):
+        a, b = rng.choice(funcs, 2, replace=False)
+        k, m = int(rng.integers(1, 10)), int(rng.integers(1, 5))
+        op = ["*", "/", "+"][i % 3]
+        out.append(f"{a}({k}*x){op}{b}(x)^{m} + x^{k}")
+    return out
+
+
+def rows_pipeline(peers, quick):
+    exe, why = tape_cli()
+    awk = shutil.which("awk")
+    n = 100_000 if quick else PIPE_N
+    at = Row("pipeline", f'tape grad "{PIPE_EXPR}" --at - < {n:,} lines, plain', None,
+             lambda v: None, ref_what=f"awk, the same derivative to 17 digits", goal=max_ratio(1.0),
+             tape_skip=why)
+    if awk is None:
+        at.skipped["ref"] = "no awk on PATH"
+
+    def measure_at():
+        tmp = Path(tempfile.mkdtemp(prefix="tape-pipe-"))
+        try:
+            xs = np.random.default_rng(41).uniform(-50, 50, n)
+            path = tmp / "points.txt"
+            path.write_text("\n".join(map(repr, xs.tolist())) + "\n")
+            cmds, stdin_of = {}, {}
+            if exe:
+                cmds["tape"] = [exe, "grad", PIPE_EXPR, "--at", "-"]
+            if awk:
+                cmds["ref"] = [awk, PIPE_AWK]
+                cmds["awk_print"] = [awk, PIPE_AWK_PRINT]
+            want = np.sin(xs) + xs * np.cos(xs)
+            for k, cmd in cmds.items():         # untimed run each: every printed number checked
+                stdin_of[k] = str(path)
+                with open(path, "rb") as stdin:
+                    p = subprocess.run(cmd, capture_output=True, text=True, stdin=stdin)
+                assert p.returncode == 0, f"{k}: exit {p.returncode}: {p.stderr.strip()[-300:]}"
+                got = np.array(p.stdout.split(), dtype=np.float64)
+                digits = 1e-5 if k == "awk_print" else 1e-12     # awk's print: 6 digits
+                close(got, want, digits, digits, f"pipeline --at - ({k}), {n} lines")
+            samples = time_commands(cmds, 1 if quick else 5, stdin_of=stdin_of)
+            shown = samples.pop("awk_print", None)
+            if shown is not None:
+                wall, cpu = (statistics.median(v) for v in shown)
+                at.note = lambda m, wall=wall, cpu=cpu: (
+                    (f"{n / m['tape'] / 1e6:.2f} M lines/s; " if m.get("tape") else "")
+                    + f"awk's plain print (6 digits): {wall:.2f} s, cpu {cpu:.2f} s")
+            return samples
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    at.measure_times = measure_at
+    at.note = lambda m: (f"{n / m['tape'] / 1e6:.2f} M lines/s" if m.get("tape") else "")
+
+    count = 100 if quick else PIPE_FORMULAS
+    diff = Row("pipeline", f"tape diff - < {count:,} formulas, one process", None,
+               lambda v: None, ref_what='one `tape diff "x^2*sin(x)"` (its start-up)',
+               goal=max_ratio(10.0), tape_skip=why)
+
+    def measure_diff():
+        tmp = Path(tempfile.mkdtemp(prefix="tape-pipe-"))
+        try:
+            path = tmp / "formulas.txt"
+            formulas = pipe_formulas(count)
+            path.write_text("\n".join(formulas) + "\n")
+            cmds = {"tape": [exe, "diff", "-"], "ref": [exe, "diff", "x^2*sin(x)"]}
+            with open(path, "rb") as stdin:
+                p = subprocess.run(cmds["tape"], capture_output=True, text=True, stdin=stdin)
+            lines = p.stdout.splitlines()
+            assert p.returncode == 0 and len(lines) == count, \
+                f"tape diff -: exit {p.returncode}, {len(lines)} lines: {p.stderr.strip()[-300:]}"
+            one = subprocess.run(cmds["tape"][:2] + [formulas[7]], capture_output=True,
+                                 text=True, stdin=subprocess.DEVNULL)
+            assert one.stdout.strip() == lines[7], (one.stdout, lines[7])
+            return time_commands(cmds, 1 if quick else 3, stdin_of={"tape": str(path)})
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    if exe:
+        diff.measure_times = measure_diff
+    diff.note = lambda m: (f"{m['tape'] / count * 1e3:.1f} ms a formula" if m.get("tape") else "")
+    return [at, diff]
+
+
+WORKLOADS["pipeline"] = rows_pipeline
 
 
 GOALS_NOTE = {   # the peer table of issue 7, for the README; the goals themselves live in the rows

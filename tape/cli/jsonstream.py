@@ -3,7 +3,10 @@ written a block of points at a time.
 
 A million points as Python dicts take about a gigabyte; streamed, the memory is that of one
 block. The text is exactly what ``json.dumps(doc, ensure_ascii=False)`` gives for the whole
-document (separators ``", "`` and ``": "``, floats as ``repr``), with inf/nan as ``null``.
+document (separators ``", "`` and ``": "``, floats as ``repr``), with the numbers JSON lacks
+written as the strings ``"inf"``, ``"-inf"`` and ``"nan"`` (never ``null``, which reads as
+"absent"). ``write_lines`` writes a document's points as JSON Lines (``--format ndjson``):
+one object per point, each line written whole.
 
 A ``Document`` has fixed parts (``head`` before ``"points"``, ``tail`` after) and one point's
 ``entry``: a nest of dicts and lists whose varying leaves are ``Column``s (one number or bool per
@@ -55,9 +58,10 @@ class Rows:
 
 class Sparse:
     """A dict entry of a point's entry present only at some points: point i has it, as a
-    whole number, where ``values[i]`` is not NaN, and has no such key elsewhere (a
-    derivative's ``"digits"``, there only where it has fewer than full). Not a dict's
-    first entry (the comma before it is part of its text)."""
+    whole number, where ``values[i]`` is not NaN (a derivative's ``"digits"``, there only
+    where it has fewer than full), or, for an object array, as a string where ``values[i]``
+    is not None (the ``"error"`` of a line that could not be read); no such key elsewhere.
+    Not a dict's first entry (the comma before it is part of its text)."""
 
     __slots__ = ("values", "key")
 
@@ -67,6 +71,8 @@ class Sparse:
 
     def texts(self, values: np.ndarray) -> list[str]:
         pair = ", " + _dumps(self.key) + ": "
+        if values.dtype.kind == "O":        # texts, None where absent
+            return ["" if v is None else pair + _dumps(v) for v in values.tolist()]
         return ["" if v != v else pair + repr(int(v)) for v in values.tolist()]
 
 
@@ -103,13 +109,22 @@ def open_points(doc: Document, out: TextIO) -> None:
     out.write("{" + "".join(_pair(k, v) + ", " for k, v in doc.head.items()) + '"points": [')
 
 
-def write_points(doc: Document, out: TextIO, first: bool, cells: int = BLOCK_CELLS) -> None:
+def write_lines(doc: Document, out: TextIO, cells: int = BLOCK_CELLS) -> None:
+    """``doc``'s points as JSON Lines: each point's entry on a line of its own."""
+    write_points(doc, out, True, cells, lines=True)
+
+
+def write_points(doc: Document, out: TextIO, first: bool, cells: int = BLOCK_CELLS,
+                 lines: bool = False) -> None:
     """The entries of ``doc``'s points, after earlier ones unless ``first`` (a document can be
-    written as the entries of several, one block of points at a time)."""
+    written as the entries of several, one block of points at a time); ``lines``: each entry
+    followed by a newline instead of separated by commas."""
     columns: list[Column | Nested | Rows | Sparse] = []
     template = _template(doc.entry, columns)
     if any(isinstance(c, Rows) for c in columns):
-        _write_streamed_point(template, columns, out, first)
+        _write_streamed_point(template, columns, out, first or lines)
+        if lines:
+            out.write("\n")
         return
     width = sum(1 if isinstance(c, (Column, Sparse)) else int(np.prod(c.values.shape[1:]))
                 for c in columns)
@@ -121,7 +136,10 @@ def write_points(doc: Document, out: TextIO, first: bool, cells: int = BLOCK_CEL
             rows = [template % row for row in zip(*texts)]
         else:
             rows = [template % ()] * (stop - start)
-        out.write(("" if first and not start else ", ") + ", ".join(rows))
+        if lines:
+            out.write("\n".join(rows) + "\n")
+        else:
+            out.write(("" if first and not start else ", ") + ", ".join(rows))
 
 
 def _write_streamed_point(template: str, columns: list, out: TextIO, first: bool) -> None:
@@ -186,25 +204,28 @@ def _leaf_texts(leaf, values: np.ndarray) -> list[str]:
 
 
 def _texts(values: np.ndarray) -> list[str]:
-    """Each value as json.dumps writes it (float repr; non-finite -> null; bools)."""
+    """Each value as json.dumps writes it (float repr; non-finite -> a string; bools)."""
     if values.dtype.kind == "b":
         return ["true" if v else "false" for v in values.tolist()]
+    if values.dtype.kind == "O":            # texts (a CSV's passed-through columns)
+        return [_dumps(v) for v in values.tolist()]
     texts = list(map(repr, values.tolist()))
     if values.dtype.kind == "f" and not np.isfinite(values).all():
         for i in np.flatnonzero(~np.isfinite(values)).tolist():
-            texts[i] = "null"
+            texts[i] = '"' + texts[i] + '"'
     return texts
 
 
 def _nested_texts(values: np.ndarray) -> list[str]:
-    """Each point's array as JSON (non-finite numbers as null)."""
+    """Each point's array as JSON (non-finite numbers as strings)."""
     if np.isfinite(values).all():
         return [json.dumps(v) for v in values.tolist()]
     return [_dumps(v) for v in values.tolist()]
 
 
 def _finite(obj):
-    """Fixed parts: non-finite floats -> None (JSON has no inf/nan); NumPy values -> Python."""
+    """Fixed parts: non-finite floats -> "inf", "-inf", "nan" (JSON has no such numbers);
+    NumPy values -> Python."""
     if isinstance(obj, np.ndarray):
         return _finite(obj.tolist())
     if isinstance(obj, np.generic):
@@ -214,7 +235,7 @@ def _finite(obj):
     if isinstance(obj, (list, tuple)):
         return [_finite(v) for v in obj]
     if isinstance(obj, float) and not math.isfinite(obj):
-        return None
+        return repr(obj)
     if isinstance(obj, str) and not obj.isascii():
         # a file name that is not UTF-8 reaches Python as lone surrogates: JSON must stay
         # valid UTF-8, so those bytes are written as \xNN

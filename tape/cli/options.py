@@ -33,12 +33,29 @@ class Format(str, Enum):
     table = "table"
     plain = "plain"
     json = "json"
+    ndjson = "ndjson"
     csv = "csv"
 
 
 FormatOption = Annotated[Format, typer.Option(
     "--format", "-f", case_sensitive=False,
-    help="auto (a table on a terminal, plain when piped), table, plain, json or csv.")]
+    help="auto (a table on a terminal, plain when piped), table, plain, json, ndjson (one "
+         "JSON object per point or answer, each line written as it is computed) or csv.")]
+
+
+class OnError(str, Enum):
+    """What a line of points that cannot be read does (``--on-error``): ``points.Misreads``."""
+
+    stop = "stop"
+    nan = "nan"
+    skip = "skip"
+
+
+OnErrorOption = Annotated[OnError, typer.Option(
+    "--on-error", case_sensitive=False,
+    help="A blank or unreadable input line (of --at -, --points, tape diff -, tape check "
+         "--answers): stop (exit 2, after the results of the lines before it), nan (write nan "
+         "in its place and go on) or skip (go on; the count is said on standard error).")]
 PrecisionOption = Annotated[int, typer.Option(
     "--precision", min=1, max=17, help="Significant digits shown in tables.")]
 
@@ -49,7 +66,8 @@ AtOption = Annotated[Optional[list[str]], typer.Option(
          "line from standard input. Repeat for several points.")]
 PointsOption = Annotated[Optional[str], typer.Option(
     "--points", "-p", metavar="FILE",
-    help="CSV file whose header names the variables (extra columns ignored); '-' for stdin.")]
+    help="CSV file whose header names the variables (other columns are passed through to "
+         "csv, json, ndjson and table output); '-' for stdin.")]
 WrtOption = Annotated[Optional[str], typer.Option(
     "--wrt", "-w", metavar="VARS",
     help="Comma-separated variables to differentiate, in this order; others stay constant.")]

@@ -201,8 +201,10 @@ class _WarningSummary:
         self.count = 0
         self.first = ""
         self.notes: list[str] = []
+        self.written = 0        # reports written
 
     def add(self, report: "Report") -> None:
+        self.written += 1
         count, where = report.nonfinite()
         if count and not self.count:
             self.first = where
@@ -236,32 +238,67 @@ def _stream_json(reports: Iterator["Report"], summary: _WarningSummary) -> None:
     from .jsonstream import close_points, open_points, write_points
 
     tail: dict = {}
-    for i, report in enumerate(reports):
-        doc = report.document()
-        if not i:
-            if report.read_as is not None:
-                doc = _insert_after(doc, "expression", "read_as", report.read_as)
-            tail = dict(doc.tail)
-            open_points(doc, sys.stdout)
-        write_points(doc, sys.stdout, not i)
-        summary.add(report)
-        sys.stdout.flush()
+    try:
+        for i, report in enumerate(reports):
+            doc = report.document()
+            if not i:
+                if report.read_as is not None:
+                    doc = _insert_after(doc, "expression", "read_as", report.read_as)
+                tail = dict(doc.tail)
+                open_points(doc, sys.stdout)
+            write_points(doc, sys.stdout, not i)
+            summary.add(report)
+            sys.stdout.flush()
+    except CLIError as exc:
+        if exc.code != BAD_INPUT or not tail and not summary.written:
+            raise
+        # input that stops at a bad line (--on-error stop): the points before it make a
+        # whole document, which says where it stopped
+        close_points({**tail, "error": exc.message}, sys.stdout)
+        raise
     warnings = summary.messages()
     if warnings:
         tail["warnings"] = warnings
     close_points(tail, sys.stdout)
 
 
+def _stream_ndjson(reports: Iterator["Report"], summary: _WarningSummary) -> None:
+    from .jsonstream import write_lines
+
+    for report in reports:
+        write_lines(report.document(), sys.stdout)
+        summary.add(report)
+        sys.stdout.flush()
+
+
+def _render_ndjson(result: Result, precision: int, warnings: list[str]) -> None:
+    """A report's points one per line; any other result's document on its one line (its
+    warnings are on standard error)."""
+    from .jsonstream import Document, write, write_lines
+
+    doc = result.document()
+    if isinstance(doc, Document):
+        write_lines(doc, sys.stdout)
+    else:
+        write(doc, sys.stdout)
+
+
 def _render_json(result: Result, precision: int, warnings: list[str]) -> None:
     from .jsonstream import write
 
+    write(json_document(result, warnings), sys.stdout)
+
+
+def json_document(result: Result, warnings: Sequence[str] = ()):
+    """``result``'s JSON document as ``--format json`` writes it: with ``"read_as"`` after
+    ``"expression"`` and the ``warnings`` at the end."""
     doc = result.document()
     read_as = result.read_as
     if read_as is not None:
         doc = _insert_after(doc, "expression", "read_as", read_as)
     if warnings:
-        doc = _insert_after(doc, None, "warnings", warnings)
-    write(doc, sys.stdout)
+        doc = _insert_after(doc, None, "warnings", list(warnings))
+    return doc
 
 
 def _insert_after(doc, key: Optional[str], new: str, value):
@@ -355,11 +392,11 @@ class _Preceded:
 
 
 #: the writer of each format (``auto`` is resolved before: ``resolve_format``)
-WRITERS = {Format.json: _render_json, Format.csv: _render_csv, Format.plain: _render_plain,
-           Format.table: _render_table}
+WRITERS = {Format.json: _render_json, Format.ndjson: _render_ndjson, Format.csv: _render_csv,
+           Format.plain: _render_plain, Format.table: _render_table}
 #: the writer of each format that ``render_stream`` can write a block at a time
-STREAM_WRITERS = {Format.json: _stream_json, Format.csv: _stream_csv,
-                  Format.plain: _stream_plain}
+STREAM_WRITERS = {Format.json: _stream_json, Format.ndjson: _stream_ndjson,
+                  Format.csv: _stream_csv, Format.plain: _stream_plain}
 
 
 def number(value: float) -> str:
@@ -502,7 +539,8 @@ class Report(Result, Record):
     """
 
     _fields = ("title", "at_labels", "at", "value_labels", "value", "derivative_labels",
-               "table_labels", "derivatives", "document", "matrix", "notes", "target")
+               "table_labels", "derivatives", "document", "matrix", "notes", "target",
+               "errors", "extra")
     numeric_rows = True
 
     def __init__(self, title: str, at_labels: list[str], at: np.ndarray,
@@ -510,7 +548,9 @@ class Report(Result, Record):
                  table_labels: list[str], derivatives: np.ndarray,
                  document: Callable[[], Any],
                  matrix: Optional[tuple[list[str], list[str]]] = None,
-                 notes: Optional[list[str]] = None, target: Any = None) -> None:
+                 notes: Optional[list[str]] = None, target: Any = None,
+                 errors: Optional[dict] = None,
+                 extra: Optional[tuple[tuple, list]] = None) -> None:
         self.title = title
         self.at_labels = at_labels
         self.at = at
@@ -523,6 +563,10 @@ class Report(Result, Record):
         self.matrix = matrix
         self.notes = [] if notes is None else notes
         self.target = target
+        # rows of lines that could not be read (row -> message; their numbers are nan), and
+        # the input's passed-through columns: (names, one tuple of texts per row) or None
+        self.errors = {} if errors is None else errors
+        self.extra = extra
         self.appendix: Optional[Callable[[Any, int], None]] = None
 
     def warnings(self) -> list[str]:
@@ -538,6 +582,8 @@ class Report(Result, Record):
         else:
             slopes = np.isfinite(self.derivatives).all(axis=1)
         bad = ~np.isfinite(self.value).all(axis=1) | ~slopes
+        if self.errors:         # an unread line's nan is said as such, not as a result
+            bad[list(self.errors)] = False
         if not bad.any():
             return 0, ""
         first = int(np.argmax(bad))
@@ -545,9 +591,17 @@ class Report(Result, Record):
         return int(bad.sum()), where or "the only point"
 
     def header(self) -> Iterable[str]:
-        return itertools.chain(self.at_labels, self.value_labels, self.derivative_labels)
+        return itertools.chain(self.extra[0] if self.extra else (), self.at_labels,
+                               self.value_labels, self.derivative_labels)
 
     def csv_text(self) -> Iterator[str]:
+        if self.extra:
+            yield from _prefixed(self._csv_numbers(), [_csv_fields(row)
+                                                       for row in self.extra[1]], ",")
+            return
+        yield from self._csv_numbers()
+
+    def _csv_numbers(self) -> Iterator[str]:
         if isinstance(self.derivatives, _streamed()):
             yield ",".join(map(repr, np.concatenate([self.at[0], self.value[0]]).tolist()))
             yield from ("," + piece if i == 0 else piece
@@ -562,7 +616,8 @@ class Report(Result, Record):
                 axis=1), ",")
 
     def lines(self) -> Iterator[str]:
-        # plain prints derivatives only: a target without variables has an empty line per point
+        # plain prints derivatives only (not the passed-through columns: a line of it lines up
+        # with its input line); a target without variables has an empty line per point
         numbers = self.derivatives
         if isinstance(numbers, _streamed()):
             yield from streamed_text(numbers, " ")
@@ -586,17 +641,19 @@ class Report(Result, Record):
 
     def _draw_rows(self, console, precision: int) -> None:
         n = self.at.shape[0]
-        columns = ([(label, "cyan") for label in self.at_labels]
+        extra_names, extra = self.extra if self.extra else ((), [()] * n)
+        columns = ([(label, None) for label in extra_names]
+                   + [(label, "cyan") for label in self.at_labels]
                    + [(label, None) for label in (["f"] if len(self.value_labels) == 1
                                                   else self.value_labels)]
                    + [(label, "green") for label in self.table_labels])
         rows = np.concatenate([self.at, self.value, self.derivatives], axis=1)
-        cells = [[table_number(v, precision) for v in row]
-                 for row in rows[:MAX_TABLE_ROWS].tolist()]
+        cells = [[*texts, *(table_number(v, precision) for v in row)]
+                 for texts, row in zip(extra, rows[:MAX_TABLE_ROWS].tolist())]
         caption = (f"{n - MAX_TABLE_ROWS} more rows not shown (--format plain, csv or json "
                    f"prints all)") if n > MAX_TABLE_ROWS else None
         print_fitted(console, self.title, columns, cells, caption,
-                     sections=len(self.at_labels))
+                     sections=len(extra_names) + len(self.at_labels))
 
     def _draw_matrix(self, console, precision: int) -> None:
         from rich.markup import escape
@@ -611,6 +668,19 @@ class Report(Result, Record):
         grid = np.asarray(self.derivatives[0]).reshape(len(rows), len(cols))
         cells = [[table_number(v, precision) for v in row] for row in grid.tolist()]
         print_grid(console, rows, cols, cells)
+
+
+def _prefixed(chunks: Iterable[str], prefixes: list[str], sep: str) -> Iterator[str]:
+    """The lines of ``chunks`` (text of whole lines), line i after ``prefixes[i]`` and
+    ``sep``."""
+    lines = "".join(chunks).split("\n")[:-1]
+    yield "".join(f"{p}{sep}{line}\n" for p, line in zip(prefixes, lines))
+
+
+def _csv_fields(texts: tuple) -> str:
+    """Texts as CSV fields joined by commas, quoted where the csv module would quote them."""
+    return ",".join('"' + t.replace('"', '""') + '"' if any(c in t for c in ',"\r\n')
+                    else t for t in texts)
 
 
 # ====================================================================== tables that fit

@@ -3,9 +3,15 @@
 Point syntax (one point): ``0.5`` (one variable), ``1,2`` (positional, in variable order),
 ``x=1,y=2`` (named), ``x=[1,2,3]`` (a vector variable). Commas split only outside brackets.
 A value is a number, or a constant expression such as ``pi/4`` or ``2^0.5``. On standard input
-there is one point per line (commas or blanks separate positional values; blank lines and lines
-starting with ``#`` are skipped). A CSV file has a header row naming the variables; extra
-columns are ignored.
+there is one point per line (commas or blanks separate positional values; lines starting with
+``#`` are comments). A CSV file has a header row naming the variables; its other columns are
+passed through to the output (``Block.extra``).
+
+Each line of standard input and each row of a CSV file is one point, so that the output lines up
+with the input: a blank line, or one that cannot be read, is handled by the ``--on-error``
+policy (``Misreads``): ``stop`` yields the points before it, then raises its error; ``skip``
+drops it and counts it; ``nan`` keeps its row in the block (``Block.errors``) with a stand-in
+point, whose results the command replaces by nan.
 
 All points are stacked into one array per variable: shape ``(N,)`` for a scalar variable and
 ``(N, k)`` for a vector one, ready for one vectorized pass.
@@ -52,6 +58,143 @@ def too_many_points(where: str) -> str:
     return (f"{where}: more than {MAX_POINTS:,} points (the limit on points per run); "
             f"split the input")
 from ..expr.record import Record
+
+
+#: the ``--on-error`` policies (``options.OnError``'s values)
+STOP, NAN, SKIP = "stop", "nan", "skip"
+
+
+class Block(Points):
+    """Points read one per line (``--at -``) or per row (``--points``), with what a plain
+    ``Points`` lacks: ``errors`` maps each row whose line could not be read (``--on-error
+    nan``) to its message; that row holds a stand-in point (another row's, or zeros), whose
+    results are to be replaced by nan. ``extra`` holds, per row, the texts of the CSV columns
+    named ``extra_names`` that are not variables (passed through to the output)."""
+
+    _fields = ("names", "arrays", "count", "errors", "extra_names", "extra")
+
+    def __init__(self, names: list[str], arrays: dict, count: int,
+                 errors: dict | None = None, extra_names: tuple = (),
+                 extra: list | None = None) -> None:
+        super().__init__(names, arrays, count)
+        self.errors = {} if errors is None else errors
+        self.extra_names = tuple(extra_names)
+        self.extra = extra
+
+    def slice(self, start: int, stop: int) -> "Block":
+        part = super().slice(start, stop)
+        errors = {i - start: m for i, m in self.errors.items() if start <= i < stop}
+        return Block(part.names, part.arrays, part.count, errors, self.extra_names,
+                     None if self.extra is None else self.extra[start:stop])
+
+
+class Misread(CLIError):
+    """The line ``--on-error stop`` stops at (bad input: exit 2)."""
+
+
+class Misreads:
+    """What the ``--on-error`` ``policy`` does with the lines of one input that cannot be
+    read (``take``), and the count said on standard error at the end (``summary``)."""
+
+    def __init__(self, policy: str = STOP) -> None:
+        self.policy = policy
+        self.count = 0
+        self.first = ""
+        self.filler: dict | None = None       # the last point read, to stand in for bad ones
+        self.pending: list = []               # (message, extra) of bad lines before any point
+        self.sizes: dict | None = None        # each variable's vector length at the points read
+
+    def shaped(self, point: dict, at: str) -> dict | str:
+        """``point``, or the message saying that a variable's shape differs from the points
+        before it (a vector of another length: the line is bad, not the whole input)."""
+        sizes = {n: len(v) if isinstance(v, list) else None for n, v in point.items()}
+        if self.sizes is None:
+            self.sizes = sizes
+            return point
+        changed = next((n for n in sizes if sizes[n] != self.sizes.get(n)), None)
+        if changed is None:
+            return point
+
+        def shape(k):
+            return "a scalar" if k is None else f"a vector of {k}"
+
+        return (f"{at}: {changed!r} is {shape(sizes[changed])} here and "
+                f"{shape(self.sizes[changed])} at the points before")
+
+    def scalars(self, names: list[str]) -> None:
+        """Points of plain numbers were read (every variable a scalar)."""
+        if self.sizes is None:
+            self.sizes = {n: None for n in names}
+
+    def take(self, parsed: list, names: list[str], where: str,
+             extra_names: tuple = (), extras: list | None = None) -> Iterator[Points]:
+        """The blocks of ``parsed`` (a point dict, or the message of a line that could not be
+        read, per line; ``extras``: per line, its pass-through texts), as the policy says."""
+        bad = [i for i, p in enumerate(parsed) if isinstance(p, str)]
+        if not bad and not self.pending:
+            if parsed:
+                self.filler = parsed[-1]
+                yield _with_extra(stack(parsed, names, where), extra_names, extras)
+            return
+        if bad and not self.count:
+            self.first = parsed[bad[0]]
+        self.count += len(bad)
+        if self.policy == STOP:
+            if bad[0]:
+                yield _with_extra(stack(parsed[:bad[0]], names, where), extra_names,
+                                  None if extras is None else extras[:bad[0]])
+            raise Misread(parsed[bad[0]])
+        if self.policy == SKIP:
+            keep = [i for i, p in enumerate(parsed) if not isinstance(p, str)]
+            if keep:
+                self.filler = parsed[keep[-1]]
+                yield _with_extra(stack([parsed[i] for i in keep], names, where), extra_names,
+                                  None if extras is None else [extras[i] for i in keep])
+            return
+        good = next((p for p in parsed if not isinstance(p, str)), self.filler)
+        if good is None:        # no point read yet: the lines wait for one (their stand-in)
+            self.pending += [(p, None if extras is None else extras[i])
+                             for i, p in enumerate(parsed)]
+            return
+        if self.pending:
+            parsed = [m for m, _ in self.pending] + parsed
+            extras = None if extras is None else [e for _, e in self.pending] + extras
+            self.pending = []
+        yield self._block(parsed, good, names, where, extra_names, extras)
+
+    def _block(self, parsed, good, names, where, extra_names, extras) -> "Block":
+        errors = {i: p for i, p in enumerate(parsed) if isinstance(p, str)}
+        points = [good if isinstance(p, str) else p for p in parsed]
+        self.filler = points[-1]
+        block = stack(points, names, where)
+        return Block(block.names, block.arrays, block.count, errors, extra_names, extras)
+
+    def finish(self, names: list[str], where: str,
+               extra_names: tuple = ()) -> Iterator[Points]:
+        """The lines still waiting at the end of the input (``nan``, no point ever read):
+        zeros stand in for them."""
+        if self.pending:
+            zeros = {n: 0.0 for n in names}
+            parsed, extras = [m for m, _ in self.pending], [e for _, e in self.pending]
+            self.pending = []
+            yield self._block(parsed, zeros, names, where, extra_names,
+                              extras if extra_names else None)
+
+    def summary(self) -> str | None:
+        """The standard-error line for the lines that could not be read (None: there were
+        none, or ``stop``, whose error says it)."""
+        if not self.count or self.policy == STOP:
+            return None
+        lines = f"{self.count:,} line{'s' if self.count != 1 else ''}"
+        done = "skipped" if self.policy == SKIP else "written as nan"
+        return f"{lines} could not be read and {'were' if self.count != 1 else 'was'} " \
+               f"{done} (the first: {self.first})"
+
+
+def _with_extra(points: Points, extra_names: tuple, extras: list | None) -> Points:
+    if not extra_names:
+        return points
+    return Block(points.names, points.arrays, points.count, None, extra_names, extras)
 
 
 #: ``1e``, ``2e+``: a number whose exponent is missing (not ``1*e``, which is written so); a
@@ -259,28 +402,45 @@ def from_csv(path: str, names: list[str], stdin: io.TextIOBase) -> Points:
     return gather(stream_csv(path, names, stdin), names, f"--points {where}")
 
 
-def gather(blocks: Iterator[Points], names: list[str], where: str) -> Points:
-    """Every block of a stream joined, refusing more than ``MAX_POINTS`` as they come."""
+def gather(blocks: Iterator[Points], names: list[str], where: str,
+           stopped: list | None = None) -> Points:
+    """Every block of a stream joined, refusing more than ``MAX_POINTS`` as they come. With a
+    list ``stopped``, a stop at a line that cannot be read (``--on-error stop``) ends the
+    points there and its error is appended to the list."""
     parts, count = [], 0
-    for block in blocks:
-        count += block.count
-        if count > MAX_POINTS:
-            raise CLIError(too_many_points(where))
-        parts.append(block)
+    try:
+        for block in blocks:
+            count += block.count
+            if count > MAX_POINTS:
+                raise CLIError(too_many_points(where))
+            parts.append(block)
+    except Misread as exc:
+        if stopped is None or not parts:
+            raise
+        stopped.append(exc)
     return concatenate(parts, names)
 
 
+def raising(error: Exception) -> Iterator[Points]:
+    """Blocks of points that end at once, with ``error``."""
+    raise error
+    yield   # (a generator: raised when iterated)
+
+
 def stream_at(values: list[str], names: list[str], stdin: io.TextIOBase,
-              block: int | None = None) -> Iterator[Points]:
+              block: int | None = None, misreads: Misreads | None = None
+              ) -> Iterator[Points]:
     """The ``--at`` points in blocks of at most ``block``: the ones on the command line first
     (read now), then standard input's (``-``) as its lines arrive, one point per line. When
     every point is on the command line, the blocks are a plain iterator over what is in hand."""
     given = [parse_point(v, names) for v in values if v.strip() != "-"]
     first = [stack(given, names)] if given else []
+    if given and misreads is not None:
+        misreads.shaped(given[0], "--at")       # the lines that follow take these shapes
     if not _reads_stdin(values):
         return iter(first)
     return itertools.chain(first, decoded(stream_lines(stdin, names, "standard input",
-                                                       block or STREAM_BLOCK),
+                                                       block or STREAM_BLOCK, misreads),
                                           "standard input"))
 
 
@@ -299,20 +459,25 @@ def decoded(blocks: Iterator[Points], where: str) -> Iterator[Points]:
 
 
 def from_options(at: list[str] | None, points_file: str | None, names: list[str],
-                 stdin: io.TextIOBase) -> tuple[Points, Iterator[Points] | None, str]:
+                 stdin: io.TextIOBase, on_error: str = STOP
+                 ) -> tuple[Points, Iterator[Points] | None, str]:
     """The points a command was given by ``--at`` or ``--points``: the first block, read now
     (its faults are reported before anything else is done), the blocks still to read (None
     when every point was on the command line), and where they come from, as messages name
-    it."""
+    it. A line of standard input or a row of the file that cannot be read is handled as
+    ``on_error`` says (``Misreads``); a point given on the command line is always read or
+    refused."""
     _NOTED.clear()
+    misreads = Misreads(on_error)
     if at and points_file:
         raise CLIError("give the points with --at or with --points, not both")
     if at:
-        blocks, where = stream_at(at, names, stdin), "--at"
+        blocks, where = stream_at(at, names, stdin, misreads=misreads), "--at"
         in_hand = not _reads_stdin(at)
     elif points_file:
         where = f"--points {'standard input' if points_file == '-' else points_file}"
-        blocks = decoded(stream_csv(points_file, names, stdin), f"--points {points_file}")
+        blocks = decoded(stream_csv(points_file, names, stdin, misreads=misreads),
+                         f"--points {points_file}")
         in_hand = False
     elif names:
         raise CLIError(f"the target has variables ({', '.join(names)}): say where to "
@@ -346,41 +511,59 @@ def _cut_stream(sizes: dict, more: Iterator[Points], most: int) -> Iterator[Poin
         yield from _cut(points, most)
 
 
-def stream_lines(handle, names: list[str], where: str,
-                 block: int | None = None) -> Iterator[Points]:
+def stream_lines(handle, names: list[str], where: str, block: int | None = None,
+                 misreads: Misreads | None = None) -> Iterator[Points]:
     """Points from text lines (the ``--at -`` format) in blocks of at most ``block`` lines,
-    read as they arrive: an endless producer gets answers as it goes."""
-    first_line, seen = 1, False
+    read as they arrive: an endless producer gets answers as it goes. A blank line, or one
+    that cannot be read, goes to ``misreads`` (default: stop there)."""
+    misreads = Misreads() if misreads is None else misreads
+    first_line, yielded = 1, False
     for batch in _line_batches(handle, where, block or STREAM_BLOCK):
         text, fast = batch.text, None
-        if "\r" not in text:
+        if "\r" not in text and not misreads.pending:
             # the common pipeline case first, on the text as it came: when every line gave
-            # a row there were no blank or comment lines to number around (NumPy's reader
-            # skips those lines as the numbering below does, so its rows serve either way)
+            # a row there were no blank or comment lines to number around
             count = text.count("\n") + (not text.endswith("\n"))
             fast = _numeric_rows(text, len(names))
             if fast is not None and fast.shape[0] == count:
                 first_line += count
-                seen = True
+                yielded = True
+                misreads.filler = {n: float(fast[-1, j]) for j, n in enumerate(names)}
+                misreads.scalars(names)
                 yield Points(list(names), {n: fast[:, j].copy() for j, n in enumerate(names)},
                              count)
                 continue
         lines = batch.lines
         numbered = [(first_line + i, line.strip()) for i, line in enumerate(lines)]
         first_line += len(lines)
-        numbered = [(i, t) for i, t in numbered if t and not t.startswith("#")]
+        numbered = [(i, t) for i, t in numbered if not t.startswith("#")]
         if not numbered:
             continue
-        seen = True
-        if "\r" in text:
+        if "\r" in text and all(t for _, t in numbered) and not misreads.pending:
             fast = _numeric_rows("\n".join(t for _, t in numbered), len(names))
         if fast is not None and fast.shape[0] == len(numbered):
+            yielded = True
+            misreads.scalars(names)
             yield Points(list(names), {n: fast[:, j].copy() for j, n in enumerate(names)},
                          fast.shape[0])
         else:
-            yield _parse_numbered(numbered, names, where)
-    if not seen:
-        raise CLIError(f"{where}: no points given")
+            for points in misreads.take(_parse_numbered(numbered, names, where, misreads),
+                                        names, where):
+                yielded = True
+                yield points
+    for points in misreads.finish(names, where):
+        yielded = True
+        yield points
+    _end_of_input(misreads, yielded, where, "no points given")
+
+
+def _end_of_input(misreads: Misreads, yielded: bool, where: str, nothing: str) -> None:
+    """Say how many lines could not be read; refuse an input that gave no point at all."""
+    summary = misreads.summary()
+    if not yielded:
+        raise CLIError(f"{where}: {nothing}" + (f"; {summary}" if summary else ""))
+    if summary:
+        output.warn(f"{where}: {summary}")
 
 
 #: the end of a line: after a line feed, or after a carriage return not followed by one
@@ -477,6 +660,16 @@ def _line_batches(handle, where: str, block: int) -> Iterator[Lines]:
             return
 
 
+def numbered_lines(handle, where: str) -> Iterator[tuple[int, str]]:
+    """The lines of ``handle`` as they arrive, each as (line number, text without its end);
+    text that is not UTF-8 is bad input naming the byte."""
+    number = 0
+    for batch in decoded(_line_batches(handle, where, STREAM_BLOCK), where):
+        for line in batch.lines:
+            number += 1
+            yield number, line.rstrip("\r\n")
+
+
 def _lines_of(handle, where: str) -> Iterator[str]:
     """The lines of ``handle`` as they come; a closed or unreadable input is bad input, not a
     bug (text that is not UTF-8 is left to the caller, which names the byte)."""
@@ -492,23 +685,39 @@ def _lines_of(handle, where: str) -> Iterator[str]:
         raise CLIError(f"{where}: cannot read it ({exc})") from None
 
 
-def _parse_numbered(numbered: list[tuple[int, str]], names: list[str], where: str) -> Points:
-    points = []
+def _parse_numbered(numbered: list[tuple[int, str]], names: list[str], where: str,
+                    misreads: Misreads | None = None) -> list:
+    """Each numbered line as a point dict, or as the message saying why it cannot be one
+    (``misreads``: also a point whose shapes differ from the points before it)."""
+    parsed: list = []
     for lineno, s in numbered:
+        at = f"{where} line {lineno}"
+        if not s:
+            parsed.append(f"{at}: a blank line (one point per line)")
+            continue
         if "=" not in s and "[" not in s and "," not in s and len(names) > 1:
             s = ",".join(s.split())
-        points.append(parse_point(s, names, f"{where} line {lineno}"))
-    return stack(points, names, where)
+        try:
+            point = parse_point(s, names, at)
+        except CLIError as exc:
+            parsed.append(exc.message)
+            continue
+        parsed.append(point if misreads is None else misreads.shaped(point, at))
+    return parsed
 
 
 def stream_csv(path: str, names: list[str], stdin: io.TextIOBase,
-               block: int | None = None) -> Iterator[Points]:
+               block: int | None = None, misreads: Misreads | None = None
+               ) -> Iterator[Points]:
     """Points from a CSV file whose header names the variables (``-``: standard input), in
-    blocks of at most ``block`` rows, read as they come. Plain numeric blocks go through
-    NumPy's reader; from the first block that is not (quotes, blanks, expressions), the rest
-    is read by the csv module, which also handles a quoted field across lines."""
+    blocks of at most ``block`` rows, read as they come; the other named columns come along
+    as ``Block.extra``. Plain numeric blocks go through NumPy's reader; from the first block
+    that is not (quotes, blanks, expressions), the rest is read by the csv module, which also
+    handles a quoted field across lines. A blank row, or one that cannot be read, goes to
+    ``misreads`` (default: stop there)."""
     import csv
 
+    misreads = Misreads() if misreads is None else misreads
     block = block or STREAM_BLOCK
     where = "standard input" if path == "-" else path
     try:
@@ -526,26 +735,48 @@ def stream_csv(path: str, names: list[str], stdin: io.TextIOBase,
             check_look_alikes([*names, *header])
             raise CLIError(f"--points {where}: no column for {', '.join(map(repr, missing))} "
                            f"(header: {shortened(', '.join(header))})")
+        extra = [(j, h) for j, h in enumerate(header) if h and h not in names]
+        extra_names = tuple(h for _, h in extra)
         chunks = itertools.chain([rest] if rest.text else [], batches)
-        rows_read = 0
+        rows_read, yielded = 0, False
         for chunk in chunks:
-            fast = _numeric_csv(header_text + chunk.text, names) if '"' not in chunk.text \
-                else None
+            fast = _numeric_csv(header_text + chunk.text, names) \
+                if '"' not in chunk.text and not misreads.pending else None
             if fast is None:
                 break
             rows_read += fast.count
-            yield fast
+            yielded = True
+            misreads.filler = {n: fast.arrays[n][-1] for n in names}
+            misreads.scalars(names)
+            yield _with_extra(fast, extra_names, _plain_fields(chunk.text, extra))
         else:
             chunk = Lines("", [])
         careful = csv.reader(itertools.chain(chunk.lines,
                                              (line for c in chunks for line in c.lines)))
         while rows := list(itertools.islice(careful, block)):
-            rows = [r for r in rows if any(c.strip() for c in r)]
-            if rows:
-                yield _csv_cells(rows, header, names, where, rows_read)
-                rows_read += len(rows)
-    if not rows_read:
-        raise CLIError(f"--points {where}: no rows after the header")
+            extras = [tuple(r[j] if j < len(r) else "" for j, _ in extra) for r in rows] \
+                if extra else None
+            for points in misreads.take(_csv_cells(rows, header, names, where, rows_read,
+                                                   misreads),
+                                        names, f"--points {where}", extra_names, extras):
+                yielded = True
+                yield points
+            rows_read += len(rows)
+        for points in misreads.finish(names, f"--points {where}", extra_names):
+            yielded = True
+            yield points
+    _end_of_input(misreads, yielded, f"--points {where}", "no rows after the header")
+
+
+def _plain_fields(text: str, columns: list[tuple[int, str]]) -> list | None:
+    """The fields of ``columns`` (index, name) of each line of a CSV text without quotes."""
+    if not columns:
+        return None
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    rows = [line.split(",") for line in lines]
+    return [tuple(r[j] if j < len(r) else "" for j, _ in columns) for r in rows]
 
 
 def _csv_header(batches: Iterator[Lines], where: str) -> tuple[str, list[str], Lines]:
@@ -576,23 +807,31 @@ def _csv_header(batches: Iterator[Lines], where: str) -> tuple[str, list[str], L
 
 
 def _csv_cells(body: list[list[str]], header: list[str], names: list[str], where: str,
-               rows_before: int) -> Points:
-    """The needed columns of CSV rows (rows ``rows_before + 2`` on, counting the header)."""
-    arrays = {}
-    for name in names:
-        j = header.index(name)
-        cells = [r[j] if j < len(r) else "" for r in body]
+               rows_before: int, misreads: Misreads | None = None) -> list:
+    """Each CSV row (rows ``rows_before + 2`` on, counting the header) as a point dict of
+    its needed columns, or as the message saying why it cannot be one."""
+    columns = [header.index(name) for name in names]
+    parsed: list = []
+    for i, row in enumerate(body):
+        at = f"--points {where} row {rows_before + i + 2}"
+        if not any(c.strip() for c in row):
+            parsed.append(f"{at}: a blank row (one point per row)")
+            continue
+        point = {}
         try:
-            arrays[name] = np.array(cells, dtype=np.float64)
-            if not np.isfinite(arrays[name]).all():
-                raise ValueError("a nan or inf, refused below with its row")
-        except ValueError:
-            values = [parse_value(c, f"--points {where} row {rows_before + i + 2} column "
-                                     f"{name}")
-                      for i, c in enumerate(cells)]
-            arrays[name] = stack([{name: v} for v in values], [name], f"--points {where}"
-                                 ).arrays[name]
-    return Points(list(names), arrays, len(body))
+            for name, j in zip(names, columns):
+                cell = row[j] if j < len(row) else ""
+                try:
+                    value = float(cell)
+                except ValueError:
+                    value = None
+                point[name] = value if value is not None and math.isfinite(value) else \
+                    parse_value(cell, f"{at} column {name}")
+        except CLIError as exc:
+            parsed.append(exc.message)
+            continue
+        parsed.append(point if misreads is None else misreads.shaped(point, at))
+    return parsed
 
 
 def _numeric_csv(text: str, names: list[str]) -> Points | None:
@@ -644,7 +883,7 @@ def _numeric_csv(text: str, names: list[str]) -> Points | None:
 
 
 def concatenate(batches: list[Points], names: list[str]) -> Points:
-    """Join point sets (from several ``--at`` options) into one."""
+    """Join point sets (from several ``--at`` options, blocks of a stream) into one."""
     if len(batches) == 1:
         return batches[0]
     arrays = {}
@@ -653,4 +892,14 @@ def concatenate(batches: list[Points], names: list[str]) -> Points:
         if len({p.shape[1:] for p in parts}) > 1:
             raise CLIError(f"--at: {name!r} has different shapes at different points")
         arrays[name] = np.concatenate(parts)
-    return Points(list(names), arrays, sum(b.count for b in batches))
+    count = sum(b.count for b in batches)
+    if not any(isinstance(b, Block) for b in batches):
+        return Points(list(names), arrays, count)
+    errors, extra, start = {}, [], 0
+    extra_names = next((b.extra_names for b in batches if getattr(b, "extra_names", ())), ())
+    for b in batches:
+        errors.update({start + i: m for i, m in getattr(b, "errors", {}).items()})
+        extra += getattr(b, "extra", None) or [("",) * len(extra_names)] * b.count
+        start += b.count
+    return Block(list(names), arrays, count, errors, extra_names,
+                 extra if extra_names else None)

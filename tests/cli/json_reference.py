@@ -119,7 +119,7 @@ def _finite_only(obj):
     if isinstance(obj, list):
         return [_finite_only(v) for v in obj]
     if isinstance(obj, float) and not math.isfinite(obj):
-        return None
+        return repr(obj)
     return obj
 
 
@@ -129,7 +129,7 @@ def _json_safe(obj):
     if isinstance(obj, (list, tuple)):
         return [_json_safe(v) for v in obj]
     if isinstance(obj, (float, np.floating)):
-        return float(obj) if math.isfinite(obj) else None
+        return float(obj) if math.isfinite(obj) else repr(float(obj))
     if isinstance(obj, np.ndarray):
         return _json_safe(obj.tolist())
     return obj

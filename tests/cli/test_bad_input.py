@@ -43,6 +43,12 @@ def run_in_process(command: str):
     return result.exit_code, result.stdout, result.stderr
 
 
+#: rows whose input has points that can be read before the bad line
+RESULTS_BEFORE_THE_BAD_LINE = {"stdin: a bad line", "stdin: a blank line", "ragged rows (a cell missing)",
+                               "a cell that is not a finite number", "non-numeric cell",
+                               "error with --format json (errors stay plain lines)"}
+
+
 def check_row(kind, code, first, got_code, stdout, stderr):
     assert "Traceback" not in stderr and "Traceback" not in stdout
     assert got_code == code, stderr
@@ -54,7 +60,12 @@ def check_row(kind, code, first, got_code, stdout, stderr):
     if section in EXPECTED_CODE:
         assert code == EXPECTED_CODE[section]
     if code == 2:
-        assert stdout == "" and first.startswith("error: ")
+        assert first.startswith("error: ")
+        # a bad line or row stops the points there, after the results of those before it
+        # (SPEC 14, --on-error stop); any other bad input stops before any result
+        assert stdout == "" or kind in RESULTS_BEFORE_THE_BAD_LINE, stdout
+        if stdout and "--format json" in COMMAND[kind]:
+            assert "error" in json.loads(stdout)    # a whole document, saying where it stopped
     if section == "process" and code == 0:
         assert stdout.strip()   # the result is printed, whatever happened around it
         if "--format json" in COMMAND[kind]:

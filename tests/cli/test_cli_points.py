@@ -49,7 +49,7 @@ def test_parse_point_errors(text, names, fragment):
 
 
 def test_lines_fast_and_slow_paths_agree():
-    fast = P.from_text("0\n0.5\n\n1\n", ["x"], "stdin")
+    fast = P.from_text("0\n0.5\n1\n", ["x"], "stdin")
     slow = P.from_text("# comment\n0\nx=0.5\npi-pi+1\n", ["x"], "stdin")
     assert fast.count == slow.count == 3
     np.testing.assert_allclose(fast.arrays["x"], [0, 0.5, 1])
@@ -94,3 +94,9 @@ def test_csv_missing_file():
     with pytest.raises(CLIError) as info:
         P.from_csv("/nonexistent/points.csv", ["x"], io.StringIO())
     assert "cannot read" in info.value.message
+
+
+def test_a_blank_line_is_a_line_of_its_own():
+    with pytest.raises(CLIError) as info:
+        P.from_text("0\n0.5\n\n1\n", ["x"], "stdin")
+    assert info.value.message == "stdin line 3: a blank line (one point per line)"

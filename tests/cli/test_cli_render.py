@@ -91,7 +91,8 @@ class Numbers(output.Result):
 
 
 @pytest.mark.parametrize("fmt, text", [
-    (Format.json, '{"expression": "e", "values": [1.5, null]}\n'),
+    (Format.json, '{"expression": "e", "values": [1.5, "inf"]}\n'),
+    (Format.ndjson, '{"expression": "e", "values": [1.5, "inf"]}\n'),
     (Format.csv, "a,b\n1.5,inf\n"),
     (Format.plain, "1.5 inf\n"),
     (Format.table, "drawn with 3 digits\n")])

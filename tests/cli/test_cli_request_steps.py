@@ -116,19 +116,29 @@ def test_a_whole_report_reads_every_block_before_the_work(monkeypatch):
         assert slope == pytest.approx(math.sin(x) + x * math.cos(x), rel=1e-5, abs=1e-6)
 
 
-@pytest.mark.parametrize("fmt, first_fault", [
-    ("table", "standard input line 4 x: 'foo' is not a number"),
-    ("plain", "grad needs a scalar target; 'x*w' has 2 components"),
-])
-def test_a_fault_in_a_later_block_comes_first_only_for_a_whole_report(monkeypatch, fmt,
-                                                                      first_fault):
-    """Every point is read before the target's shapes are checked when the report is made
-    whole; a streamed report checks the target on the first block and stops there."""
+@pytest.mark.parametrize("fmt", ["table", "plain"])
+def test_the_target_is_checked_on_the_points_before_a_bad_line(monkeypatch, fmt):
+    """A bad line stops the points there (--on-error stop), whole report or streamed: the
+    target's shapes are checked on the points before it, and that fault comes first."""
     monkeypatch.setattr(P, "STREAM_BLOCK", 2)
     lines = "x=1,w=[1,2]\n" * 3 + "x=foo,w=[1,2]\n"
     result = tape_cli("grad", "x*w", "--at", "-", "--format", fmt, input=lines)
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"error: {first_fault}")
+    assert result.stderr.startswith("error: grad needs a scalar target; 'x*w' has 2 "
+                                    "components")
+
+
+@pytest.mark.parametrize("fmt", ["table", "plain"])
+def test_a_bad_line_stops_after_the_results_before_it(monkeypatch, fmt):
+    monkeypatch.setattr(P, "STREAM_BLOCK", 2)
+    result = tape_cli("grad", "x^2", "--at", "-", "--format", fmt,
+                      input="1\n2\n3\nfoo\n5\n")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: standard input line 4 x: 'foo' is not a number")
+    if fmt == "plain":
+        assert numbers(result.stdout) == [[2.0], [4.0], [6.0]]
+    else:
+        assert "│ 3 │" in result.stdout.replace(" 3 │ 9 │", " 3 │")
 
 
 def test_streamed_blocks_are_answered_in_order(monkeypatch):

@@ -113,11 +113,11 @@ def test_a_bad_line_in_a_later_block_is_named_by_its_line_number(monkeypatch):
 
 
 def test_blank_and_comment_lines_keep_later_line_numbers_and_values(monkeypatch):
-    """Blocks of plain numbers (read whole) and blocks with blank or comment lines (numbered
+    """Blocks of plain numbers (read whole) and blocks with comment lines (numbered
     line by line) mix: the values are every number's, in order, and a bad line is named by
     its line in the input."""
     monkeypatch.setattr(P, "STREAM_BLOCK", 3)
-    lines = ["0.5", "1", "2", "", "# a comment", "3", "4", "5", "6", "\t7  ", "oops"]
+    lines = ["0.5", "1", "2", "# a comment", "# another", "3", "4", "5", "6", "\t7  ", "oops"]
     result = tape_cli("grad", "x^2", "--at", "-", "--format", "plain",
                       input="\n".join(lines[:-1]) + "\n")
     assert result.exit_code == 0, result.stderr
@@ -132,11 +132,12 @@ def test_vector_points_must_keep_their_length_across_blocks(monkeypatch):
     text = "x=[1,2]\nx=[3,4]\nx=[5,6,7]\n"
     result = tape_cli("grad", "sum(x^2)", "--at", "-", input=text)
     assert result.exit_code == 2
-    assert "'x' has different shapes at different points" in result.stderr
+    assert "line 3: 'x' is a vector of 3 here and a vector of 2 at the points before" \
+        in result.stderr
 
 
 def test_an_empty_stream_is_an_error_before_any_output():
-    for args, text in ((["--at", "-"], "# nothing\n\n"), (["--points", "-"], "x\n")):
+    for args, text in ((["--at", "-"], "# nothing\n"), (["--points", "-"], "x\n")):
         result = tape_cli("grad", "x^2", *args, input=text)
         assert result.exit_code == 2 and result.stdout == ""
         assert "no points given" in result.stderr or "no rows after the header" in result.stderr

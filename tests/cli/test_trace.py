@@ -305,9 +305,9 @@ def test_constant_expression_needs_no_point():
     assert doc["variables"] == [] and abs(doc["value"] - 6.283185307179586) < 1e-15
 
 
-def test_non_finite_values_warn_and_are_null_in_json():
+def test_non_finite_values_warn_and_are_strings_in_json():
     result = run("trace", "log(x)", "--at", "0", "--format", "json")
     assert result.exit_code == 0
     doc = json.loads(result.stdout)
-    assert doc["value"] is None and doc["gradient"]["x"] is None
+    assert doc["value"] == "-inf" and doc["gradient"]["x"] == "inf"
     assert result.stderr.startswith("warning:") and doc["warnings"]

@@ -12,13 +12,19 @@ from typing import Annotated, Optional
 import typer
 
 from .. import options as O, output
-from ...expr.errors import CHECK_FAILED, UNDECIDED
+from ...expr.errors import CHECK_FAILED, UNDECIDED, CLIError
+
+
+AnswersOption = Annotated[Optional[str], typer.Option(
+    "--answers", metavar="FILE",
+    help="Many answers: one 'expression,answer' per line of FILE ('-': standard input; "
+         "CSV-quoted when the expression has commas), each verdict on its own line.")]
 
 
 def check(
-    expression: Annotated[str, typer.Argument(
-        metavar="EXPR", help="The function, e.g. 'sin(x)^2'.")],
-    answer: O.AnswerOption,
+    expression: Annotated[Optional[str], typer.Argument(
+        metavar="EXPR", help="The function, e.g. 'sin(x)^2'.")] = None,
+    answer: O.AnswerOption = None,
     wrt: O.CheckWrtOption = None,
     order: O.CheckOrderOption = 1,
     fmt: O.FormatOption = O.Format.auto,
@@ -27,17 +33,31 @@ def check(
     dependent: O.DependentOption = O.DEPENDENT,
     antiderivative: O.AntiderivativeOption = False,
     constant: O.ConstantOption = None,
+    answers: AnswersOption = None,
+    on_error: O.OnErrorOption = O.OnError.stop,
 ) -> None:
     """Is ANSWER the derivative of EXPR (or, with --antiderivative, an antiderivative)? Exit 0
-    correct, 1 wrong (with a counterexample)."""
-    from ...grading.homework import check as grade_answer
+    correct, 1 wrong (with a counterexample). --answers FILE: one 'expression,answer' per line
+    (exit 0 all correct, 1 some wrong, 3 some undecided)."""
+    from ...grading import check as grade_answer
     along = len(wrt.split(",")) if wrt else 1
     if along > O.CHECK_MAX_ORDER:   # --wrt x,x,...,x is an order too, bounded like --order
         output.abort(f"--wrt names {along} differentiations (a mixed partial of order {along}); "
                      f"the limit is {O.CHECK_MAX_ORDER}, as for --order")
-    verdict = grade_answer(expression, answer, wrt=wrt, order=order, timeout=timeout,
-                           implicit=implicit, dependent=dependent,
-                           antiderivative=antiderivative, constant=constant)
+    settings = dict(wrt=wrt, order=order, timeout=timeout, implicit=implicit,
+                    dependent=dependent, antiderivative=antiderivative, constant=constant)
+    if answers is not None:
+        if expression is not None or answer is not None:
+            output.abort("--answers reads every expression and answer from its lines: give "
+                         "EXPR and --answer, or --answers, not both")
+        return each_line(answers, output.resolve_format(fmt), O.OnError(on_error).value,
+                         lambda e, a: grade_answer(e, a, **settings), order)
+    if answer is None:
+        output.abort("Missing option '--answer' (or --answers FILE, one 'expression,answer' "
+                     "per line).")
+    if expression is None:
+        output.abort("Missing argument 'EXPR'.")
+    verdict = grade_answer(expression, answer, **settings)
     if verdict.correct is None and not verdict.ambiguous:
         output.abort(verdict.reason, UNDECIDED)
     output.render(CheckResult(verdict, expression, answer, verdict.wrt, order),
@@ -46,6 +66,56 @@ def check(
         output.abort(code=UNDECIDED)
     if not verdict.correct:
         output.abort(code=CHECK_FAILED)
+
+
+#: the header line an answers file may start with
+ANSWERS_HEADER = ["expression", "answer"]
+
+
+def each_line(source: str, fmt: O.Format, on_error: str, decide, order: int) -> None:
+    """``tape check --answers FILE``: ``decide(expression, answer)`` (``tape.grading.check``)
+    for each ``expression,answer`` line, its verdict on its own line as it is decided
+    (``per_line.answer_lines``); then exit 1 if an answer was wrong, else 3 if one was
+    undecided or ambiguous, else 0."""
+    import csv
+    import sys
+
+    from ..per_line import Answer, answer_lines, lines_of
+
+    verdicts = {"correct": 0, "wrong": 0, "undecided": 0, "ambiguous": 0}
+
+    def pair(text: str) -> list[str]:
+        fields = next(csv.reader([text], skipinitialspace=True))
+        if len(fields) != 2:
+            raise CLIError(f"{len(fields)} field{'s' if len(fields) != 1 else ''} "
+                                  f"where 'expression,answer' is expected (quote an "
+                                  f"expression that has commas: \"atan2(y, x)\",answer)")
+        return fields
+
+    def answer(text: str) -> Answer:
+        expression, proposed = pair(text)
+        verdict = decide(expression, proposed)
+        word = "ambiguous" if verdict.ambiguous else _word(verdict.correct)
+        verdicts[word] += 1
+        shown = CheckResult(verdict, expression, proposed, verdict.wrt, order)
+        return Answer(word, [expression, proposed, word, verdict.expected or ""],
+                      output.json_document(shown, shown.warnings()))
+
+    def failed(text: str, message: str) -> Answer:
+        return Answer("nan", [text, "", "nan", ""], {"line": text, "error": message})
+
+    def header(number: int, text: str) -> bool:
+        return number == 1 and [f.strip().lower() for f in next(csv.reader([text]), [])] \
+            == ANSWERS_HEADER
+
+    lines, where = lines_of(source, sys.stdin, "--answers")
+    answer_lines(lines, where, fmt, on_error, answer, failed,
+                 ["expression", "answer", "verdict", "expected"],
+                 "no answers given (one 'expression,answer' per line)", header)
+    if verdicts["wrong"]:
+        output.abort(code=CHECK_FAILED)
+    if verdicts["undecided"] or verdicts["ambiguous"]:
+        output.abort(code=UNDECIDED)
 
 
 class CheckResult(output.FieldsResult):

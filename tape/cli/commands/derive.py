@@ -48,11 +48,12 @@ class Request(Record):
     """What the user asked ``grad``, ``jacobian`` or ``hessian`` for, as the options say."""
 
     _fields = ("command", "texts", "at", "points", "wrt", "order", "fmt", "precision",
-               "check", "rtol", "atol", "timeout", "memory")
+               "check", "rtol", "atol", "timeout", "memory", "on_error")
 
     def __init__(self, command: str, texts: list[str], at, points, wrt, order: int,
                  fmt: Format, precision: int, check: bool, rtol: float, atol: float,
-                 timeout: float, memory: Optional[int] = None) -> None:
+                 timeout: float, memory: Optional[int] = None,
+                 on_error: O.OnError = O.OnError.stop) -> None:
         self.command = command
         self.texts = texts
         self.at = at
@@ -66,6 +67,7 @@ class Request(Record):
         self.atol = atol
         self.timeout = timeout
         self.memory = memory
+        self.on_error = on_error
 
 
 #: the options grad, jacobian and hessian share, in help order: (name, type, default);
@@ -75,7 +77,8 @@ SHARED_OPTIONS = [("at", O.AtOption, None), ("points", O.PointsOption, None),
                   ("fmt", O.FormatOption, O.Format.auto), ("precision", O.PrecisionOption, 6),
                   ("check", O.CheckOption, False), ("rtol", O.RtolOption, O.RTOL),
                   ("atol", O.AtolOption, O.ATOL), ("timeout", O.TimeoutOption, O.TIMEOUT),
-                  ("memory", O.MemoryOption, None)]
+                  ("memory", O.MemoryOption, None),
+                  ("on_error", O.OnErrorOption, O.OnError.stop)]
 
 
 #: ``--implicit`` and ``--dependent``, for the commands that differentiate along a curve
@@ -129,7 +132,8 @@ def derive(request: Request) -> None:
     # asked only when points remain to be read after the first block
     problem, more = prepare_blocks(
         request.texts, request.at, request.points, request.wrt, vector=vector,
-        whole=lambda: output.needs_whole(output.resolve_format(request.fmt), request.check))
+        whole=lambda: output.needs_whole(output.resolve_format(request.fmt), request.check),
+        on_error=O.OnError(request.on_error).value)
     fmt, show_progress, budget, blocks = plan(request, problem, more)
     streamed = not output.needs_whole(fmt, request.check)
     bar = (lambda total, what: output.progress(total, what, True)) if show_progress else None
@@ -140,6 +144,9 @@ def derive(request: Request) -> None:
                     problem.output, problem.sizes)
         outcome = run(block.target, block.points, block.variables, block.comps, mode,
                       request.order, bar, budget, streamed, block.sizes)
+        unread = sorted(getattr(block.points, "errors", ()))
+        if unread:
+            _unread_rows(block.points, outcome, unread)
         if not vector and outcome.value.ndim != 1:
             _require_scalar(request, math.prod(outcome.value.shape[1:]), "function",
                             "values per point")
@@ -165,13 +172,34 @@ def derive(request: Request) -> None:
     report = report_of(problem.points)
     if not request.check:   # what crosscheck.finish does without --check, without importing it
         output.render(report, fmt, request.precision)
-        return
-    from ...grading.crosscheck import CheckSettings, Layout
+    else:
+        from ...grading.crosscheck import CheckSettings, Layout
 
-    finish(report, problem, Layout.for_report(request.command, problem.comps, request.order,
-                                              report.value.shape[1]),
-           CheckSettings(True, request.rtol, request.atol, request.timeout), fmt,
-           request.precision)
+        finish(report, problem, Layout.for_report(request.command, problem.comps,
+                                                  request.order, report.value.shape[1]),
+               CheckSettings(True, request.rtol, request.atol, request.timeout), fmt,
+               request.precision)
+    for _ in more or ():    # the stop at a bad line, if the points ended there
+        pass
+
+
+def _unread_rows(points: P.Block, outcome: Outcome, rows: list[int]) -> None:
+    """nan in every result of the ``rows`` of lines that could not be read (``--on-error
+    nan``: a stand-in point was computed there), and in their coordinates."""
+    def blank(a):
+        a = np.array(a, dtype=np.float64)
+        a[rows] = np.nan
+        return a
+
+    for name in points.names:
+        points.arrays[name] = blank(points.arrays[name])
+    outcome.value = blank(outcome.value)
+    outcome.partials = {k: blank(v) for k, v in outcome.partials.items()}
+    if isinstance(outcome.jacobian, np.ndarray):
+        outcome.jacobian = blank(outcome.jacobian)
+    outcome.digits = {k: blank(v) for k, v in outcome.digits.items()}
+    if len(rows) == points.count:       # only stand-ins: what the engine said is of none
+        outcome.warnings, outcome.digits = [], {}
 
 
 def plan(request: Request, problem: Problem, more) -> tuple[Format, bool, Budget,
@@ -231,7 +259,7 @@ def prepare(texts: list[str], at: Optional[list[str]], points_file: Optional[str
 
 def prepare_blocks(texts: list[str], at: Optional[list[str]], points_file: Optional[str],
                    wrt_text: Optional[str], vector: bool = False,
-                   whole: Union[bool, Callable[[], bool]] = False
+                   whole: Union[bool, Callable[[], bool]] = False, on_error: str = P.STOP
                    ) -> tuple[Problem, Optional[Iterator[P.Points]]]:
     """Parse TARGET(s), --wrt and the first block of points (``whole``: all of them; a
     callable is asked only when points remain to be read); check names and shapes (exit 2 on
@@ -241,9 +269,12 @@ def prepare_blocks(texts: list[str], at: Optional[list[str]], points_file: Optio
                          declared=declared_names(at, wrt_text, points_file), fence=script_code)
     wrt = target.wrt_names(wrt_text)
     variables = target.ordered(wrt)
-    pts, more, where = P.from_options(at, points_file, variables, sys.stdin)
+    pts, more, where = P.from_options(at, points_file, variables, sys.stdin, on_error)
     if more is not None and (whole() if callable(whole) else whole):
-        pts, more = P.gather(itertools.chain([pts], more), variables, where), None
+        stopped: list = []
+        pts = P.gather(itertools.chain([pts], more), variables, where, stopped)
+        # a stop at a bad line (--on-error stop) is raised once the points before it are shown
+        more = None if not stopped else P.raising(stopped[0])
     sizes = pts.sizes()
     shape = target.output_shape(sizes, variables)
     comps = components(variables, wrt or variables, sizes)
@@ -363,17 +394,31 @@ def _report(command: str, problem: Problem, outcome: Outcome, entry, head: dict,
     """The parts every derivative report shares: the title, the point columns, the JSON
     document (its head, each point's ``at``, and ``entry(Column)``), the engine's notes."""
     at_labels, at_matrix = at_columns(problem)
+    points = problem.points
+    errors = getattr(points, "errors", None) or {}
+    extra_names = getattr(points, "extra_names", ())
+    extra = (extra_names, points.extra) if extra_names else None
 
     def document():
-        from ..jsonstream import Column, Document   # json is imported only to write JSON
+        from ..jsonstream import Column, Document, Sparse   # json is imported only for JSON
 
-        point = {"at": json_at(problem.points, Column), **entry(Column)}
+        point = {"at": json_at(points, Column)}
+        if extra is not None:       # the CSV's other columns, as their texts
+            point["columns"] = {name: Column(np.array([row[j] for row in extra[1]],
+                                                      dtype=object))
+                                for j, name in enumerate(extra_names)}
+        point.update(entry(Column))
+        if errors:
+            messages = np.full(points.count, None, dtype=object)
+            for row, message in errors.items():
+                messages[row] = message
+            point["error"] = Sparse(messages)
         return Document({"expression": problem.target.source, "variables": problem.variables,
-                         "wrt": problem.wrt, **head}, point, problem.points.count)
+                         "wrt": problem.wrt, **head}, point, points.count)
 
     return output.Report(title=title(command, problem.target), at_labels=at_labels,
                          at=at_matrix, document=document, notes=outcome.warnings,
-                         target=problem.target, **columns)
+                         target=problem.target, errors=errors, extra=extra, **columns)
 
 
 def by_variable(comps: list[Component], values: list) -> dict:
@@ -465,7 +510,7 @@ class SlopeReport(output.FieldsResult):
         c = self.curve
         return {"expression": self.expression, "variables": c.variables, "wrt": [c.x],
                 "dependent": c.y, "order": self.order,
-                "points": [{"at": {c.x: x, c.y: y}, "derivative": s if math.isfinite(s) else None}
+                "points": [{"at": {c.x: x, c.y: y}, "derivative": s}
                            for (x, y), s in zip(self.points, self.slopes)]}
 
     def header(self) -> list[str]:

@@ -27,7 +27,8 @@ SimplifyOption = Annotated[bool, typer.Option(
 
 def diff(
     expression: Annotated[str, typer.Argument(
-        metavar="EXPR", help="An expression such as 'x^2*sin(y)' (variables are scalars).")],
+        metavar="EXPR", help="An expression such as 'x^2*sin(y)' (variables are scalars); "
+                             "'-' reads one expression per line from standard input.")],
     wrt: O.WrtOption = None,
     order: O.DiffOrderOption = 1,
     latex: O.LatexOption = False,
@@ -37,13 +38,22 @@ def diff(
     implicit: O.ImplicitOption = False,
     dependent: O.DependentOption = O.DEPENDENT,
     simplify: SimplifyOption = False,
+    on_error: O.OnErrorOption = O.OnError.stop,
 ) -> None:
     """Symbolic derivative of EXPR, written simply (tape's own rules, checked by the engine;
-    --simplify: SymPy's simplified form).
+    --simplify: SymPy's simplified form). EXPR '-': one expression per line of standard
+    input, each answered on its own line.
 
     With --implicit, EXPR is an equation such as 'x^2 + y^2 = 1' and the result is dy/dx
     along the curve (--order 2: d2y/dx2; --dependent names y)."""
     fmt = output.resolve_format(fmt)
+    if expression.strip() == "-":
+        if steps:
+            output.abort("--steps shows one derivation: give the expression itself, not '-'")
+        if dependent != O.DEPENDENT and not implicit:
+            output.abort("--dependent goes with --implicit")
+        return each_line(wrt, order, "latex" if latex else "plain", fmt, timeout, implicit,
+                         dependent, simplify, O.OnError(on_error).value)
     style = "latex" if latex else ("pretty" if fmt is O.Format.table else "plain")
     if implicit:
         if steps:
@@ -58,6 +68,32 @@ def diff(
         from ..mathtext import derivation_steps
         return output.render(derivation_steps(expression, wrt, order, latex, fmt, timeout), fmt)
     output.render(differentiate(expression, wrt, order, style, timeout, simplify), fmt)
+
+
+def each_line(wrt, order: int, style: str, fmt: O.Format, timeout: float, implicit: bool,
+              dependent: str, simplify: bool, on_error: str) -> None:
+    """``tape diff -``: the derivative of each line of standard input, on its own line, as
+    ``tape diff`` gives it for that line (``per_line.answer_lines``)."""
+    import sys
+
+    from ..per_line import Answer, answer_lines, lines_of
+
+    def answer(text: str) -> Answer:
+        if implicit:
+            found = implicit_derivative(text, wrt, dependent, order, style, timeout, simplify)
+            line = found.text
+        else:
+            found = differentiate(text, wrt, order, style, timeout, simplify)
+            line = found.texts[0] if found.single else "; ".join(
+                f"{label}: {t}" for label, t in zip(found.labels, found.texts))
+        return Answer(line, [text, line], output.json_document(found, found.warnings()))
+
+    def failed(text: str, message: str) -> Answer:
+        return Answer("nan", [text, "nan"], {"expression": text, "error": message})
+
+    lines, where = lines_of("-", sys.stdin, "tape diff -")
+    answer_lines(lines, where, fmt, on_error, answer, failed, ["expression", "derivative"],
+                 "no expressions given (one per line)")
 
 
 class DiffResult(output.FieldsResult):
