@@ -162,6 +162,10 @@ def test_grade_gives_the_verdict_tape_check_gives(tmp_path):
     assert done.returncode == 0, done.stderr
     graded = [json.loads(line) for line in done.stdout.splitlines()]
     for (expression, answer, options), row in zip(AGAINST_CHECK, graded):
+        if answer == "2y":      # a function of another letter: wrong in a gradebook
+            assert row["verdict"] == "wrong"
+            assert row["reason"] == "uses y, which is not in the expression"
+            continue
         alone = tape_process("check", expression, "--answer", answer, *options,
                              "--format", "json")
         assert row["verdict"] == CODES[alone.returncode], (expression, answer, alone.stderr)
