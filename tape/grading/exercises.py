@@ -120,6 +120,10 @@ class Plan:
     student: Optional[str] = None
     identity: list = field(default_factory=list)
 
+    def headers(self) -> list:
+        """The output's pass-through columns as the input's header names them."""
+        return [self.table.header_of(c) for c in self.columns]
+
 
 def wide_columns(table: Table, pattern: str) -> dict:
     """The columns a ``--wide`` pattern matches, each with the problem it captures:
@@ -131,7 +135,7 @@ def wide_columns(table: Table, pattern: str) -> dict:
     regex = re.compile(parts[0] + r"(?P<problem>.+?)" + parts[1], re.I | re.S)
     found = {}
     for column in table.columns:
-        match = regex.fullmatch(column.strip())
+        match = regex.fullmatch(table.header_of(column).strip())
         if match:
             found[column] = match.group("problem").strip()
     if not found:
@@ -202,8 +206,10 @@ def _unfolded(table, key, problems, kept, columns, student_column, policy):
     for line, row in table.rows():
         base = {c: row.get(c, "") for c in kept}
         for column, problem in problems.items():
-            answer = row.get(column, "")
-            cells = {**base, problem_name: problem, answer_name: answer}
+            shown = answer = row.get(column, "")
+            if str(answer).strip() == "-":
+                answer = ""     # an LMS's mark for "no response" (Moodle writes -)
+            cells = {**base, problem_name: problem, answer_name: shown}
             yield _joined(table, key, line, cells, {"problem": problem, "answer": answer},
                           row.get(student_column) if student_column else None, policy)
 

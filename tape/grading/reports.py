@@ -44,7 +44,7 @@ class OutputError(CLIError):
 def spreadsheet_text(value) -> str:
     """``value`` as CSV cell text no spreadsheet runs as a formula."""
     text = "" if value is None else str(value)
-    if text.startswith(FORMULA_START) and not _is_number(text):
+    if text.startswith(FORMULA_START) and text not in ("-", "+") and not _is_number(text):
         return "'" + text
     return text
 
@@ -110,7 +110,9 @@ class Outcome:
 
     def record(self) -> dict:
         """The row as JSON writes it."""
-        return {**self.cells, "read_as": self.read_as, "verdict": self.verdict,
+        cells = {(f"{k} (input)" if k in RESULT_COLUMNS or k == "reason" else k): v
+                 for k, v in self.cells.items()}
+        return {**cells, "read_as": self.read_as, "verdict": self.verdict,
                 "score": self.score, "max_score": self.max_score,
                 "diagnosis": self.diagnosis, "counterexample": self.counterexample,
                 "notes": self.notes, "reason": self.reason}
@@ -250,11 +252,13 @@ def _suggest(fmt: str) -> str:
 class RowsCsv:
     """Graded rows as CSV, one line per row as it is decided."""
 
-    def __init__(self, destination: Destination, columns: list, delimiter: str = ",") -> None:
+    def __init__(self, destination: Destination, columns: list, delimiter: str = ",",
+                 headers: Optional[list] = None) -> None:
         import csv
 
         self.stream = destination.text()
         self.columns = columns
+        self.headers = headers or columns
         self.writer = csv.writer(self.stream, delimiter=delimiter, lineterminator="\n")
         self.started = False
 
@@ -267,7 +271,7 @@ class RowsCsv:
 
     def _header(self) -> None:
         self.started = True
-        self.writer.writerow([spreadsheet_text(c) for c in [*self.columns, *RESULT_COLUMNS]])
+        self.writer.writerow([spreadsheet_text(c) for c in [*self.headers, *RESULT_COLUMNS]])
 
     def close(self, summary) -> None:
         if not self.started:
@@ -342,11 +346,12 @@ def _xlsx_cells(sheet, values: list) -> list:
 class RowsXlsx:
     """Graded rows as the one sheet of an XLSX workbook (written when complete)."""
 
-    def __init__(self, destination: Destination, columns: list) -> None:
+    def __init__(self, destination: Destination, columns: list,
+                 headers: Optional[list] = None) -> None:
         self.destination, self.columns = destination, columns
         self.book = _xlsx_workbook()
         self.sheet = self.book.create_sheet("graded")
-        self.sheet.append(_xlsx_cells(self.sheet, [*columns, *RESULT_COLUMNS]))
+        self.sheet.append(_xlsx_cells(self.sheet, [*(headers or columns), *RESULT_COLUMNS]))
 
     def write(self, outcome: Outcome) -> None:
         self.sheet.append(_xlsx_cells(self.sheet, outcome.texts(self.columns)))
@@ -362,8 +367,9 @@ class Gradebook:
     decides) and counts in ``max_total`` only."""
 
     def __init__(self, destination: Destination, columns: list, xlsx: bool = False,
-                 delimiter: str = ",") -> None:
+                 delimiter: str = ",", headers: Optional[list] = None) -> None:
         self.destination, self.xlsx, self.delimiter = destination, xlsx, delimiter
+        self.named = dict(zip(columns, headers or columns))
         self.students: dict = {}
         self.problems: dict = {}        # problem -> max_score, in order of appearance
 
@@ -380,7 +386,8 @@ class Gradebook:
 
     def table(self) -> tuple[list, list]:
         names = list(dict.fromkeys(k for who in self.students for k, _ in who))
-        header = [*names, *self.problems, "total", "max_total"]
+        header = [*(self.named.get(n, n) for n in names), *self.problems, "total",
+                  "max_total"]
         max_total = sum(self.problems.values())
         rows = []
         for who, scores in self.students.items():
@@ -447,12 +454,15 @@ class Gradescope:
 
 
 def writer_for(fmt: str, destination: Destination, columns: list, *, delimiter: str = ",",
-               xlsx: bool = False):
-    """The writer of ``fmt`` (one of ``FORMATS``) onto ``destination``."""
+               xlsx: bool = False, headers: Optional[list] = None):
+    """The writer of ``fmt`` (one of ``FORMATS``) onto ``destination``; ``headers`` name the
+    ``columns`` in CSV and XLSX (the input's own spelling, repeats and all)."""
     if fmt == "csv":
-        return RowsCsv(destination, columns, delimiter)
+        return RowsCsv(destination, columns, delimiter, headers)
+    if fmt == "xlsx":
+        return RowsXlsx(destination, columns, headers)
     if fmt == "gradebook":
-        return Gradebook(destination, columns, xlsx, delimiter)
+        return Gradebook(destination, columns, xlsx, delimiter, headers)
     return {"jsonl": RowsJsonLines, "json": RowsJson, "xlsx": RowsXlsx,
             "gradescope": Gradescope}[fmt](destination, columns)
 

@@ -43,21 +43,38 @@ class TableError(CLIError):
 @dataclass
 class Table:
     """A table as read: ``columns`` (names as spelt in the file, in order; JSON Lines adds
-    names as rows bring them), ``kind`` (``csv``, ``jsonl`` or ``xlsx``), ``delimiter`` (CSV)
-    and ``rows()``, an iterator of ``(line, {column: value})``."""
+    names as rows bring them; a name the header has twice, as Canvas's points columns, is
+    told apart as ``name (2)``, and ``headers`` keeps the names as given), ``kind``
+    (``csv``, ``jsonl`` or ``xlsx``), ``delimiter`` (CSV) and ``rows()``, an iterator of
+    ``(line, {column: value})``."""
 
     name: str
     kind: str
     columns: list
     rows: Callable[[], Iterator[tuple[int, dict]]]
     delimiter: str = ","
+    headers: list = field(default_factory=list)
+    line: int = 1
     lowered: dict = field(default_factory=dict)
 
     def column(self, name: str) -> Optional[str]:
-        """The column called ``name`` in any case, as the file spells it, or None."""
+        """The column called ``name`` in any case, as the file spells it, or None; a name the
+        header gives two columns is an error when tape needs to read that column."""
         if len(self.lowered) != len(self.columns):
-            self.lowered = {c.strip().lower(): c for c in self.columns}
-        return self.lowered.get(name.strip().lower())
+            self.lowered = {}
+            for c, h in zip(self.columns, self.headers or self.columns):
+                self.lowered.setdefault(h.strip().lower(), []).append(c)
+        found = self.lowered.get(name.strip().lower(), [])
+        if len(found) > 1:
+            raise TableError(f"{self.name} line {self.line}: the header names {name!r} "
+                             f"{len(found)} times; which one is meant?")
+        return found[0] if found else None
+
+    def header_of(self, column: str) -> str:
+        """The name ``column`` has in the file's header."""
+        if self.headers and column in self.columns:
+            return self.headers[self.columns.index(column)]
+        return column
 
     def fail(self, line: int, message: str):
         raise TableError(f"{self.name} line {line}: {message}")
@@ -177,16 +194,13 @@ def _csv(lines: _Lines, name: str, first: str) -> Table:
     while names and not names[-1]:
         names.pop()             # a spreadsheet's empty columns at the end
     header_line = skipped + 1
-    seen: dict = {}
     for i, column in enumerate(names):
         if not column:
             raise TableError(f"{name} line {header_line}: column {i + 1} of the header has "
                              f"no name")
-        if column.lower() in seen:
-            raise TableError(f"{name} line {header_line}: the header names {column!r} twice")
-        seen[column.lower()] = i
+    headers, names = names, _distinct(names)
     width = len(names)
-    table = Table(name, "csv", names, lambda: iter(()), delimiter)
+    table = Table(name, "csv", names, lambda: iter(()), delimiter, headers, header_line)
 
     def rows():
         line = reader.line_num + skipped + 1
@@ -292,8 +306,7 @@ def _xlsx(stream, name: str) -> Table:
     for i, column in enumerate(header):
         if not column:
             raise TableError(f"{name} row {line}: column {i + 1} of the header has no name")
-        if [h.lower() for h in header].index(column.lower()) != i:
-            raise TableError(f"{name} row {line}: the header names {column!r} twice")
+    headers, header = header, _distinct(header)
     width = len(header)
 
     def rows():
@@ -307,7 +320,17 @@ def _xlsx(stream, name: str) -> Table:
             yield number, dict(zip(header, texts))
         book.close()
 
-    return Table(name, "xlsx", header, rows)
+    return Table(name, "xlsx", header, rows, ",", headers, line)
+
+
+def _distinct(names: list) -> list:
+    """The names, a repeated one (in any case) told apart as ``name (2)``, ``name (3)``."""
+    seen: dict = {}
+    out = []
+    for column in names:
+        n = seen[column.lower()] = seen.get(column.lower(), 0) + 1
+        out.append(column if n == 1 else f"{column} ({n})")
+    return out
 
 
 def _xlsx_text(value) -> str:

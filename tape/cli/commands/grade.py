@@ -101,7 +101,8 @@ def grade(
         output.abort("--format xlsx writes a workbook: give --out FILE.xlsx")
     destination = Destination(out, None if out else sys.stdout.buffer)
     writer = writer_for(fmt_name, destination, plan.columns, delimiter=plan.table.delimiter,
-                        xlsx=bool(out) and out.lower().endswith(".xlsx"))
+                        xlsx=bool(out) and out.lower().endswith(".xlsx"),
+                        headers=plan.headers())
     summary = Summary()
     table = _TableView(screen, fmt_name == "table")
     stopped = None
