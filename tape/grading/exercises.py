@@ -216,6 +216,10 @@ def _unfolded(table, key, problems, kept, columns, student_column, policy):
 
 def _joined(table, key, line, cells, task, student, policy) -> AnswerRow:
     row = AnswerRow(task)
+    answer = row.get("answer")
+    if isinstance(answer, str) and ("\n" in answer or "\r" in answer):
+        # a spreadsheet cell typed on two lines is one answer
+        row["answer"] = " ".join(answer.split())
     problem = str(task.get("problem") or "").strip()
     found = None
     if key is not None and not given(task.get("expression")):

@@ -259,7 +259,7 @@ class RowsCsv:
         self.stream = destination.text()
         self.columns = columns
         self.headers = headers or columns
-        self.writer = csv.writer(self.stream, delimiter=delimiter, lineterminator="\n")
+        self.writer = csv.writer(self.stream, delimiter=delimiter, lineterminator="\r\n")
         self.started = False
 
     def write(self, outcome: Outcome) -> None:
@@ -410,7 +410,7 @@ class Gradebook:
         import csv
 
         stream = self.destination.text()
-        writer = csv.writer(stream, delimiter=self.delimiter, lineterminator="\n")
+        writer = csv.writer(stream, delimiter=self.delimiter, lineterminator="\r\n")
         writer.writerow([spreadsheet_text(h) for h in header])
         for row in rows:
             writer.writerow([number_text(v) if isinstance(v, (int, float)) or v is None
@@ -477,7 +477,7 @@ def write_summary(summary, path: str) -> None:
         else:
             import csv
 
-            writer = csv.writer(stream, lineterminator="\n")
+            writer = csv.writer(stream, lineterminator="\r\n")
             writer.writerow(["problem", "answers", "correct", "wrong", "other", "mean_score",
                              "max_score", "most_frequent_mistakes"])
             for r in summary.rows():
