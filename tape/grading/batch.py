@@ -442,6 +442,7 @@ class Grading(Iterator[Graded]):
         self.known: "OrderedDict" = OrderedDict()   # key -> its verdict (the latest KNOWN)
         self.queue: deque = deque()         # keys for the next free worker
         self.expressions: dict = {}         # (expression, wrt) -> its names, for keys
+        self.keys: dict = {}                # task -> its key (the latest KNOWN)
         self.stopped = False
         # an iteration left unfinished still ends its workers (when the Grading is collected)
         self._finalizer = weakref.finalize(self, _stop_all, self.workers)
@@ -513,7 +514,11 @@ class Grading(Iterator[Graded]):
                                       answer=str(row.get("answer") or "")
                                       if isinstance(row, Mapping) else "")
             return
-        key = self._key(task)
+        key = self.keys.get(task)
+        if key is None:
+            key = self.keys[task] = self._key(task)
+            if len(self.keys) > KNOWN:
+                self.keys.pop(next(iter(self.keys)))
         if key in self.known:
             self.known.move_to_end(key)
             self.done[index] = self._for(self.known[key], index, row, task)

@@ -115,3 +115,21 @@ def test_a_dask_local_cluster_grades_the_rows():
 def test_an_executor_must_be_one():
     with pytest.raises(TypeError, match="no submit"):
         batch.grade(ROWS, executor=object())
+
+
+def test_an_endless_input_is_read_a_window_ahead_only():
+    import itertools
+
+    pulled = itertools.count()
+
+    def rows():
+        for i in pulled:
+            yield {"expression": "x^2", "answer": "2x" if i % 2 else "2*x"}
+
+    grading = batch.grade(rows(), workers=1)
+    with grading:
+        graded = list(itertools.islice(grading, 5000))
+    assert [g.status for g in graded] == ["correct"] * 5000
+    assert [g.index for g in graded[:3]] == [0, 1, 2]
+    # what was read and not yet given is bounded by the window, however long the input
+    assert next(pulled) <= 5000 + 2 * batch.WINDOW * 1 + 2
