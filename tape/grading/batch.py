@@ -178,7 +178,10 @@ def foreign_letters(err: Exception) -> list[str]:
 def _one_line(err: ExprError) -> str:
     """A reading error without its caret lines (a table cell has no room for them)."""
     lines = err.lines()
-    return "; ".join([lines[0]] + ([err.hint] if err.hint else []))
+    # the option's name means nothing in a file of answers (and a cell starting with - would
+    # be a formula to a spreadsheet)
+    first = lines[0].removeprefix("--answer: ")
+    return "; ".join([first] + ([err.hint] if err.hint else []))
 
 
 # --------------------------------------------------------------------------- the workers

@@ -121,8 +121,10 @@ def grade(
                                    f"{total if total is not None else 'the'} rows graded and "
                                    f"written", INTERRUPTED)
             except CLIError as err:     # standard input: a row that cannot be read
-                stopped = CLIError(f"{err.message} ({summary.total} rows before it were "
-                                   f"graded and written)", err.code)
+                done = summary.total
+                stopped = CLIError(f"{err.message} ({done} row{'s' if done != 1 else ''} "
+                                   f"before it {'were' if done != 1 else 'was'} graded and "
+                                   f"written)", err.code)
         writer.close(summary)
         destination.commit()
     except OSError as exc:
