@@ -180,7 +180,9 @@ def plan_answers(table: Table, key: Optional[dict], *, wide: Optional[str] = Non
             raise TableError(f"{table.name} line 1: no 'problem' column to join the --key by")
     student_column = student_column or table.column("student")
     numbered = not any(table.column(c) for c in WHO) and table.kind != "jsonl"
-    columns = (["id"] if numbered else []) + list(table.columns)
+    # (JSON Lines read as it comes names its columns as rows bring them: the same list)
+    columns = table.columns if table.kind == "jsonl" else \
+        (["id"] if numbered else []) + list(table.columns)
     return Plan(table, columns, lambda: _long(table, key, numbered, student_column, policy),
                 student_column, [student_column] if student_column else [])
 

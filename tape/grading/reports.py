@@ -258,7 +258,7 @@ class RowsCsv:
 
         self.stream = destination.text()
         self.columns = columns
-        self.headers = headers or columns
+        self.headers = headers
         self.writer = csv.writer(self.stream, delimiter=delimiter, lineterminator="\r\n")
         self.started = False
 
@@ -270,7 +270,11 @@ class RowsCsv:
         self.stream.flush()
 
     def _header(self) -> None:
+        # the columns known now are the file's (JSON Lines read as it comes may name more
+        # later: those cells are left out, a CSV row having no room for them)
         self.started = True
+        self.columns = list(self.columns)
+        self.headers = list(self.headers or self.columns)
         self.writer.writerow([spreadsheet_text(c) for c in [*self.headers, *RESULT_COLUMNS]])
 
     def close(self, summary) -> None:

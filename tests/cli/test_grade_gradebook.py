@@ -413,3 +413,22 @@ def test_standard_input_is_graded_as_it_arrives():
     finally:
         child.kill()
         child.wait()
+
+
+def test_the_table_escapes_a_students_control_characters(tmp_path):
+    data = ('student,problem,answer\n"eve\x1b[2J\x1b]52;c;aGk=\x07",1,"2x\x1b[31m cos x"\n'
+            "ada,1,2x cos x\n")
+    result = _grade(tmp_path, data, "--format", "table")
+    assert result.exit_code == 0, result.stderr
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "eve\\x1b[2J" in result.stdout and "wrong" in result.stdout
+
+
+def test_json_lines_from_a_pipe_keeps_columns_in_step(tmp_path):
+    data = ('{"id": "a", "expression": "x^2", "answer": "2x"}\n'
+            '{"id": "b", "expression": "x^2", "answer": "2x", "section": "B"}\n')
+    done = tape_process("grade", "-", "-j", "1", "--format", "csv", input=data)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.reader(io.StringIO(done.stdout)))
+    assert all(len(r) == len(rows[0]) for r in rows)
+    assert [r[rows[0].index("verdict")] for r in rows[1:]] == ["correct", "correct"]

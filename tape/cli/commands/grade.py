@@ -100,9 +100,9 @@ def grade(
     if fmt_name == "xlsx" and out is None:
         output.abort("--format xlsx writes a workbook: give --out FILE.xlsx")
     destination = Destination(out, None if out else sys.stdout.buffer)
-    writer = writer_for(fmt_name, destination, plan.columns, delimiter=plan.table.delimiter,
-                        xlsx=bool(out) and out.lower().endswith(".xlsx"),
-                        headers=plan.headers())
+    writer = _Shown() if fmt_name == "table" else \
+        writer_for(fmt_name, destination, plan.columns, delimiter=plan.table.delimiter,
+                   xlsx=bool(out) and out.lower().endswith(".xlsx"), headers=plan.headers())
     summary = Summary()
     table = _TableView(screen, fmt_name == "table")
     stopped = None
@@ -146,6 +146,16 @@ def grade(
 
 
 grade.__doc__ = GRADE_HELP
+
+
+class _Shown:
+    """The writer of ``--format table``: the rows are shown by ``_TableView`` alone."""
+
+    def write(self, outcome) -> None:
+        pass
+
+    def close(self, summary) -> None:
+        pass
 
 
 def _format(fmt: GradeFormat, out: Optional[str]) -> str:
@@ -225,7 +235,7 @@ def _plan(answers, key_path, wide, student, partial, fmt):
         except PolicyError as err:
             output.abort(f"--partial {partial}: {err.message}")
     total = None
-    if answers != "-":
+    if answers != "-" and os.path.isfile(answers):     # (a pipe is read once, as it comes)
         table, handle = _open(answers, "ANSWERS")
         plan = plan_answers(table, key, wide=wide, student=student, policy=policy)
         total = sum(1 for _ in plan.rows())
