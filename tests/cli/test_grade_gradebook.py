@@ -432,3 +432,34 @@ def test_json_lines_from_a_pipe_keeps_columns_in_step(tmp_path):
     rows = list(csv.reader(io.StringIO(done.stdout)))
     assert all(len(r) == len(rows[0]) for r in rows)
     assert [r[rows[0].index("verdict")] for r in rows[1:]] == ["correct", "correct"]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_standard_output_on_a_full_disk_is_a_clear_error(tmp_path):
+    (tmp_path / "a.csv").write_text("expression,answer\nx^2,2x\n")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "tape", "grade", str(tmp_path / "a.csv"),
+                               "-j", "1"], cwd=ROOT, stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=120)
+    assert done.returncode == 2
+    assert "No space left on device" in done.stderr and "internal error" not in done.stderr
+
+
+def test_an_error_quoting_a_students_text_is_escaped(tmp_path):
+    result = _grade(tmp_path, "student,problem,answer\nada,\x1b[2J9,2x\n")
+    assert result.exit_code == 2
+    assert "problem '\\x1b[2J9' is not in the key" in result.stderr
+    assert "\x1b" not in result.stderr
+
+
+def test_xlsx_without_openpyxl_says_which_extra(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "openpyxl", None)
+    path = tmp_path / "answers.xlsx"
+    path.write_bytes(b"PK\x03\x04 not really")
+    result = tape_cli("grade", str(path))
+    assert result.exit_code == 2 and "pip install 'tape[xlsx]'" in result.stderr
+    result = _grade(tmp_path, "student,problem,answer\nada,1,2x\n", "--out",
+                    str(tmp_path / "graded.xlsx"))
+    assert result.exit_code == 2 and "pip install 'tape[xlsx]'" in result.stderr
+    assert not (tmp_path / "graded.xlsx").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]

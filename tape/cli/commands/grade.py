@@ -90,19 +90,28 @@ def grade(
     from ...grading.batch import grade as grade_rows
     from ...grading.reports import Destination, OutputError, write_summary, writer_for
     from ...grading.scoring import Summary
+    from ...grading.tables import TableError
 
     if timeout <= 0:
         output.abort(f"--timeout must be a positive number of seconds, got {timeout}")
     fmt_name = _format(fmt, out)
     _refuse_overwriting(out, summary_file, [answers, key, partial])
-    plan, total = _plan(answers, key, wide, student, partial, fmt_name)
+    try:
+        plan, total = _plan(answers, key, wide, student, partial, fmt_name)
+    except TableError as err:       # it may quote a student's text: no escape sequences
+        output.abort(printable(err.message))
     screen = _screen(out, fmt_name)
     if fmt_name == "xlsx" and out is None:
         output.abort("--format xlsx writes a workbook: give --out FILE.xlsx")
     destination = Destination(out, None if out else sys.stdout.buffer)
-    writer = _Shown() if fmt_name == "table" else \
-        writer_for(fmt_name, destination, plan.columns, delimiter=plan.table.delimiter,
-                   xlsx=bool(out) and out.lower().endswith(".xlsx"), headers=plan.headers())
+    try:
+        writer = _Shown() if fmt_name == "table" else \
+            writer_for(fmt_name, destination, plan.columns, delimiter=plan.table.delimiter,
+                       xlsx=bool(out) and out.lower().endswith(".xlsx"),
+                       headers=plan.headers())
+    except BaseException:
+        destination.discard()
+        raise
     summary = Summary()
     table = _TableView(screen, fmt_name == "table")
     stopped = None
@@ -120,9 +129,9 @@ def grade(
                 stopped = CLIError(f"interrupted: {summary.total} of "
                                    f"{total if total is not None else 'the'} rows graded and "
                                    f"written", INTERRUPTED)
-            except CLIError as err:     # standard input: a row that cannot be read
+            except TableError as err:   # standard input: a row that cannot be read
                 done = summary.total
-                stopped = CLIError(f"{err.message} ({done} row{'s' if done != 1 else ''} "
+                stopped = CLIError(f"{printable(err.message)} ({done} row{'s' if done != 1 else ''} "
                                    f"before it {'were' if done != 1 else 'was'} graded and "
                                    f"written)", err.code)
         writer.close(summary)
