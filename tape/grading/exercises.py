@@ -77,10 +77,13 @@ def read_key(table: Table) -> dict:
             first = err.lines()[0] if hasattr(err, "lines") else str(err)
             table.fail(line, f"problem {problem!r}: the expression cannot be read: {first}")
         try:
+            task_of({**cells, "answer": "0"})      # its order, kind... are ones
             points = points_of(cells.get("points"))
             policy = partial_policy(cells["partial"]) if given(cells.get("partial")) else None
         except PolicyError as err:
             table.fail(line, f"problem {problem!r}: {err.message}")
+        except RowError as err:
+            table.fail(line, f"problem {problem!r}: {err}")
         key[problem] = Problem(problem, {k: cells[k] for k in KEY_COLUMNS if given(cells.get(k))},
                                points, policy, line)
     return key

@@ -142,7 +142,7 @@ class Destination:
     place), or a given stream. ``binary`` is the byte stream to write to."""
 
     def __init__(self, path: Optional[str], stream: Optional[IO[bytes]] = None) -> None:
-        self.path = path
+        self.path = self.final = path
         self.temp: Optional[str] = None
         self.binary = stream
         self.owned = False
@@ -159,8 +159,10 @@ class Destination:
             if mode is not None and not stat.S_ISREG(mode):
                 self.binary = open(path, "wb")
             else:
-                folder = os.path.dirname(os.path.abspath(path))
-                fd, self.temp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.",
+                # a link is followed: the file it names is replaced, the link stays
+                self.final = os.path.realpath(path)
+                folder = os.path.dirname(self.final)
+                fd, self.temp = tempfile.mkstemp(prefix=f".{os.path.basename(self.final)}.",
                                                  suffix=".part", dir=folder)
                 self.binary = os.fdopen(fd, "wb")
             self.owned = True
@@ -191,13 +193,13 @@ class Destination:
             if self.temp is not None:
                 os.fsync(self.binary.fileno())
                 self.binary.close()
-                if os.path.exists(self.path):
-                    os.chmod(self.temp, stat.S_IMODE(os.stat(self.path).st_mode))
+                if os.path.exists(self.final):
+                    os.chmod(self.temp, stat.S_IMODE(os.stat(self.final).st_mode))
                 else:
                     umask = os.umask(0)
                     os.umask(umask)
                     os.chmod(self.temp, 0o666 & ~umask)
-                os.replace(self.temp, self.path)
+                os.replace(self.temp, self.final)
                 self.temp = None
             elif self.owned:
                 self.binary.close()

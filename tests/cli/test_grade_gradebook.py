@@ -190,6 +190,8 @@ def test_points_and_partial_credit_by_diagnosis_kind(tmp_path):
     ("problem,expression,partial\n1,x^2,sign:2\n", "the fraction is a number from 0 to 1"),
     ("problem,expression\n1,x^2\n2,sin(x\n", "key.csv line 3: problem '2': the expression "
                                              "cannot be read"),
+    ("problem,expression,kind\n1,x^2,integral\n", "key.csv line 2: problem '1': kind: "
+                                                  "'integral' is not one of"),
 ])
 def test_a_bad_key_exits_2_naming_its_line_before_grading(tmp_path, key, message):
     result = _grade(tmp_path, "student,problem,answer\nada,1,2x\n", "--format", "csv",

@@ -106,7 +106,9 @@ def grade(
     destination = Destination(out, None if out else sys.stdout.buffer)
     try:
         writer = _Shown() if fmt_name == "table" else \
-            writer_for(fmt_name, destination, plan.columns, delimiter=plan.table.delimiter,
+            writer_for(fmt_name, destination, plan.columns,
+                   delimiter="\t" if out and out.lower().endswith(".tsv") else
+                   plan.table.delimiter,
                        xlsx=bool(out) and out.lower().endswith(".xlsx"),
                        headers=plan.headers())
     except BaseException:
