@@ -88,29 +88,24 @@ def grade(
              "and grading goes on).")] = O.TIMEOUT,
 ) -> None:
     from ...grading.batch import grade as grade_rows
-    from ...grading.reports import Destination, OutputError, write_summary, writer_for
+    from ...grading.reports import Destination, OutputError, write_summary
     from ...grading.scoring import Summary
     from ...grading.tables import TableError
 
     if timeout <= 0:
         output.abort(f"--timeout must be a positive number of seconds, got {timeout}")
     fmt_name = _format(fmt, out)
+    if fmt_name == "xlsx" and out is None:
+        output.abort("--format xlsx writes a workbook: give --out FILE.xlsx")
     _refuse_overwriting(out, summary_file, [answers, key, partial])
     try:
         plan, total = _plan(answers, key, wide, student, partial, fmt_name)
     except TableError as err:       # it may quote a student's text: no escape sequences
         output.abort(printable(err.message))
     screen = _screen(out, fmt_name)
-    if fmt_name == "xlsx" and out is None:
-        output.abort("--format xlsx writes a workbook: give --out FILE.xlsx")
     destination = Destination(out, None if out else sys.stdout.buffer)
     try:
-        writer = _Shown() if fmt_name == "table" else \
-            writer_for(fmt_name, destination, plan.columns,
-                   delimiter="\t" if out and out.lower().endswith(".tsv") else
-                   plan.table.delimiter,
-                       xlsx=bool(out) and out.lower().endswith(".xlsx"),
-                       headers=plan.headers())
+        writer = _writer(fmt_name, destination, plan, out)
     except BaseException:
         destination.discard()
         raise
@@ -128,14 +123,14 @@ def grade(
             except KeyboardInterrupt:
                 for graded in grading.stop():
                     _emit(graded, plan, writer, summary, table)
-                stopped = CLIError(f"interrupted: {summary.total} of "
-                                   f"{total if total is not None else 'the'} rows graded and "
-                                   f"written", INTERRUPTED)
+                of = f" of {total}" if total is not None else ""
+                stopped = CLIError(f"interrupted: {summary.total}{of} rows graded and written",
+                                   INTERRUPTED)
             except TableError as err:   # standard input: a row that cannot be read
                 done = summary.total
-                stopped = CLIError(f"{printable(err.message)} ({done} row{'s' if done != 1 else ''} "
-                                   f"before it {'were' if done != 1 else 'was'} graded and "
-                                   f"written)", err.code)
+                stopped = CLIError(f"{printable(err.message)} ({done} "
+                                   f"{'row was' if done == 1 else 'rows were'} graded and "
+                                   f"written before it)", err.code)
         writer.close(summary)
         destination.commit()
     except OSError as exc:
@@ -157,6 +152,17 @@ def grade(
 
 
 grade.__doc__ = GRADE_HELP
+
+
+def _writer(fmt: str, destination, plan, out: Optional[str]):
+    from ...grading.reports import writer_for
+
+    if fmt == "table":
+        return _Shown()
+    name = (out or "").lower()
+    return writer_for(fmt, destination, plan.columns,
+                      delimiter="\t" if name.endswith(".tsv") else plan.table.delimiter,
+                      xlsx=name.endswith(".xlsx"), headers=plan.headers())
 
 
 class _Shown:
