@@ -465,3 +465,23 @@ def test_xlsx_without_openpyxl_says_which_extra(tmp_path, monkeypatch):
     assert result.exit_code == 2 and "pip install 'tape[xlsx]'" in result.stderr
     assert not (tmp_path / "graded.xlsx").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def _peak_rss_mb(rows: int) -> float:
+    """Peak RSS of ``tape grade -`` (its own process) reading ``rows`` rows from a pipe."""
+    data = "expression,answer\n" + "x^2,2x\nx^2,2*x\n" * (rows // 2)
+    with open(os.devnull, "w") as null:
+        child = subprocess.Popen([sys.executable, "-m", "tape", "grade", "-", "-j", "1",
+                                  "--format", "csv"], cwd=ROOT, stdin=subprocess.PIPE,
+                                 stdout=null, stderr=subprocess.PIPE)
+        child.stdin.write(data.encode())
+        child.stdin.close()
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.returncode == 0, child.stderr.read()
+    return usage.ru_maxrss / 1024
+
+
+def test_memory_is_flat_in_the_number_of_rows_read_from_a_pipe():
+    small, large = _peak_rss_mb(5_000), _peak_rss_mb(100_000)
+    assert large <= 1.25 * small + 10, (small, large)
