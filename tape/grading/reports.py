@@ -433,8 +433,11 @@ class Gradescope:
     def __init__(self, destination: Destination, columns: list) -> None:
         self.destination = destination
         self.tests: list = []
+        self.students: dict = {}
 
     def write(self, outcome: Outcome) -> None:
+        if outcome.student:
+            self.students[outcome.student] = None
         number = len(self.tests) + 1
         name = f"problem {outcome.problem}" if outcome.problem else f"answer {number}"
         output = f"answer: {outcome.answer}\nverdict: {outcome.verdict}"
@@ -450,6 +453,12 @@ class Gradescope:
         self.tests.append(test)
 
     def close(self, summary) -> None:
+        if len(self.students) > 1:
+            names = list(self.students)
+            raise OutputError(f"--format gradescope writes the results.json of one submission; "
+                              f"these answers are {len(names)} students' ("
+                              f"{', '.join(names[:3])}{', ...' if len(names) > 3 else ''}): "
+                              f"grade each submission on its own, or use --format gradebook")
         score = sum(t["score"] for t in self.tests)
         most = sum(t["max_score"] for t in self.tests)
         doc = {"score": score, "output": f"{score:g} of {most:g} points",

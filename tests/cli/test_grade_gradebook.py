@@ -331,6 +331,10 @@ def test_gradescope_results_json_follows_the_documented_schema(tmp_path):
     assert [(t["name"], t["score"], t["max_score"]) for t in doc["tests"]] == \
         [("problem 1", 1.0, 2.0), ("problem 2", 3.0, 3.0)]
     assert "product rule" in doc["tests"][0]["output"]
+    result = _grade(tmp_path, data + "ben,1,2x cos x\n", "--format", "gradescope", "--out",
+                    str(out), key=key)
+    assert result.exit_code == 2 and "one submission" in result.stderr
+    assert json.loads(out.read_text())["score"] == 4.0      # the file before is kept
 
 
 # --------------------------------------------------------------------------- --out
