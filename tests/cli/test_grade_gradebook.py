@@ -489,3 +489,27 @@ def _peak_rss_mb(rows: int) -> float:
 def test_memory_is_flat_in_the_number_of_rows_read_from_a_pipe():
     small, large = _peak_rss_mb(5_000), _peak_rss_mb(100_000)
     assert large <= 1.25 * small + 10, (small, large)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--student", "learner"], "--student: no column 'learner'"),
+    (["--wide", "Response"], "needs {problem} once"),
+    (["--format", "xlsx"], "give --out FILE.xlsx"),
+    (["--format", "table", "--out", "x.csv"], "--format table is for the terminal"),
+])
+def test_options_that_cannot_be_used_exit_2(tmp_path, args, message):
+    result = _grade(tmp_path, "student,problem,answer\nada,1,2x\n", *args)
+    assert result.exit_code == 2
+    assert message in result.stderr, result.stderr
+    assert result.stdout == ""
+
+
+def test_a_bad_partial_file_and_a_summary_naming_an_input(tmp_path):
+    partial = tmp_path / "partial.txt"
+    partial.write_text("sign=0.5\n")
+    result = _grade(tmp_path, "student,problem,answer\nada,1,2x\n", "--partial", str(partial))
+    assert result.exit_code == 2 and "'sign=0.5' is not kind:fraction" in result.stderr
+    result = _grade(tmp_path, "student,problem,answer\nada,1,2x\n", "--summary",
+                    str(tmp_path / "answers.csv"))
+    assert result.exit_code == 2 and "is one of the inputs" in result.stderr
+    assert (tmp_path / "answers.csv").read_text() == "student,problem,answer\nada,1,2x\n"
