@@ -532,9 +532,10 @@ class Grading(Iterator[Graded]):
             self.queue.append(key)
 
     def _key(self, task: Task):
-        """What makes two rows one check: the task, with the answer as tape reads it for a
-        derivative (``2x``, ``2*x`` and ``2 x`` are one check); the text itself otherwise."""
-        if task.implicit or task.antiderivative or task.constant or "\\\\" in task.answer:
+        """What makes two rows one check: the task, with the answer as tape reads it (``2x``,
+        ``2*x`` and ``2 x`` are one check); the text itself for an implicit derivative (read
+        with its equation's names) and for LaTeX (whose notes depend on the text)."""
+        if task.implicit or "\\" in task.answer:
             return task
         names = self._names(task)
         if names is None:
