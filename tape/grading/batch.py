@@ -332,12 +332,9 @@ class _Rows:
     source holds at most ``ahead`` rows in memory. A row's ``(index, row)``; an exception the
     iterable raised comes out in its place, after the rows before it."""
 
-    END = object()
-
     def __init__(self, rows: Iterable[Mapping], ahead: int) -> None:
         import queue
 
-        self.count = 0
         self.sequence = isinstance(rows, (list, tuple))
         if self.sequence:
             self.items = iter(rows)
@@ -346,6 +343,8 @@ class _Rows:
         self.signal_r, self.signal_w = os.pipe()
         os.set_blocking(self.signal_r, False)
         self.closed = False
+        self.ended = False              # the thread is done with the pipe
+        self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._read, args=(iter(rows),), daemon=True,
                                        name="tape-grade-rows")
         self.thread.start()
@@ -356,9 +355,20 @@ class _Rows:
                 if self.closed:
                     return
                 self._put(("row", row))
+            self._put(("end", None))
         except BaseException as exc:  # noqa: BLE001  (handed to the consumer, in its place)
             self._put(("error", exc))
-        self._put(("end", None))
+            self._put(("end", None))
+        finally:
+            # the write end is this thread's to close: closed by the consumer, its number
+            # could be given to a file opened meanwhile and a signal written into that file;
+            # the read end is closed by whichever of the two is done last (a source that
+            # never ends keeps both: two descriptors)
+            os.close(self.signal_w)
+            with self.lock:
+                self.ended = True
+                if self.closed:
+                    os.close(self.signal_r)
 
     def _put(self, item) -> None:
         import queue
@@ -370,8 +380,8 @@ class _Rows:
                 continue
             try:
                 os.write(self.signal_w, b".")
-            except (BlockingIOError, OSError):
-                pass        # the pipe is full of signals already: the consumer will look
+            except OSError:
+                pass        # full of signals already (the consumer will look), or closed
             return
 
     def fileno(self) -> Optional[int]:
@@ -399,14 +409,13 @@ class _Rows:
         return item
 
     def close(self) -> None:
+        """Stop taking rows (a reader still waiting for one ends when it comes)."""
         if self.sequence or self.closed:
             return
-        self.closed = True
-        for fd in (self.signal_r, self.signal_w):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        with self.lock:
+            self.closed = True
+            if self.ended:
+                os.close(self.signal_r)
 
 
 #: verdicts remembered for answers met again (beyond it the oldest is forgotten: memory stays

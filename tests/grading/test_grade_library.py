@@ -137,3 +137,21 @@ def test_an_endless_input_is_read_a_window_ahead_only():
     assert [g.index for g in graded[:3]] == [0, 1, 2]
     # what was read and not yet given is bounded by the window, however long the input
     assert next(pulled) <= 5000 + 2 * batch.WINDOW * 1 + 2
+
+
+def test_grading_a_generator_leaves_no_descriptor_open():
+    import os
+
+    def rows():
+        for _ in range(50):
+            yield {"expression": "x^2", "answer": "2x"}
+
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(3):
+        with batch.grade(rows(), workers=1) as grading:
+            assert sum(1 for _ in grading) == 50
+    deadline = time.monotonic() + 10
+    while len(os.listdir("/proc/self/fd")) > before and time.monotonic() < deadline:
+        time.sleep(0.05)        # the readers' threads close their ends as they finish
+    # (at most as many: what earlier tests left may be closing meanwhile)
+    assert len(os.listdir("/proc/self/fd")) <= before
