@@ -1155,6 +1155,159 @@ A_KIND = "antiderivative"
 WORKLOADS["grade"] = rows_grade
 
 
+# ================================================================ gradebook: a class file (issue 39)
+CLASS_STUDENTS, CLASS_PROBLEMS = 300, 10
+CLASS_SAMPLE = 50       # answers each through its own `tape check` process (then scaled)
+#: the class's problems: (kind, expression, right answer, classic mistakes)
+CLASS_KEY = [
+    ("derivative", "x^3", "3x^2", ["3x^3", "x^2"]),
+    ("derivative", "sin(3x)", "3cos(3x)", ["cos(3x)", "-3cos(3x)"]),
+    ("derivative", "x^2 sin x", "2x sin x + x^2 cos x", ["2x cos x"]),
+    ("derivative", "e^(2x^2)", "4x e^(2x^2)", ["e^(2x^2)"]),
+    ("derivative", "x/(x+5)", "5/(x+5)^2", ["1/(x+5)", "-5/(x+5)^2"]),
+    ("derivative", "ln(x^2+7)", "2x/(x^2+7)", ["1/(x^2+7)"]),
+    ("antiderivative", "cos(4x)", "sin(4x)/4 + C", ["sin(4x) + C"]),
+    ("antiderivative", "x^6", "x^7/7 + C", ["x^7 + C"]),
+    ("antiderivative", "sin(3x)", "-cos(3x)/3 + C", ["cos(3x)/3 + C"]),
+    ("derivative", "sqrt(x^2+1)", "x/sqrt(x^2+1)", ["1/(2sqrt(x^2+1))"]),
+]
+
+
+def class_file(students: int, shared_only: bool = False, seed: int = 39):
+    """A class's answers as ``student,problem,answer`` rows with the verdict each must get:
+    about 60% of them shared by several students (the right answer, spelt two ways, and the
+    classic mistakes), the rest each student's own (the right answer or a wrong one in a form
+    nobody else wrote). ``shared_only``: every answer from the shared pool."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in range(students):
+        for p, (kind, _, right, mistakes) in enumerate(CLASS_KEY, 1):
+            u = rng.random()
+            if shared_only or u < 0.6:
+                pool = [(right, "correct"), (right.replace(" ", ""), "correct")] + \
+                    [(m, "wrong") for m in mistakes]
+                answer, want = pool[int(rng.integers(len(pool)))]
+            elif u < 0.85:
+                k = s + 2
+                answer, want = f"{k}({right.replace(' + C', '')})/{k}", "correct"
+                if kind == "antiderivative":
+                    answer += " + C"
+            else:
+                k = s + 2
+                answer = f"{right.replace(' + C', '')} + {k}x" if kind == "antiderivative" \
+                    else f"{right} + {k}"
+                want = "wrong"
+            rows.append((f"s{s:04d}", str(p), answer, want))
+    return rows
+
+
+def _write_class(tmp: Path, rows) -> tuple[Path, Path]:
+    import csv as csv_module
+
+    key = tmp / "key.csv"
+    with open(key, "w", newline="") as handle:
+        writer = csv_module.writer(handle)
+        writer.writerow(["problem", "expression", "kind"])
+        for p, (kind, expression, _, _) in enumerate(CLASS_KEY, 1):
+            writer.writerow([p, expression, kind])
+    answers = tmp / "answers.csv"
+    with open(answers, "w", newline="") as handle:
+        writer = csv_module.writer(handle)
+        writer.writerow(["student", "problem", "answer"])
+        writer.writerows(r[:3] for r in rows)
+    return answers, key
+
+
+def rows_gradebook(peers, quick):
+    """`tape grade` of a class file, 300 students x 10 problems (about 60% of the answers
+    shared), whole process, against one `tape check` process per answer (CLASS_SAMPLE of them
+    timed, scaled); goal >= 300 answers/s and >= 20x the processes. Every verdict is checked.
+    A second row: peak RSS of the grading process for 10x the rows (all from the shared pool),
+    against the class file's size; goal: flat (<= 1.25x)."""
+    students = 60 if quick else CLASS_STUDENTS
+    n = students * CLASS_PROBLEMS
+    sample = 10 if quick else CLASS_SAMPLE
+    exe, why = tape_cli()
+    rate = Goal(">= 300 answers/s, >= 20x the processes",
+                lambda t, r: r is not None and t * 20 <= r and n / t >= 300)
+    row = Row("gradebook", f"tape grade, {students} students x {CLASS_PROBLEMS} problems "
+                           f"(~60% of answers shared)", None, lambda v: None,
+              ref_what=f"one tape check process per answer ({sample} timed, scaled to {n})",
+              goal=rate, tape_skip=why)
+
+    def measure():
+        import csv as csv_module
+        import io
+
+        rows = class_file(students)
+        tmp = Path(tempfile.mkdtemp(prefix="tape-bench-"))
+        try:
+            answers, key = _write_class(tmp, rows)
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = perf_counter()
+            p = subprocess.run([exe, "grade", str(answers), "--key", str(key), "--format",
+                                "csv"], capture_output=True, text=True,
+                               stdin=subprocess.DEVNULL)
+            wall = perf_counter() - t0
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            assert p.returncode == 0, f"tape grade: exit {p.returncode}: {p.stderr[-300:]}"
+            got = [r["verdict"] for r in csv_module.DictReader(io.StringIO(p.stdout))]
+            bad = [(rows[i], g) for i, g in enumerate(got) if g != rows[i][3]]
+            assert len(got) == n and not bad, f"{len(bad)} verdicts not as expected: {bad[:3]}"
+            cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
+            cmds = {}
+            for i in range(0, n, max(1, n // sample)):
+                _, problem, answer, _ = rows[i]
+                kind, expression, _, _ = CLASS_KEY[int(problem) - 1]
+                cmds[str(i)] = [exe, "check", expression, "--answer", answer] + \
+                    (["--antiderivative"] if kind == "antiderivative" else [])
+                if len(cmds) == sample:
+                    break
+            each = time_commands(cmds, 1)
+            scale = n / len(cmds)
+            ref_wall = sum(v[0][0] for v in each.values()) * scale
+            ref_cpu = sum(v[1][0] for v in each.values()) * scale
+            return {"tape": ([wall], [cpu]), "ref": ([ref_wall], [ref_cpu])}
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    if exe:
+        row.measure_times = measure
+    row.note = lambda m: (f"{n / m['tape']:.0f} answers/s, {m['ref'] / m['tape']:.0f}x the "
+                          f"processes (wall), load {os.getloadavg()[0]:.1f}"
+                          if m.get("tape") and m.get("ref") else "")
+
+    small, large = (60, 600) if quick else (300, 3000)
+    flat = Row("gradebook", f"  peak RSS: {large * CLASS_PROBLEMS:,} answers", None,
+               lambda v: None, ref_what=f"the same with {small * CLASS_PROBLEMS:,} answers",
+               unit="B", goal=Goal("<= 1.25x ref (flat in rows)",
+                                   lambda t, r: r is not None and t <= 1.25 * r))
+
+    def peak():
+        import memory_cases
+
+        tmp = Path(tempfile.mkdtemp(prefix="tape-bench-"))
+        try:
+            out = {}
+            for name, students_now in (("ref", small), ("tape", large)):
+                answers, key = _write_class(tmp, class_file(students_now, shared_only=True))
+                code, seconds, mb, said = memory_cases.measure(
+                    ["grade", str(answers), "--key", str(key), "--format", "csv"])
+                assert code == 0, f"tape grade: exit {code}: {said}"
+                out[name] = mb * 2**20
+                out.setdefault("note", "")
+                out["note"] += f"{students_now * CLASS_PROBLEMS:,} rows {seconds:.1f} s; "
+            return out
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    flat.measure_peak = peak
+    return [row, flat]
+
+
+WORKLOADS["gradebook"] = rows_gradebook
+
+
 # ================================================================ memory: whole CLI runs on a budget
 MEMORY_BUDGET_MB = 1024      # tape's default --memory
 

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
+import threading
 import time
 import weakref
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Mapping, Optional
 
@@ -146,16 +148,40 @@ def graded(task: Task, timeout: float = TIMEOUT) -> Graded:
     except ExprError as err:
         return _refused(task, "unreadable", _one_line(err))
     except CLIError as err:
+        letters = foreign_letters(err)
+        if letters:
+            return _refused(task, "wrong", f"uses {', '.join(letters)}, which "
+                                           f"{'is' if len(letters) == 1 else 'are'} not in "
+                                           f"the expression")
         return _refused(task, "undecided" if err.code == UNDECIDED else "unreadable",
                         err.message)
     values = {f.name: getattr(verdict, f.name) for f in dataclasses.fields(Verdict)}
     return Graded(**values, status=_status(verdict))
 
 
+#: how ``homework.check`` says that an answer uses a letter the expression does not have
+_FOREIGN = re.compile(r"the answer uses (?P<names>'[^']+'(?:, '[^']+')*), which (?:is|are) "
+                      r"not in the expression")
+
+
+def foreign_letters(err: Exception) -> list[str]:
+    """The names an answer uses that its expression does not have, when that is what ``err``
+    says (the answer is then wrong, not unreadable: it is a function of something else), else
+    an empty list. An error that carries them (``.letters``) is taken at its word."""
+    letters = getattr(err, "letters", None)
+    if letters:
+        return list(letters)
+    found = _FOREIGN.search(str(getattr(err, "message", err)))
+    return re.findall(r"'([^']+)'", found.group("names")) if found else []
+
+
 def _one_line(err: ExprError) -> str:
     """A reading error without its caret lines (a table cell has no room for them)."""
     lines = err.lines()
-    return "; ".join([lines[0]] + ([err.hint] if err.hint else []))
+    # the option's name means nothing in a file of answers (and a cell starting with - would
+    # be a formula to a spreadsheet)
+    first = lines[0].removeprefix("--answer: ")
+    return "; ".join([first] + ([err.hint] if err.hint else []))
 
 
 # --------------------------------------------------------------------------- the workers
@@ -205,29 +231,36 @@ def _silence_descriptors() -> None:
 
 
 _primed = False
+#: held while priming and while forking: a worker forked while another thread is half way
+#: through an import (SymPy's, during priming) would inherit that module half loaded, locked
+#: by a thread the worker does not have, and wait for it forever
+_FORK_LOCK = threading.RLock()
 
 
 def warm_up() -> None:
     """Load and prime what every check needs, before the workers are forked (once per
-    process)."""
+    process; a thread arriving while another primes waits for it to finish)."""
     global _primed
     if _primed:
         return
-    _primed = True
-    from ..expr.parse import read
-    from .diagnosis import diagnose
-    from .homework import check
+    with _FORK_LOCK:
+        if _primed:
+            return
+        from ..expr.parse import read
+        from .diagnosis import diagnose
+        from .homework import check
 
-    check(*PRIMERS[0])
-    tree, answer = read(PRIMERS[1][0]).tree, read(PRIMERS[1][1]).tree
-    try:
-        diagnose(tree, answer, ["x"], ["x"], [(0.5,), (1.5,), (2.0,)])
-    except Exception:  # noqa: BLE001  (priming only: a failure here costs nothing)
-        pass
-    from . import antiderivative  # noqa: F401
-    from ..expr.symbolic import sympy
+        check(*PRIMERS[0])
+        tree, answer = read(PRIMERS[1][0]).tree, read(PRIMERS[1][1]).tree
+        try:
+            diagnose(tree, answer, ["x"], ["x"], [(0.5,), (1.5,), (2.0,)])
+        except Exception:  # noqa: BLE001  (priming only: a failure here costs nothing)
+            pass
+        from . import antiderivative  # noqa: F401
+        from ..expr.symbolic import sympy
 
-    sympy()
+        sympy()
+        _primed = True
 
 
 class _Worker:
@@ -242,7 +275,8 @@ class _Worker:
 
         self.conn, theirs = Pipe()
         parent = os.getpid()
-        self.pid = os.fork()
+        with _FORK_LOCK:
+            self.pid = os.fork()
         if self.pid == 0:       # the worker: never back into the caller's code
             code = 0
             try:
@@ -254,6 +288,7 @@ class _Worker:
                 os._exit(code)
         theirs.close()
         self.task: Optional[Task] = None
+        self.key = None
         self.since = 0.0
         self.exitcode: Optional[int] = None
 
@@ -290,29 +325,136 @@ class _Worker:
         return self.exitcode
 
 
+class _Rows:
+    """The input rows, taken as they arrive. A sequence is walked here; any other iterable
+    (standard input, a generator) is read by a thread into a bounded queue, so that rows
+    already read are graded while the next one is still on its way and a slow or endless
+    source holds at most ``ahead`` rows in memory. A row's ``(index, row)``; an exception the
+    iterable raised comes out in its place, after the rows before it."""
+
+    def __init__(self, rows: Iterable[Mapping], ahead: int) -> None:
+        import queue
+
+        self.sequence = isinstance(rows, (list, tuple))
+        if self.sequence:
+            self.items = iter(rows)
+            return
+        self.queue: "queue.Queue" = queue.Queue(maxsize=max(1, ahead))
+        self.signal_r, self.signal_w = os.pipe()
+        os.set_blocking(self.signal_r, False)
+        self.closed = False
+        self.ended = False              # the thread is done with the pipe
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._read, args=(iter(rows),), daemon=True,
+                                       name="tape-grade-rows")
+        self.thread.start()
+
+    def _read(self, items) -> None:
+        try:
+            for row in items:
+                if self.closed:
+                    return
+                self._put(("row", row))
+            self._put(("end", None))
+        except BaseException as exc:  # noqa: BLE001  (handed to the consumer, in its place)
+            self._put(("error", exc))
+            self._put(("end", None))
+        finally:
+            # the write end is this thread's to close: closed by the consumer, its number
+            # could be given to a file opened meanwhile and a signal written into that file;
+            # the read end is closed by whichever of the two is done last (a source that
+            # never ends keeps both: two descriptors)
+            os.close(self.signal_w)
+            with self.lock:
+                self.ended = True
+                if self.closed:
+                    os.close(self.signal_r)
+
+    def _put(self, item) -> None:
+        import queue
+
+        while not self.closed:
+            try:
+                self.queue.put(item, timeout=0.2)
+            except queue.Full:
+                continue
+            try:
+                os.write(self.signal_w, b".")
+            except OSError:
+                pass        # full of signals already (the consumer will look), or closed
+            return
+
+    def fileno(self) -> Optional[int]:
+        """A descriptor readable when a row has arrived (None for a sequence)."""
+        return None if self.sequence else self.signal_r
+
+    def take(self, block: bool):
+        """The next ``("row", row)``, ``("error", exc)`` or ``("end", None)``; None when
+        nothing has arrived and ``block`` is false."""
+        import queue
+
+        if self.sequence:
+            try:
+                return ("row", next(self.items))
+            except StopIteration:
+                return ("end", None)
+        try:
+            item = self.queue.get(block=block)
+        except queue.Empty:
+            return None
+        try:
+            os.read(self.signal_r, 1)
+        except (BlockingIOError, OSError):
+            pass
+        return item
+
+    def close(self) -> None:
+        """Stop taking rows (a reader still waiting for one ends when it comes)."""
+        if self.sequence or self.closed:
+            return
+        with self.lock:
+            self.closed = True
+            if self.ended:
+                os.close(self.signal_r)
+
+
+#: verdicts remembered for answers met again (beyond it the oldest is forgotten: memory stays
+#: flat however long the input)
+KNOWN = 4096
+
+
 class Grading(Iterator[Graded]):
     """The rows' verdicts, in input order (``grade``). ``stop()`` ends the work at once (the
     workers are killed) and returns the rows already graded that were waiting for an earlier
     one; leaving a ``with`` block stops it too."""
 
     def __init__(self, rows: Iterable[Mapping], workers: Optional[int], timeout: float,
-                 row_limit: Optional[float]) -> None:
+                 row_limit: Optional[float], executor=None) -> None:
         if timeout is None or not timeout > 0:
             raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
         if workers is not None and workers < 1:
             raise CLIError(f"--workers must be at least 1, got {workers}")
-        self.rows = enumerate(rows)
-        self.most = workers or _cores()
+        if executor is not None and not callable(getattr(executor, "submit", None)):
+            raise TypeError(f"executor: {type(executor).__name__} has no submit(); give a "
+                           f"concurrent.futures.Executor (a Dask client's get_executor())")
+        self.most = workers or (_executor_width(executor) if executor else _cores())
+        self.ahead = WINDOW * self.most
+        self.rows = _Rows(rows, self.ahead)
         self.timeout = timeout
         self.row_limit = row_limit if row_limit is not None else 2 * timeout + GRACE
+        self.executor = executor
+        self.futures: dict = {}             # future -> task (executor=)
         self.workers: list[_Worker] = []
         self.exhausted = False
+        self.failure: Optional[tuple[int, BaseException]] = None
         self.read = 0                       # rows taken from the input
         self.next = 0                       # the index to give next
         self.done: dict[int, Graded] = {}   # graded, waiting for an earlier row
-        self.rows_of: dict[Task, list] = {}     # task -> [(index, row)] waiting for it
-        self.known: dict[Task, Graded] = {}     # task -> its verdict
-        self.queue: deque = deque()         # tasks for the next free worker
+        self.rows_of: dict = {}             # key -> (task, [(index, row)]) waiting for it
+        self.known: "OrderedDict" = OrderedDict()   # key -> its verdict (the latest KNOWN)
+        self.queue: deque = deque()         # keys for the next free worker
+        self.expressions: dict = {}         # (expression, wrt) -> its names, for keys
+        self.keys: dict = {}                # task -> its key (the latest KNOWN)
         self.stopped = False
         # an iteration left unfinished still ends its workers (when the Grading is collected)
         self._finalizer = weakref.finalize(self, _stop_all, self.workers)
@@ -328,12 +470,17 @@ class Grading(Iterator[Graded]):
             raise StopIteration
         try:
             while self.next not in self.done:
-                self._take_rows()
-                if self.next not in self.done and self.exhausted and self.next >= self.read:
+                self._take_rows(block=not self._busy() and not self.queue)
+                if self.next in self.done:
+                    break
+                if self.failure is not None and self.next == self.failure[0]:
+                    exc = self.failure[1]
+                    self.stop()
+                    raise exc
+                if self.exhausted and self.next >= self.read:
                     self.stop()
                     raise StopIteration
-                if self.next not in self.done:
-                    self._work()
+                self._work()
         except BaseException:
             self._kill()    # Ctrl-C included: no worker outlives the error
             raise
@@ -344,63 +491,132 @@ class Grading(Iterator[Graded]):
         """Stop now; the rows graded but not yet given, in input order."""
         self.stopped = True
         self._kill()
+        self.rows.close()
         left = [self.done[i] for i in sorted(self.done)]
         self.done.clear()
         return left
 
     # ------------------------------------------------------------------ the input
-    def _take_rows(self) -> None:
-        ahead = WINDOW * self.most
-        while not self.exhausted and self.read - self.next < ahead:
-            try:
-                index, row = next(self.rows)
-            except StopIteration:
+    def _take_rows(self, block: bool) -> None:
+        """Take the rows that have arrived, up to ``ahead`` past the next one to give; with
+        ``block``, wait for one when none has."""
+        while not self.exhausted and self.read - self.next < self.ahead:
+            item = self.rows.take(block)
+            if item is None:
+                return
+            block = False
+            what, value = item
+            if what == "end":
                 self.exhausted = True
                 return
-            self.read = index + 1
-            try:
-                task = task_of(row)
-            except RowError as err:
-                self.done[index] = Graded(None, "", None, reason=str(err), status="unreadable",
-                                          row=row, index=index,
-                                          answer=str(row.get("answer") or "")
-                                          if isinstance(row, Mapping) else "")
-                continue
-            if task in self.known:
-                self.done[index] = self._for(self.known[task], index, row)
-            elif task in self.rows_of:
-                self.rows_of[task].append((index, row))
-            else:
-                self.rows_of[task] = [(index, row)]
-                self.queue.append(task)
+            if what == "error":
+                self.exhausted = True
+                self.failure = (self.read, value)
+                return
+            index, row = self.read, value
+            self.read += 1
+            self._admit(index, row)
 
-    def _for(self, verdict: Graded, index: int, row: Mapping) -> Graded:
-        return dataclasses.replace(verdict, row=row, index=index)
+    def _admit(self, index: int, row: Mapping) -> None:
+        try:
+            task = task_of(row)
+        except RowError as err:
+            self.done[index] = Graded(None, "", None, reason=str(err), status="unreadable",
+                                      row=row, index=index,
+                                      answer=str(row.get("answer") or "")
+                                      if isinstance(row, Mapping) else "")
+            return
+        key = self.keys.get(task)
+        if key is None:
+            key = self.keys[task] = self._key(task)
+            if len(self.keys) > KNOWN:
+                self.keys.pop(next(iter(self.keys)))
+        if key in self.known:
+            self.known.move_to_end(key)
+            self.done[index] = self._for(self.known[key], index, row, task)
+        elif key in self.rows_of:
+            self.rows_of[key][1].append((index, row))
+        else:
+            self.rows_of[key] = (task, [(index, row)])
+            self.queue.append(key)
 
-    def _settle(self, task: Task, verdict: Graded) -> None:
-        self.known[task] = verdict
-        for index, row in self.rows_of.pop(task, []):
-            self.done[index] = self._for(verdict, index, row)
+    def _key(self, task: Task):
+        """What makes two rows one check: the task, with the answer as tape reads it (``2x``,
+        ``2*x`` and ``2 x`` are one check); the text itself for an implicit derivative (read
+        with its equation's names) and for LaTeX (whose notes depend on the text)."""
+        if task.implicit or "\\" in task.answer:
+            return task
+        names = self._names(task)
+        if names is None:
+            return task
+        from ..expr.parse import read
+        try:
+            reading = read(task.answer, names=names, label="--answer")
+        except Exception:  # noqa: BLE001  (an answer tape cannot read is keyed by its text)
+            return task
+        return (dataclasses.replace(task, answer=""), reading.read_as, tuple(reading.notes),
+                reading.asks, repr((reading.derivative_order, reading.order, reading.wrt)))
+
+    def _names(self, task: Task) -> Optional[tuple]:
+        """The names the answer is read with in ``check`` (the expression's), or None."""
+        found = self.expressions.get((task.expression, task.wrt), False)
+        if found is not False:
+            return found
+        from ..calculus.targets import declared_names
+        from ..expr.parse import read
+        try:
+            names = tuple(sorted(read(task.expression,
+                                      names=declared_names(wrt=task.wrt)).variables))
+        except Exception:  # noqa: BLE001  (the check says why; this is only a key)
+            names = None
+        if len(self.expressions) > KNOWN:
+            self.expressions.clear()
+        self.expressions[(task.expression, task.wrt)] = names
+        return names
+
+    def _for(self, verdict: Graded, index: int, row: Mapping, task: Task) -> Graded:
+        return dataclasses.replace(verdict, row=row, index=index, answer=task.answer)
+
+    def _settle(self, key, verdict: Graded) -> None:
+        self.known[key] = verdict
+        if len(self.known) > KNOWN:
+            self.known.popitem(last=False)
+        task, waiting = self.rows_of.pop(key, (None, []))
+        for index, row in waiting:
+            self.done[index] = self._for(verdict, index, row, task_of(row))
 
     # ------------------------------------------------------------------ the workers
+    def _busy(self) -> bool:
+        return bool(self.futures) or any(w.task is not None for w in self.workers)
+
     def _work(self) -> None:
-        """Hand out waiting tasks, then wait for a verdict, a crash or a row's time limit."""
+        """Hand out waiting tasks, then wait for a verdict, a crash, a row's time limit or
+        the next row of the input."""
+        if self.executor is not None:
+            return self._work_elsewhere()
         from multiprocessing.connection import wait
 
         if not hasattr(os, "fork"):     # (Windows) here, one row at a time, no time limit
-            task = self.queue.popleft()
-            self._settle(task, graded(task, self.timeout))
+            if self.queue:
+                key = self.queue.popleft()
+                self._settle(key, graded(self.rows_of[key][0], self.timeout))
             return
         idle = [w for w in self.workers if w.task is None]
         while self.queue and (idle or len(self.workers) < self.most):
             worker = idle.pop() if idle else self._start()
-            worker.give(self.queue.popleft())
+            key = self.queue.popleft()
+            worker.key = key
+            worker.give(self.rows_of[key][0])
         busy = [w for w in self.workers if w.task is not None]
         if not busy:
             return
         now = time.monotonic()
         soonest = min(w.since for w in busy) + self.row_limit
-        ready = wait([w.conn for w in busy], timeout=max(0.0, soonest - now))
+        more = self.rows.fileno()
+        waiting = [w.conn for w in busy]
+        if more is not None and not self.exhausted and self.read - self.next < self.ahead:
+            waiting.append(more)
+        ready = wait(waiting, timeout=max(0.0, soonest - now))
         for worker in busy:
             if worker.conn in ready:        # a verdict, or the end of the pipe: a crash
                 self._collect(worker)
@@ -410,13 +626,37 @@ class Grading(Iterator[Graded]):
                 self._replace(worker, f"the check did not finish in {self.row_limit:g} s "
                                       f"and was stopped")
 
+    def _work_elsewhere(self) -> None:
+        """``executor=``: tasks submitted to it (as many at once as rows are read ahead);
+        a task that raises is ``undecided`` with the error."""
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        while self.queue and len(self.futures) < self.ahead:
+            key = self.queue.popleft()
+            future = self.executor.submit(graded, self.rows_of[key][0], self.timeout)
+            self.futures[future] = key
+        if not self.futures:
+            return
+        streaming = self.rows.fileno() is not None and not self.exhausted
+        finished, _ = wait(list(self.futures), timeout=0.05 if streaming else None,
+                           return_when=FIRST_COMPLETED)
+        for future in finished:
+            key = self.futures.pop(future)
+            try:
+                verdict = future.result()
+            except Exception as exc:  # noqa: BLE001  (one row's failure, not the file's)
+                verdict = _refused(self.rows_of[key][0], "undecided",
+                                   f"the check failed where it ran: {type(exc).__name__}: "
+                                   f"{exc}")
+            self._settle(key, verdict)
+
     def _collect(self, worker: _Worker) -> None:
-        task = worker.task
+        key = worker.key
         try:
             if worker.conn.poll():
                 verdict = worker.conn.recv()
                 worker.task = None
-                self._settle(task, verdict)
+                self._settle(key, verdict)
                 return
         except (EOFError, OSError):
             pass
@@ -425,10 +665,10 @@ class Grading(Iterator[Graded]):
                               f"{code}) and was not retried")
 
     def _replace(self, worker: _Worker, reason: str) -> None:
-        task = worker.task
+        task, key = worker.task, worker.key
         worker.stop()
         self.workers.remove(worker)
-        self._settle(task, _refused(task, "undecided", reason))
+        self._settle(key, _refused(task, "undecided", reason))
 
     def _start(self) -> _Worker:
         warm_up()
@@ -438,6 +678,18 @@ class Grading(Iterator[Graded]):
 
     def _kill(self) -> None:
         _stop_all(self.workers)
+        for future in self.futures:
+            future.cancel()
+        self.futures.clear()
+
+
+def _executor_width(executor) -> int:
+    """How many tasks an executor runs at once, where it says (else the cores here)."""
+    for name in ("_max_workers", "max_workers"):
+        value = getattr(executor, name, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return _cores()
 
 
 def _stop_all(workers: list) -> None:
@@ -454,7 +706,8 @@ def _cores() -> int:
 
 
 def grade(rows: Iterable[Mapping], *, workers: Optional[int] = None,
-          timeout: float = TIMEOUT, row_limit: Optional[float] = None) -> Grading:
+          timeout: float = TIMEOUT, row_limit: Optional[float] = None,
+          executor=None) -> Grading:
     """Check every row's answer (SPEC sections 8 and 9): an iterator of ``Graded`` verdicts,
     one per row, in input order.
 
@@ -466,7 +719,14 @@ def grade(rows: Iterable[Mapping], *, workers: Optional[int] = None,
     10``). Nothing raises for one row: a row that cannot be read is ``unreadable``, one that
     runs out of time or crashes ``undecided``, each with the ``reason``.
 
+    ``rows`` may be any iterable, endless too: rows are graded as they arrive, at most a
+    window of them held at once. Rows whose answers read the same for one problem are checked
+    once. ``executor`` (any ``concurrent.futures.Executor``: a process pool, a Dask client's
+    ``get_executor()``) runs the checks instead of tape's own worker processes; ``workers``
+    then bounds nothing but the rows sent ahead, and ``row_limit`` does not apply (an
+    executor's task cannot be stopped from here).
+
     >>> [g.status for g in grade([{"expression": "x^3", "answer": "3x^2"}], workers=1)]
     ['correct']
     """
-    return Grading(rows, workers, timeout, row_limit)
+    return Grading(rows, workers, timeout, row_limit, executor)

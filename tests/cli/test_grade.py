@@ -16,8 +16,8 @@ import pytest
 
 from cli_helpers import ROOT, SAMPLES, tape_cli, tape_process
 
-HEADER = ["student", "problem", "answer", "read_as", "verdict", "diagnosis", "counterexample",
-          "notes"]
+HEADER = ["student", "problem", "answer", "read_as", "verdict", "score", "max_score", "diagnosis",
+          "counterexample", "notes"]
 #: the verdict on each row of samples/answers.csv, in order
 SAMPLE_VERDICTS = (["correct"] * 7
                    + ["wrong", "wrong", "wrong", "wrong", "wrong", "correct", "wrong"]
@@ -55,15 +55,16 @@ def test_the_samples_graded_as_csv_when_piped():
 
 def test_json_lines_in_and_out_and_standard_input():
     text = (SAMPLES / "answers.jsonl").read_text()
-    done = tape_process("grade", "-", "--format", "json", input=text)
+    done = tape_process("grade", "-", "--format", "jsonl", input=text)
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert [r["id"] for r in rows] == ["q1", "q2", "q3", "q4", "q5"]
     assert [r["verdict"] for r in rows] == ["correct", "wrong", "correct", "correct", "correct"]
     assert rows[1]["diagnosis"]["kind"] == "power rule"
     assert rows[1]["counterexample"]["at"] == {"x": 0.5}
-    assert set(rows[0]) == {"id", "answer", "read_as", "verdict", "diagnosis",
-                            "counterexample", "notes", "reason"}
+    assert list(rows[0]) == ["id", "expression", "answer", "read_as", "verdict", "score",
+                             "max_score", "diagnosis", "counterexample", "notes", "reason"]
+    assert rows[4]["kind"] == "antiderivative" and rows[4]["constant"] == "K"
 
 
 def test_out_writes_the_file_in_the_format_its_name_says(tmp_path):
@@ -125,7 +126,11 @@ def test_not_a_text_file_and_a_missing_file(tmp_path):
     path = tmp_path / "answers.xlsx"
     path.write_bytes(b"PK\x03\x04\x00\x00\xff\xfe binary")
     result = tape_cli("grade", str(path))
-    assert result.exit_code == 2 and "line 1: not UTF-8 text" in result.stderr
+    assert result.exit_code == 2 and "not an .xlsx workbook" in result.stderr
+    path = tmp_path / "answers.csv"
+    path.write_bytes(b"expression,answer\nx^2,\xff\xfe\n")
+    result = tape_cli("grade", str(path))
+    assert result.exit_code == 2 and "line 2: not UTF-8 text" in result.stderr
     result = tape_cli("grade", str(tmp_path / "nothing.csv"))
     assert result.exit_code == 2 and "cannot read" in result.stderr
 
@@ -158,10 +163,14 @@ def test_grade_gives_the_verdict_tape_check_gives(tmp_path):
                 elif flag == "--wrt":
                     row["wrt"] = value
             handle.write(json.dumps(row) + "\n")
-    done = tape_process("grade", str(path), "--format", "json")
+    done = tape_process("grade", str(path), "--format", "jsonl")
     assert done.returncode == 0, done.stderr
     graded = [json.loads(line) for line in done.stdout.splitlines()]
     for (expression, answer, options), row in zip(AGAINST_CHECK, graded):
+        if answer == "2y":      # a function of another letter: wrong in a gradebook
+            assert row["verdict"] == "wrong"
+            assert row["reason"] == "uses y, which is not in the expression"
+            continue
         alone = tape_process("check", expression, "--answer", answer, *options,
                              "--format", "json")
         assert row["verdict"] == CODES[alone.returncode], (expression, answer, alone.stderr)
