@@ -328,6 +328,8 @@ class _Step:
     lhs: object = None
     rhs: object = None
     has_parts: bool = False
+    #: an equation in y' read as the derivative it states (``y'/y = ln x + 1``)
+    slope: bool = False
 
 
 def _substitute(tree, values: dict):
@@ -424,10 +426,11 @@ def _read_step(task: Task, number: int, text: str, relation: bool) -> _Step:
     return _Step(line)
 
 
-def _steps(task: Task, rest: list[tuple[int, str]], first: list[str]) -> list[_Step]:
+def _steps(task: Task, number: int, first: list[str], rest: list[tuple[int, str]]
+           ) -> list[_Step]:
+    """The steps: ``first``, written after the task on its line ``number``, then ``rest``."""
     steps = []
-    number0 = rest[0][0] - 1 if rest else 1
-    lines = [(number0, "=" + p) for p in first] + rest
+    lines = [(number, "=" + p) for p in first] + rest
     for number, text in lines:
         pieces, relation, why = _step_pieces(text)
         if why:
@@ -446,6 +449,11 @@ def _steps(task: Task, rest: list[tuple[int, str]], first: list[str]) -> list[_S
                 line.verdict = ""
                 line.read_as = f"{left.line.read_as} = {right.line.read_as}"
                 line.notes = left.line.notes + right.line.notes
+                slope = f"{PART}0"
+                if slope in E.free_variables(left.raw) + E.free_variables(right.raw):
+                    steps.append(_Step(line, False, lhs=left, rhs=right, slope=True,
+                                       value=_stated_slope(left, right)))
+                    continue
                 steps.append(_Step(line, True, lhs=left, rhs=right,
                                    has_parts=left.has_parts or right.has_parts))
             continue
@@ -512,14 +520,14 @@ def _part_diagnosis(before: _Step, after_value, variables: list[str], x: str,
 
 def _judge(task: Task, steps: list[_Step], timeout: float) -> None:
     """Set every step's verdict (module docstring)."""
-    x, variables = task.wrt, task.variables
-    previous: Optional[_Step] = None        # None: the task itself
+    previous: Optional[_Step] = None        # None: the task itself (or a rewriting of it)
     state = "right"                          # is the line before right, wrong or unknown?
+    form = task.tree                         # the function as last rewritten
     for step in steps:
         line = step.line
         if line.verdict == UNREADABLE:
             continue
-        verdict, diagnosis = _step_verdict(task, previous, step, timeout)
+        verdict, diagnosis, rewrite = _step_verdict(task, form, previous, step, timeout)
         if verdict.correct is None:
             line.verdict = UNDECIDED_LINE
             line.reason = verdict.reason or "the line could not be compared with the one before"
@@ -535,36 +543,68 @@ def _judge(task: Task, steps: list[_Step], timeout: float) -> None:
                            "from the wrong line before cannot be told")
         else:
             line.verdict, state = WRONG, "wrong"
-            line.counterexample = _counterexample(verdict.counterexample, step, previous)
+            line.counterexample = _counterexample(verdict.counterexample)
             deadline = time.monotonic() + POLISH
-            line.diagnosis = diagnosis or _named(task, previous, step, verdict, deadline)
-        previous = step if not (step.relation and line.verdict == UNDECIDED_LINE) else previous
+            line.diagnosis = diagnosis or _named(task, form, previous, step, verdict,
+                                                 deadline)
+        if rewrite:
+            form = step.value
+            continue
+        if (step.relation and line.verdict == UNDECIDED_LINE):
+            continue
+        previous = step
 
 
-def _step_verdict(task: Task, previous: Optional[_Step], step: _Step, timeout: float):
+def _like_task(previous: Optional[_Step]) -> bool:
+    """Is the line before the task itself, or an equation in y alone (``ln y = x ln x``),
+    which says what the function is, not its derivative?"""
+    return previous is None or (previous.relation and not previous.slope)
+
+
+def _step_verdict(task: Task, form, previous: Optional[_Step], step: _Step, timeout: float):
+    """``(verdict, diagnosis, rewrite)``: the comparison of ``step`` with the line before;
+    ``rewrite`` when the step only rewrites the task's function (``(3x^2 + 1)^(-2)`` for
+    ``1/(3x^2 + 1)^2``), which the next step then differentiates."""
     x, variables = task.wrt, task.variables
     if step.relation:
-        return _compare(step.lhs.value, step.rhs.value, variables, [], timeout), None
+        return _compare(step.lhs.value, step.rhs.value, variables, [], timeout), None, False
     if task.kind == "antiderivative":
         from ..calculus.treediff import derivative
 
         if previous is None:
             # an antiderivative of the integrand: the derivative of this line is the integrand
-            return _compare(step.value, task.tree, variables, [x], timeout), None
+            return _compare(step.value, task.tree, variables, [x], timeout), None, False
         mine = derivative(previous.value, [x])
         if mine is None:
             return Verdict(None, "numeric", None, reason="tape has no rule to differentiate "
-                                                         "the line before"), None
-        return _compare(step.value, mine, variables, [x], timeout), None
-    if previous is None:
-        verdict = _compare(task.tree, step.value, variables, [x], timeout)
-        return verdict, verdict.diagnosis and {**verdict.diagnosis,
-                                               "part": read_as(task.tree)}
-    if previous.relation:
-        # y' from an equation in y and y': this line must solve it
-        return _compare(_with_slope(previous.lhs, step.value),
-                        _with_slope(previous.rhs, step.value), variables, [], timeout), None
-    return _compare(previous.value, step.value, variables, [], timeout), None
+                                                         "the line before"), None, False
+        return _compare(step.value, mine, variables, [x], timeout), None, False
+    if _like_task(previous):
+        verdict = _compare(form, step.value, variables, [x], timeout)
+        if verdict.correct is False and not step.slope and previous is None:
+            same = _compare(form, step.value, variables, [], timeout)
+            if same.correct:
+                return same, None, True
+        diagnosis = None
+        if verdict.diagnosis and not step.slope and not _one_part(step):
+            diagnosis = {**verdict.diagnosis, "part": read_as(form)}
+        return verdict, diagnosis, False
+    return _compare(previous.value, step.value, variables, [], timeout), None, False
+
+
+def _one_part(step: _Step) -> bool:
+    """Is the step one part to differentiate and nothing else (``= d/dx[x + 1]``)?"""
+    return isinstance(step.raw, E.Variable) and step.raw.name in step.parts
+
+
+def _stated_slope(left: _Step, right: _Step):
+    """The y' an equation affine in y' states: with g(s) = left - right at y' = s, the root
+    -g(0)/(g(1) - g(0)) (an equation not affine in y' gives a line that the numbers reject)."""
+    def g(s):
+        return E.Binary("-", _with_slope(left, s), _with_slope(right, s))
+
+    zero = g(E.Number(0.0))
+    return E.Binary("/", E.Unary("-", zero), E.Binary("-", g(E.Number(1.0)), zero))
 
 
 def _with_slope(side: _Step, slope):
@@ -572,35 +612,48 @@ def _with_slope(side: _Step, slope):
     return _substitute(side.raw, {**side.derivatives, f"{PART}0": slope})
 
 
-def _counterexample(found: Optional[dict], step: _Step, previous: Optional[_Step]):
+def _counterexample(found: Optional[dict]):
     if not found:
         return None
     return {"at": found["at"], "line": found["answer"],
             "before": found["expected"]}
 
 
-def _named(task: Task, previous: Optional[_Step], step: _Step, verdict: Verdict,
+def _named(task: Task, form, previous: Optional[_Step], step: _Step, verdict: Verdict,
            deadline: float) -> Optional[dict]:
-    """What happened on a wrong expression step after an expression step: a part
-    differentiated wrongly, else an algebra slip."""
+    """What happened on a wrong step: a part differentiated wrongly (section 5's diagnosis),
+    else an algebra slip; None when nothing is found."""
     from .slips import name_slip
 
-    if task.kind == "antiderivative" and previous is None:
+    variables, x = task.variables, task.wrt
+    if task.kind == "antiderivative":
+        if previous is not None:
+            return None
         # the first line: an antiderivative of the integrand, named as tape check names it
         from .homework import check
 
         try:
-            return check(task.expression, read_as(step.value), wrt=task.wrt,
+            return check(task.expression, read_as(step.value), wrt=x,
                          antiderivative=True).diagnosis
         except CLIError:
             return None
-    if previous is None or previous.relation or not verdict.counterexample or \
-            task.kind == "antiderivative":
+    if not verdict.counterexample:
         return None
-    variables, x = task.variables, task.wrt
-    points = _defined_points([previous.value, step.value], variables,
-                             verdict.counterexample["at"])
     try:
+        if _like_task(previous):
+            if _one_part(step):
+                # the function rewritten inside d/dx[...]: the slip is in the rewriting
+                part = step.parts[step.raw.name]
+                points = _defined_points([form, part], variables,
+                                         verdict.counterexample["at"])
+                slip = name_slip(form, part, variables, points)
+                return {**slip, "part": None} if slip else None
+            if step.slope and previous is not None:
+                return _relation_diagnosis(previous, step, variables, x,
+                                           verdict.counterexample["at"], deadline)
+            return None
+        points = _defined_points([previous.value, step.value], variables,
+                                 verdict.counterexample["at"])
         if previous.has_parts:
             found = _part_diagnosis(previous, step.value, variables, x, points, deadline)
             if found:
@@ -609,6 +662,25 @@ def _named(task: Task, previous: Optional[_Step], step: _Step, verdict: Verdict,
         return {**slip, "part": None} if slip else None
     except Exception:  # noqa: BLE001  (the diagnosis is optional: a failure is none)
         return None
+
+
+def _relation_diagnosis(previous: _Step, step: _Step, variables, x, at: dict,
+                        deadline: float) -> Optional[dict]:
+    """Both sides of an equation differentiated (``ln y = x ln x`` to ``y'/y = …``): when one
+    side of the step is the derivative of that side before, the other side is the student's
+    derivative of the other side before, named by section 5's diagnosis."""
+    from .homework import _diagnosed
+
+    for mine, theirs, other_before, other_now in (
+            (previous.lhs, step.lhs, previous.rhs, step.rhs),
+            (previous.rhs, step.rhs, previous.lhs, step.lhs)):
+        if _compare(mine.value, theirs.value, variables, [x], POLISH).correct:
+            points = _defined_points([other_before.value, other_now.value], variables, at)
+            found = _diagnosed(deadline, other_before.value, other_now.value, variables, [x],
+                               points)
+            if found:
+                return {**found, "part": read_as(other_before.value)}
+    return None
 
 
 # --------------------------------------------------------------------------- the whole
@@ -637,7 +709,7 @@ def check_work(text: str, *, timeout: float = 10.0) -> WorkVerdict:
 
     if task.kind == "derivative":
         task.derivative = derivative(task.tree, [task.wrt])
-    steps = _steps(task, lines[1:], inline)
+    steps = _steps(task, number, inline, lines[1:])
     if not steps:
         raise CLIError("the derivation has a task and no steps: write each step on its own "
                        "line after the task (= …, f'(x) = …)")

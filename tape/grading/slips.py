@@ -111,6 +111,8 @@ def _product(factors: list):
 def _base_power(node):
     if isinstance(node, E.Binary) and node.op == "**":
         return node.left, node.right
+    if isinstance(node, E.Call) and node.name == "sqrt":
+        return node.args[0], E.Number(0.5)
     return node, E.Number(1.0)
 
 
@@ -130,6 +132,14 @@ def _variants(tree) -> Iterator[tuple[str, str, object]]:
         yield from _cancellations(tree, node)
     for node in nodes:
         yield from _exponent_slips(tree, node)
+    # products multiplied out first: x^4·(4x^2 + x) to 4x^8 + x^5 is a slip made while
+    # distributing
+    spread = _distributed(tree)
+    if spread != tree:
+        for node in [n for n, _ in E.postorder(spread)]:
+            yield from _exponent_slips(spread, node)
+    for node in nodes:
+        yield from _term_signs(tree, node)
     terms = _terms(tree)
     if len(terms) > 1:
         for i, (sign, t) in enumerate(terms):
@@ -167,6 +177,33 @@ def _sign_slips(tree, node) -> Iterator[tuple[str, str, object]]:
                                    f"{_text(f)}: the sign of {_text(f.right)} changes too",
                            _replaced(tree, node, _product(factors[:k] + [flipped] +
                                                           factors[k + 1:])))
+
+
+def _term_signs(tree, node) -> Iterator[tuple[str, str, object]]:
+    """The sign of one term of a sum changed (a minus dropped or added)."""
+    if isinstance(node, E.Binary) and node.op in _ADD:
+        yield ("sign", f"the sign of the term {_text(node.right)} changed: "
+                       f"{_text(node)} became {_text(E.Binary(_ADD[node.op], node.left, node.right))}",
+               _replaced(tree, node, E.Binary(_ADD[node.op], node.left, node.right)))
+    if isinstance(node, E.Unary) and node.op == "-":
+        yield ("sign", f"a minus sign was lost: {_text(node)} became {_text(node.operand)}",
+               _replaced(tree, node, node.operand))
+
+
+def _distributed(tree):
+    """``tree`` with every product of a sum multiplied out, one level at a time."""
+    def visit(node, kids):
+        node = E.rebuild(node, kids)
+        if isinstance(node, E.Binary) and node.op == "*":
+            for sums, other, left in ((node.right, node.left, False),
+                                      (node.left, node.right, True)):
+                terms = _terms(sums)
+                if len(terms) > 1:
+                    return _sum([(sign, E.Binary("*", t, other) if left else
+                                  E.Binary("*", other, t)) for sign, t in terms])
+        return node
+
+    return E.fold(tree, visit)
 
 
 def _cancellations(tree, node) -> Iterator[tuple[str, str, object]]:
