@@ -543,7 +543,8 @@ def _judge(task: Task, steps: list[_Step], timeout: float) -> None:
                            "from the wrong line before cannot be told")
         else:
             line.verdict, state = WRONG, "wrong"
-            line.counterexample = _counterexample(verdict.counterexample)
+            line.counterexample = _counterexample(verdict.counterexample,
+                                                  _like_task(previous) and not step.relation)
             deadline = time.monotonic() + POLISH
             line.diagnosis = diagnosis or _named(task, form, previous, step, verdict,
                                                  deadline)
@@ -612,11 +613,14 @@ def _with_slope(side: _Step, slope):
     return _substitute(side.raw, {**side.derivatives, f"{PART}0": slope})
 
 
-def _counterexample(found: Optional[dict]):
+def _counterexample(found: Optional[dict], derivative: bool):
+    """The comparison's counterexample: the line's value there (``line``) and the value it
+    should have had (``before``: of the line before, or of the derivative asked for when
+    ``against`` is ``"derivative"``)."""
     if not found:
         return None
-    return {"at": found["at"], "line": found["answer"],
-            "before": found["expected"]}
+    return {"at": found["at"], "line": found["answer"], "before": found["expected"],
+            "against": "derivative" if derivative else "line before"}
 
 
 def _named(task: Task, form, previous: Optional[_Step], step: _Step, verdict: Verdict,

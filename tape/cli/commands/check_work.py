@@ -95,7 +95,7 @@ class WorkResult(output.FieldsResult):
             if line.diagnosis:
                 row += f": {_diagnosis(line.diagnosis)}"
             elif line.reason:
-                row += f": {line.reason}"
+                row += f": {_unprefixed(line.reason)}"
             out.append(row)
             if line.counterexample:
                 out.append(f"  {_point(line.counterexample)}")
@@ -117,9 +117,14 @@ class WorkResult(output.FieldsResult):
             if line.counterexample and line is _first(work):
                 rows.append(f"        {_point(line.counterexample)}")
             if line.reason and line.verdict != "wrong":
-                rows.append(f"        {line.reason}")
+                rows.append(f"        {_unprefixed(line.reason)}")
         rows += _ending(work)
         out.writelines(row + "\n" for row in rows)
+
+
+def _unprefixed(reason) -> str:
+    """A reason without the ``undecided:`` its verdict already says."""
+    return (reason or "").removeprefix("undecided: ")
 
 
 def _first(work):
@@ -136,7 +141,8 @@ def _point(c) -> str:
     if not c:
         return ""
     at = ", ".join(f"{k} = {v!r}" for k, v in c["at"].items())
-    return f"at {at}: this line gives {c['line']!r}, the line before {c['before']!r}"
+    against = "the derivative" if c.get("against") == "derivative" else "the line before"
+    return f"at {at}: this line gives {c['line']!r}, {against} {c['before']!r}"
 
 
 def _ending(work) -> list[str]:
@@ -147,7 +153,7 @@ def _ending(work) -> list[str]:
     elif final is None:
         said = "the last line was not graded"
     elif final.ambiguous:
-        said = f"the last line is ambiguous: {final.reason}"
+        said = f"the last line is {final.reason}"
     elif final.correct:
         said = "the last line answers the task"
     elif final.correct is False:
@@ -155,5 +161,5 @@ def _ending(work) -> list[str]:
         if final.expected:
             said += f" (the answer is {final.expected})"
     else:
-        said = f"the last line could not be graded: {final.reason}"
+        said = f"the last line could not be graded: {_unprefixed(final.reason)}"
     return [said, f"verdict: {work.status}"]
