@@ -277,9 +277,15 @@ def _task(number: int, text: str) -> tuple[Task, list[str]]:
     if integral:
         pieces = split_equals(text)
         body = integral.group("body")
+        if not body.strip():
+            raise CLIError(f"line {number}: nothing to integrate in {text.strip()!r}")
         reading = read(body, names=[integral.group("var")], label=f"line {number}")
         return Task(text, "antiderivative", reading.tree, integral.group("var"), body,
                     [integral.group("var")]), pieces[1:]
+    said = re.match(r"(?i)\s*differentiate\s+(?!.*=)(?P<what>.+)$", text)
+    if said:
+        reading = read(said.group("what"), label=f"line {number}")
+        return _made(text, reading, said.group("what")), []
     cleaned = _ASK_BEFORE.sub("", _ASK_AFTER.sub("", text))
     pieces = split_equals(cleaned)
     first = read(pieces[0], label=f"line {number}") if pieces[0] else None
@@ -308,7 +314,12 @@ def _made(text: str, reading, expression: str, dependent: Optional[str] = None) 
     if wrt is None:
         raise CLIError(f"the task has several variables ({', '.join(names)}); write d/dx (…) "
                        f"to say which one to differentiate by")
-    return Task(text, "derivative", reading.tree, wrt, expression, names or [wrt], dependent)
+    if names and wrt not in names:
+        raise CLIError(f"the task differentiates by {wrt}, which it does not hold (its "
+                       f"variables: {', '.join(names)}); write d/d{names[0]} (…)")
+    # a constant task is a function of x all the same (its derivative is 0)
+    variables = names or [wrt]
+    return Task(text, "derivative", reading.tree, wrt, expression, variables, dependent)
 
 
 # --------------------------------------------------------------------------- the steps
@@ -328,6 +339,8 @@ class _Step:
     lhs: object = None
     rhs: object = None
     has_parts: bool = False
+    #: the names the line was read with, before y was put in
+    names: list = field(default_factory=list)
     #: an equation in y' read as the derivative it states (``y'/y = ln x + 1``)
     slope: bool = False
 
@@ -414,7 +427,7 @@ def _read_step(task: Task, number: int, text: str, relation: bool) -> _Step:
             derivatives[f"{PART}0"] = task.derivative
         step = _Step(line, relation, raw=tree, parts={k: v for k, v in parts.items()},
                      derivatives=derivatives, value=_substitute(tree, derivatives),
-                     has_parts=bool(parts))
+                     has_parts=bool(parts), names=list(reading.variables))
         line.verdict = ""
         return step
     except _Unreadable as why:
@@ -760,8 +773,8 @@ def _final(task: Task, last: _Step, timeout: float) -> Verdict:
 
     typed = last.line.text
     pieces, _, _ = _step_pieces(typed)
-    plain = len(pieces) == 1 and not last.has_parts and \
-        (task.dependent is None or task.dependent not in (E.free_variables(last.raw) or []))
+    plain = len(pieces) == 1 and not last.has_parts and not last.slope and \
+        all(n in task.variables for n in last.names)
     answer = pieces[0] if plain else read_as(last.value)
     try:
         if task.kind == "antiderivative":

@@ -129,3 +129,28 @@ def test_the_last_line_is_graded_as_tape_check_grades_it():
     doc = work.to_dict()
     assert doc["status"] == "correct" and doc["credit"] == {
         "steps": 1, "follows": 1, "carried": 0, "wrong": 0, "other": 0}
+
+
+@pytest.mark.parametrize("text", [
+    "d/dx (x^2)\n=", "d/dx (x^2)\n= d/dx[]", "d/dx (x^2)\n= ()'", "d/dx (x^2)\n'",
+    "d/dx (x^2)\n= \\frac{d}{dx} x^2", "d/dx (x^2)\n= d/dy[x^2]", "∫ x dx\n= ∫ x dx",
+    "d/dx (x^2)\n= nan", "d/dx(x^2)\n= (x^2)''", "f(x) = sin x\nf''(x) = -sin x",
+    "d/dx (x^2)\n= d/dx[x^2 sin x"])
+def test_lines_that_cannot_be_read_say_why(text):
+    work = check_work(text)
+    assert work.lines[-1].verdict == "unreadable" and work.lines[-1].reason
+    assert work.status == "unreadable"
+
+
+def test_a_y_in_the_steps_is_the_function():
+    work = check_work("y = e^x, find dy/dx\ny' = y")
+    assert work.status == "correct"
+    work = check_work("y = x^2, find dy/dx\n= 2y")
+    assert work.lines[0].verdict == "wrong"
+
+
+@pytest.mark.parametrize("text", ["d/dx (θ^2)\n= 2θ", "∫ dx\n= x", "f(x,y) = x y\n= y"])
+def test_tasks_that_cannot_be_checked_are_errors(text):
+    with pytest.raises(CLIError) as err:
+        check_work(text)
+    assert err.value.code == 2
