@@ -57,11 +57,14 @@ class Line:
     diagnosis: Optional[dict] = None
     counterexample: Optional[dict] = None
     notes: list = field(default_factory=list)
+    #: undecided because another plausible reading of the line gets another verdict
+    ambiguous: bool = False
 
     def to_dict(self) -> dict:
         return {"line": self.number, "text": self.text, "verdict": self.verdict,
                 "read_as": self.read_as, "reason": self.reason, "diagnosis": self.diagnosis,
-                "counterexample": self.counterexample, "notes": self.notes}
+                "counterexample": self.counterexample, "notes": self.notes,
+                "ambiguous": self.ambiguous}
 
 
 @dataclass
@@ -93,6 +96,17 @@ class WorkVerdict:
         return {"steps": len(verdicts), "follows": verdicts.count(FOLLOWS),
                 "carried": verdicts.count(CARRIED), "wrong": verdicts.count(WRONG),
                 "other": sum(v in (UNREADABLE, UNDECIDED_LINE) for v in verdicts)}
+
+    def score(self, carried: float = 0.0) -> float:
+        """Partial credit in [0, 1]: 1 for work that is ``correct``; otherwise the share of the
+        steps that follow, a line that follows from a wrong line counting ``carried`` (a
+        gradebook's ``carried:fraction``)."""
+        if self.status == "correct":
+            return 1.0
+        counts = self.credit()
+        if not counts["steps"]:
+            return 0.0
+        return (counts["follows"] + carried * counts["carried"]) / counts["steps"]
 
     def to_dict(self) -> dict:
         final = None
@@ -306,6 +320,20 @@ def _task(number: int, text: str) -> tuple[Task, list[str]]:
                    f"{text.strip()!r}")
 
 
+def _given(expression: str, wrt: Optional[str], antiderivative: bool) -> Task:
+    """The task given apart from the steps (a gradebook's ``expression`` column)."""
+    from ..expr import read
+
+    reading = read(expression, names=[wrt] if wrt else (), label="the task")
+    if antiderivative:
+        names = reading.variables
+        x = wrt or (names[0] if len(names) == 1 else "x")
+        return Task(expression, "antiderivative", reading.tree, x, expression, names or [x])
+    if wrt:
+        reading.wrt = wrt
+    return _made(expression, reading, expression)
+
+
 def _made(text: str, reading, expression: str, dependent: Optional[str] = None) -> Task:
     names = reading.variables
     wrt = reading.wrt or (names[0] if len(names) == 1 else None)
@@ -341,6 +369,8 @@ class _Step:
     has_parts: bool = False
     #: the names the line was read with, before y was put in
     names: list = field(default_factory=list)
+    #: ``(said, step)``: the line read another plausible way
+    others: list = field(default_factory=list)
     #: an equation in y' read as the derivative it states (``y'/y = ln x + 1``)
     slope: bool = False
 
@@ -370,7 +400,23 @@ def _step_pieces(text: str) -> tuple[list[str], bool, Optional[str]]:
     return pieces, True, None
 
 
-def _read_step(task: Task, number: int, text: str, relation: bool) -> _Step:
+def _other_readings(task: Task, number: int, text: str, working: str, notes) -> list:
+    """``(said, step)`` for each other plausible reading of the line (SPEC section 10's
+    ambiguous notation: ``1/2x``, ``e^2x``, ``x^1/2``, ``sin x/2``), read the other way."""
+    from .homework import ambiguous_readings
+
+    found = []
+    for r in ambiguous_readings(working, notes):
+        if r.typed not in text:
+            continue
+        step = _read_step(task, number, text.replace(r.typed, r.other, 1), False, other=True)
+        if step.line.verdict != UNREADABLE:
+            found.append((f"{r.typed!r} as {r.this} or {r.other}", step))
+    return found
+
+
+def _read_step(task: Task, number: int, text: str, relation: bool, other: bool = False
+               ) -> _Step:
     """One expression or equation side ``text`` of line ``number`` read, its parts
     differentiated."""
     from ..expr import read
@@ -398,7 +444,7 @@ def _read_step(task: Task, number: int, text: str, relation: bool) -> _Step:
             raise _Unreadable(f"tape has no rule to differentiate {read_as(task.tree)}")
         parts, derivatives = {}, {}
         for k, part_text in enumerate(part_texts, 1):
-            part = _read_step(task, number, part_text, False)
+            part = _read_step(task, number, part_text, False, other=True)
             if part.line.verdict == UNREADABLE:
                 raise _Unreadable(part.line.reason)
             d = derivative(part.value, [x])
@@ -428,6 +474,8 @@ def _read_step(task: Task, number: int, text: str, relation: bool) -> _Step:
         step = _Step(line, relation, raw=tree, parts={k: v for k, v in parts.items()},
                      derivatives=derivatives, value=_substitute(tree, derivatives),
                      has_parts=bool(parts), names=list(reading.variables))
+        if not relation and not other:
+            step.others = _other_readings(task, number, text, working, reading.notes)
         line.verdict = ""
         return step
     except _Unreadable as why:
@@ -541,7 +589,12 @@ def _judge(task: Task, steps: list[_Step], timeout: float) -> None:
         if line.verdict == UNREADABLE:
             continue
         verdict, diagnosis, rewrite = _step_verdict(task, form, previous, step, timeout)
-        if verdict.correct is None:
+        said = _ambiguous(task, form, previous, step, verdict, timeout)
+        if said:
+            line.verdict, line.ambiguous = UNDECIDED_LINE, True
+            line.reason = f"ambiguous: the verdict depends on how the line is read ({said})"
+            state = "unknown"
+        elif verdict.correct is None:
             line.verdict = UNDECIDED_LINE
             line.reason = verdict.reason or "the line could not be compared with the one before"
             state = "unknown"
@@ -567,6 +620,17 @@ def _judge(task: Task, steps: list[_Step], timeout: float) -> None:
         if (step.relation and line.verdict == UNDECIDED_LINE):
             continue
         previous = step
+
+
+def _ambiguous(task: Task, form, previous, step: _Step, verdict: Verdict, timeout: float
+               ) -> Optional[str]:
+    """What makes the line ambiguous when another plausible reading of it gets another
+    verdict, else None."""
+    for said, other in step.others:
+        again, _, _ = _step_verdict(task, form, previous, other, timeout)
+        if again.correct is not None and again.correct != verdict.correct:
+            return said
+    return None
 
 
 def _like_task(previous: Optional[_Step]) -> bool:
@@ -702,10 +766,13 @@ def _relation_diagnosis(previous: _Step, step: _Step, variables, x, at: dict,
 
 # --------------------------------------------------------------------------- the whole
 
-def check_work(text: str, *, timeout: float = 10.0) -> WorkVerdict:
+def check_work(text: str, *, task: Optional[str] = None, wrt: Optional[str] = None,
+               antiderivative: bool = False, timeout: float = 10.0) -> WorkVerdict:
     """Check a derivation line by line (SPEC section 12; module docstring). ``text``: the
-    task on the first line, one step per line after it (or LaTeX ``align*``). Raises
-    ``CLIError`` (exit 2) when there is no task or no step; a step that cannot be read is an
+    task on the first line, one step per line after it (or LaTeX ``align*``); or, with
+    ``task`` (the function, as ``tape check``'s EXPR; ``wrt`` and ``antiderivative`` as
+    there), the steps alone: a multi-line answer cell of a gradebook. Raises ``CLIError``
+    (exit 2) when there is no task or no step; a step that cannot be read is an
     ``unreadable`` line, not an error.
 
     >>> work = check_work("d/dx (x^2 sin x)\\n= 2x sin x + x^2 cos x")
@@ -717,16 +784,19 @@ def check_work(text: str, *, timeout: float = 10.0) -> WorkVerdict:
     if timeout is None or not timeout > 0:
         raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
     lines = _physical_lines(text)
-    if not lines:
-        raise CLIError("the derivation is empty: give the task on the first line and one step "
-                       "per line after it")
-    number, first = lines[0]
-    task, inline = _task(number, first)
+    if task is not None:
+        task, inline, number = _given(task, wrt, antiderivative), [], 0
+    else:
+        if not lines:
+            raise CLIError("the derivation is empty: give the task on the first line and one "
+                           "step per line after it")
+        (number, first), lines = lines[0], lines[1:]
+        task, inline = _task(number, first)
     from ..calculus.treediff import derivative
 
     if task.kind == "derivative":
         task.derivative = derivative(task.tree, [task.wrt])
-    steps = _steps(task, number, inline, lines[1:])
+    steps = _steps(task, number, inline, lines)
     if not steps:
         raise CLIError("the derivation has a task and no steps: write each step on its own "
                        "line after the task (= …, f'(x) = …)")
@@ -753,6 +823,8 @@ def _whole(task: Task, steps: list[_Step], timeout: float) -> WorkVerdict:
         work.status = "wrong"
     elif UNREADABLE in verdicts:
         work.status = "unreadable"
+    elif any(line.ambiguous for line in lines):
+        work.status = "ambiguous"
     elif UNDECIDED_LINE in verdicts:
         work.status = "undecided"
     elif final is not None and final.ambiguous:

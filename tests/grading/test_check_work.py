@@ -154,3 +154,20 @@ def test_tasks_that_cannot_be_checked_are_errors(text):
     with pytest.raises(CLIError) as err:
         check_work(text)
     assert err.value.code == 2
+
+
+def test_a_line_read_two_ways_with_two_verdicts_is_ambiguous():
+    work = check_work("d/dx (e^(2x))\n= 2e^2x")
+    line = work.lines[0]
+    assert line.verdict == "undecided" and line.ambiguous and "e^2x" in line.reason
+    assert work.status == "ambiguous"
+    # both readings wrong: simply wrong
+    assert check_work("d/dx (ln(2x))\n= 1/2x").status == "wrong"
+
+
+def test_a_cell_of_steps_with_the_task_given_apart():
+    work = check_work("= d/dx[x^2] d/dx[sin x]\n= 2x cos x", task="x^2 sin x")
+    assert [line.verdict for line in work.lines] == ["wrong", "follows from a wrong line"]
+    assert work.score() == 0.0 and work.score(carried=0.5) == pytest.approx(0.25)
+    assert check_work("x sin x + cos x + C", task="x cos x", antiderivative=True).score() == 1
+    assert check_work("2x y", task="x^2 y", wrt="x").status == "correct"
