@@ -21,7 +21,7 @@ from tape.calculus.derivatives import Points
 from tape.expr.record import Frozen, Record
 from tape.calculus.targets import Target
 
-EVERY_COMMAND = ["grad", "jacobian", "hessian", "diff", "check", "grade", "tangent", "taylor",
+EVERY_COMMAND = ["grad", "jacobian", "hessian", "diff", "check", "check-work", "grade", "tangent", "taylor",
                  "trace", "plot"]
 
 
