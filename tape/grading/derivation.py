@@ -277,6 +277,9 @@ class Task:
     variables: list
     dependent: Optional[str] = None
     derivative: object = None       # the derivative of ``tree`` (treediff), when it has one
+    #: stated as a function (``f(x) = …``, ``y = …``), so that the next lines may still
+    #: rewrite it; ``d/dx (…)`` asks for the derivative at once
+    stated: bool = False
 
     def to_dict(self) -> dict:
         return {"text": self.text, "kind": self.kind, "read_as": read_as(self.tree),
@@ -314,7 +317,9 @@ def _task(number: int, text: str) -> tuple[Task, list[str]]:
         if not reading.asks and reading.derivative_order is None:
             left = pieces[0].strip()
             dependent = left if re.fullmatch(r"[A-Za-z]", left) else None
-            return _made(text, reading, stated, dependent), pieces[2:]
+            task = _made(text, reading, stated, dependent)
+            task.stated = True
+            return task, pieces[2:]
     raise CLIError(f"line {number}: the first line must state the task: d/dx (x^2 sin x), "
                    f"f(x) = x^2 sin x, y = x^2 sin x, find dy/dx, or ∫ x cos x dx; got "
                    f"{text.strip()!r}")
@@ -371,6 +376,8 @@ class _Step:
     names: list = field(default_factory=list)
     #: ``(said, step)``: the line read another plausible way
     others: list = field(default_factory=list)
+    #: the line says it is the derivative (``f'(x) =``, ``y' =``, ``dy/dx =``)
+    labelled: bool = False
     #: an equation in y' read as the derivative it states (``y'/y = ln x + 1``)
     slope: bool = False
 
@@ -384,20 +391,21 @@ def _substitute(tree, values: dict):
     return E.fold(tree, visit)
 
 
-def _step_pieces(text: str) -> tuple[list[str], bool, Optional[str]]:
-    """The expressions of a step line and whether they form an equation (``ln y = x ln x``),
-    or a reason the line cannot be read."""
+def _step_pieces(text: str) -> tuple[list[str], bool, Optional[str], bool]:
+    """The expressions of a step line, whether they form an equation (``ln y = x ln x``), a
+    reason the line cannot be read, and whether a label says it is the derivative."""
     pieces = split_equals(text)
     if len(pieces) == 1:
-        return pieces, False, None
+        return pieces, False, None, False
     if not pieces[0]:
-        return pieces[1:], False, None
+        return pieces[1:], False, None, False
     label = _LABEL.match(pieces[0])
     if label:
         if label.group("primes") and len(label.group("primes")) > 1:
-            return [], False, "check-work takes first derivatives (a label with two primes)"
-        return pieces[1:], False, None
-    return pieces, True, None
+            return [], False, "check-work takes first derivatives (a label with two primes)", \
+                True
+        return pieces[1:], False, None, True
+    return pieces, True, None, False
 
 
 def _other_readings(task: Task, number: int, text: str, working: str, notes) -> list:
@@ -493,7 +501,7 @@ def _steps(task: Task, number: int, first: list[str], rest: list[tuple[int, str]
     steps = []
     lines = [(number, "=" + p) for p in first] + rest
     for number, text in lines:
-        pieces, relation, why = _step_pieces(text)
+        pieces, relation, why, labelled = _step_pieces(text)
         if why:
             steps.append(_Step(Line(number, text, UNREADABLE, reason=why)))
             continue
@@ -521,6 +529,7 @@ def _steps(task: Task, number: int, first: list[str], rest: list[tuple[int, str]
         for piece in pieces:
             step = _read_step(task, number, piece, False)
             step.line.text = piece if len(pieces) > 1 else text
+            step.labelled = labelled
             steps.append(step)
     return steps
 
@@ -659,7 +668,8 @@ def _step_verdict(task: Task, form, previous: Optional[_Step], step: _Step, time
         return _compare(step.value, mine, variables, [x], timeout), None, False
     if _like_task(previous):
         verdict = _compare(form, step.value, variables, [x], timeout)
-        if verdict.correct is False and not step.slope and previous is None:
+        if verdict.correct is False and previous is None and task.stated and \
+                not step.slope and not step.labelled:
             same = _compare(form, step.value, variables, [], timeout)
             if same.correct:
                 return same, None, True
@@ -844,7 +854,7 @@ def _final(task: Task, last: _Step, timeout: float) -> Verdict:
     from .homework import check
 
     typed = last.line.text
-    pieces, _, _ = _step_pieces(typed)
+    pieces = _step_pieces(typed)[0]
     plain = len(pieces) == 1 and not last.has_parts and not last.slope and \
         all(n in task.variables for n in last.names)
     answer = pieces[0] if plain else read_as(last.value)

@@ -171,3 +171,15 @@ def test_a_cell_of_steps_with_the_task_given_apart():
     assert work.score() == 0.0 and work.score(carried=0.5) == pytest.approx(0.25)
     assert check_work("x sin x + cos x + C", task="x cos x", antiderivative=True).score() == 1
     assert check_work("2x y", task="x^2 y", wrt="x").status == "correct"
+
+
+def test_the_function_itself_is_a_rewriting_only_where_the_task_states_a_function():
+    # h(x) = …: a line equal to h rewrites it; the next one is differentiated from that form
+    work = check_work("h(x) = 1/(3x^2 + 1)^2\n= (3x^2 + 1)^(-2)\nh'(x) = -12x (3x^2 + 1)^(-3)")
+    assert work.status == "correct"
+    # d/dx (…) asks for the derivative at once: the function itself is the wrong order
+    work = check_work("d/dx e^(x^2)\n= e^(x^2)")
+    assert work.lines[0].verdict == "wrong"
+    # a label says the line is the derivative
+    work = check_work("f(x) = e^(x^2)\nf'(x) = e^(x^2)")
+    assert work.lines[0].verdict == "wrong" and work.lines[0].diagnosis["kind"] == "chain rule"

@@ -111,6 +111,18 @@ f'(x) = 10x^4 + 21x^2 - 1"""),
     ("antiderivative", "OpenStax Calculus Vol. 1, 4.10, an antiderivative checked by differentiating",
      """∫ (3x^2 + 2x) dx
 = x^3 + x^2 + C"""),
+    ("chain e^(x^2)", "OpenStax Calculus Vol. 1, 3.9, the derivative of an exponential composite",
+     """f(x) = e^(x^2)
+f'(x) = e^(x^2) d/dx[x^2]
+= 2x e^(x^2)"""),
+    ("chain sin(x^2)", "Active Calculus, 2.5, the chain rule with a trigonometric outside",
+     """d/dx sin(x^2)
+= cos(x^2) · d/dx[x^2]
+= 2x cos(x^2)"""),
+    ("power of a power", "Guichard, Calculus, 3.1, simplifying a power before the power rule",
+     """d/dx ((x^2)^3)
+= d/dx[x^6]
+= 6x^5"""),
     ("exponent rules", "OpenStax Calculus Vol. 1, 3.3, rewriting a root as a power first",
      """d/dx (x^2 sqrt(x))
 = d/dx[x^(5/2)]
@@ -166,6 +178,10 @@ MUTANTS = [
     ("latex product", 3, [r"&= 3x^2 \cos x + x^3 \sin x \\",
                           r"&= x^2\left(3\cos x + x \sin x\right)"], "sign"),
     ("exponent rules", 2, ["= d/dx[x^(2/2)]", "= 1"], "exponent rule"),
+    ("chain e^(x^2)", 2, ["f'(x) = e^(x^2)", "= e^(x^2)"], "chain rule"),
+    ("chain sin(x^2)", 2, ["= cos(x^2)"], "chain rule"),
+    ("power of a power", 2, ["= d/dx[x^5]", "= 5x^4"], "exponent rule"),
+    ("chain (3x^2+1)^3", 4, ["= 9x (3x^2 + 1)^2"], "constant factor"),
 ]
 
 
