@@ -15,9 +15,14 @@ domain. A line that is not equal to the one before is ``wrong``; a line equal to
 ``follows from a wrong line``. What happened on a wrong line is named: the diagnosis of
 section 5 applied to a part that was differentiated on it (the student's derivative of that
 part is solved for from the line, the line being affine in it), else the algebra slip
-(``slips.py``). With ``y = …`` the lines of logarithmic or implicit differentiation (``ln y =
-x ln x``, ``y'/y = …``) are equations in y and y', true or not of the function. The last line
-is graded against the task by ``tape check`` itself.
+(``slips.py``). A task stated as a function (``f(x) = …``, ``y = …``) may be rewritten by the
+next unlabelled lines (``= (3x^2 + 1)^(-2)``): such a line follows when it equals the function,
+and the derivative is then diagnosed on that form. With ``y = …`` the lines of logarithmic
+differentiation are equations: in y alone (``ln y = x ln x``) true or not of the function; in
+y' (``y'/y = ln x + 1``) read as the derivative they state (the equation is affine in y').
+A line with another plausible reading (SPEC section 10) is compared under both, and is
+undecided, ambiguous, when the verdicts differ. The last line is graded against the task by
+``tape check`` itself.
 """
 from __future__ import annotations
 
@@ -140,7 +145,7 @@ _LABEL = re.compile(r"^\s*(?:(?P<name>[A-Za-z])(?P<primes>'+|′+)\s*(?:\(\s*[a-
 _OPEN = "([{"
 _CLOSE = ")]}"
 #: ``d/dx`` or ``\frac{d}{dx}`` in front of a part, the bracket after it opening the part
-_OPERATOR = re.compile(r"(?<![A-Za-z\\])(?:d/d(?P<v1>[a-z])|\\d?frac\s*\{\s*d\s*\}\s*"
+_OPERATOR = re.compile(r"(?:(?<![A-Za-z\\])d/d(?P<v1>[a-z])|\\d?frac\s*\{\s*d\s*\}\s*"
                        r"\{\s*d(?P<v2>[a-z])\s*\})\s*(?P<size>\\(?:left|bigl?|Bigl?|biggl?|"
                        r"Biggl?)\s*)?(?P<open>[(\[{]|\\\{)?")
 #: the derivative of the dependent name itself inside a line: y', dy/dx, \frac{dy}{dx}

@@ -142,7 +142,7 @@ def _variants(tree) -> Iterator[tuple[str, str, object]]:
         yield from _term_signs(tree, node)
     terms = _terms(tree)
     if len(terms) > 1:
-        for i, (sign, t) in enumerate(terms):
+        for i, (_, t) in enumerate(terms):
             yield ("missing term", f"the term {_text(t)} of the line before was dropped",
                    _sum(terms[:i] + terms[i + 1:]))
 
@@ -182,9 +182,9 @@ def _sign_slips(tree, node) -> Iterator[tuple[str, str, object]]:
 def _term_signs(tree, node) -> Iterator[tuple[str, str, object]]:
     """The sign of one term of a sum changed (a minus dropped or added)."""
     if isinstance(node, E.Binary) and node.op in _ADD:
-        yield ("sign", f"the sign of the term {_text(node.right)} changed: "
-                       f"{_text(node)} became {_text(E.Binary(_ADD[node.op], node.left, node.right))}",
-               _replaced(tree, node, E.Binary(_ADD[node.op], node.left, node.right)))
+        flipped = E.Binary(_ADD[node.op], node.left, node.right)
+        yield ("sign", f"the sign of the term {_text(node.right)} changed: {_text(node)} became "
+                       f"{_text(flipped)}", _replaced(tree, node, flipped))
     if isinstance(node, E.Unary) and node.op == "-":
         yield ("sign", f"a minus sign was lost: {_text(node)} became {_text(node.operand)}",
                _replaced(tree, node, node.operand))

@@ -183,3 +183,22 @@ def test_the_function_itself_is_a_rewriting_only_where_the_task_states_a_functio
     # a label says the line is the derivative
     work = check_work("f(x) = e^(x^2)\nf'(x) = e^(x^2)")
     assert work.lines[0].verdict == "wrong" and work.lines[0].diagnosis["kind"] == "chain rule"
+
+
+@pytest.mark.parametrize("text", [
+    "\\begin{align*}\nf(x) &= \\frac{\\sin x}{x} \\\\\nf'(x) &= \\frac{x\\cos x - \\sin x \\cdot 1}"
+    "{x^2} \\\\\n&= \\frac{x\\cos x - \\sin x}{x^2}\n\\end{align*}",
+    "\\frac{d}{dx}\\left[\\sqrt{x^2+1}\\right] = \\frac{1}{2\\sqrt{x^2+1}}\\cdot\\frac{d}{dx}"
+    "\\left[x^2+1\\right] = \\frac{x}{\\sqrt{x^2+1}}",
+    "y = (2x+1)^5 (x^3 - x + 1)^4, find dy/dx\nln y = 5 ln(2x + 1) + 4 ln(x^3 - x + 1)\n"
+    "y'/y = 10/(2x + 1) + 4(3x^2 - 1)/(x^3 - x + 1)\n"
+    "y' = (2x+1)^5 (x^3 - x + 1)^4 (10/(2x + 1) + 4(3x^2 - 1)/(x^3 - x + 1))",
+    "d/dx (x e^(-x^2))\n= e^(-x^2) + x e^(-x^2) (-2x)\n= e^(-x^2) (1 - 2x^2)",
+    "d/dx (ln(sqrt(x)))\n= d/dx[(1/2) ln x]\n= 1/(2x)",
+    "d/dx(arctan(x^2))\n= 1/(1 + (x^2)^2) · 2x\n= 2x/(1 + x^4)",
+    "f(x) = 3^x\nf'(x) = 3^x ln 3",
+    "y = sqrt(x) + 1/x, dy/dx\ndy/dx = \\frac{1}{2\\sqrt{x}} - \\frac{1}{x^2}",
+], ids=range(8))
+def test_more_right_work_in_textbook_notation(text):
+    work = check_work(text)
+    assert work.status == "correct", [(line.verdict, line.reason) for line in work.lines]
