@@ -383,6 +383,8 @@ class _Step:
     others: list = field(default_factory=list)
     #: the line says it is the derivative (``f'(x) =``, ``y' =``, ``dy/dx =``)
     labelled: bool = False
+    #: for the last line: ``tape check``'s verdict on it as the answer to the task
+    final: Optional[Verdict] = None
     #: an equation in y' read as the derivative it states (``y'/y = ln x + 1``)
     slope: bool = False
 
@@ -598,10 +600,19 @@ def _judge(task: Task, steps: list[_Step], timeout: float) -> None:
     previous: Optional[_Step] = None        # None: the task itself (or a rewriting of it)
     state = "right"                          # is the line before right, wrong or unknown?
     form = task.tree                         # the function as last rewritten
+    readable = [s for s in steps if s.line.verdict != UNREADABLE]
+    last = readable[-1] if readable else None
     for step in steps:
         line = step.line
         if line.verdict == UNREADABLE:
             continue
+        if step is last and state == "right" and _gradable(step):
+            # every line before follows from the task: the last one follows exactly when
+            # tape check accepts it as the answer, which is asked below anyway
+            step.final = _final(task, step, timeout)
+            if step.final.correct and not step.final.ambiguous:
+                line.verdict = FOLLOWS
+                continue
         verdict, diagnosis, rewrite = _step_verdict(task, form, previous, step, timeout)
         said = _ambiguous(task, form, previous, step, verdict, timeout)
         if said:
@@ -832,7 +843,7 @@ def _whole(task: Task, steps: list[_Step], timeout: float) -> WorkVerdict:
     elif last.has_parts:
         reason = "the last line still holds a derivative to take: the work is not finished"
     else:
-        final = _final(task, last, timeout)
+        final = last.final or _final(task, last, timeout)
     work = WorkVerdict(task.to_dict(), lines, "", first_wrong, final, reason)
     if WRONG in verdicts:
         work.status = "wrong"
@@ -851,6 +862,11 @@ def _whole(task: Task, steps: list[_Step], timeout: float) -> WorkVerdict:
     else:
         work.status = "undecided"
     return work
+
+
+def _gradable(step: _Step) -> bool:
+    """Can the line be graded as the answer (an expression with no derivative left to take)?"""
+    return not step.relation and not step.has_parts
 
 
 def _final(task: Task, last: _Step, timeout: float) -> Verdict:
