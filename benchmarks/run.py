@@ -1524,6 +1524,52 @@ def rows_pipeline(peers, quick):
 WORKLOADS["pipeline"] = rows_pipeline
 
 
+# ================================================================ check-work: a derivation, line by line
+#: six lines: the task and five steps, one of them still holding the parts to differentiate
+WORK_TEXT = """d/dx (x^2 sin(3x))
+= d/dx[x^2] sin(3x) + x^2 d/dx[sin(3x)]
+= 2x sin(3x) + x^2 cos(3x) · 3
+= 2x sin(3x) + 3x^2 cos(3x)
+= x(2 sin(3x) + 3x cos(3x))
+= 2x sin(3x) + 3x^2 cos(3x)
+"""
+
+
+def rows_check_work(peers, quick):
+    """`tape check-work` of a six-line derivation (every line compared with the one before,
+    the last graded as tape check grades it), whole process, against tape grad's cold start
+    in the same rounds. Goal: <= 2.5x (issue 42). The verdict printed is checked."""
+    exe, why = tape_cli()
+    row = Row("check-work", "tape check-work, a six-line derivation (plain, whole process)",
+              None, lambda v: None, ref_what=f'tape grad "{W7_EXPR}" --at 0.5 (cold start)',
+              goal=max_ratio(2.5), tape_skip=why)
+
+    def measure():
+        tmp = Path(tempfile.mkdtemp(prefix="tape-bench-"))
+        try:
+            path = tmp / "work.txt"
+            path.write_text(WORK_TEXT)
+            cmds = {"ref": [exe, "grad", W7_EXPR, "--at", "0.5"],
+                    "tape": [exe, "check-work", str(path)]}
+            for k, cmd in cmds.items():           # one untimed run each: disk cache and checks
+                p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+                if k == "tape":
+                    lines = p.stdout.splitlines()
+                    assert p.returncode == 0 and lines[-1] == "verdict: correct" and \
+                        sum(line.endswith(": follows") for line in lines) == 5, \
+                        f"exit {p.returncode}: {p.stdout[-300:]!r} {p.stderr[-200:]!r}"
+                else:
+                    assert W7_EXPECTED in p.stdout.split(), p.stdout
+            return time_commands(cmds, 3 if quick else 9)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    if exe:
+        row.measure_times = measure
+    return [row]
+
+
+WORKLOADS["check-work"] = rows_check_work
 GOALS_NOTE = {   # the peer table of issue 7, for the README; the goals themselves live in the rows
     "W1": "jax-jit 16 us; torch 243 us", "W2": "tf.function 2.5 us/op; torch 14.5 us/op",
     "W3": "torch 46 ms; NumPy 74 ms", "W4": "torch 17.7 ms; backprop 14.9 ms",

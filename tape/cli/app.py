@@ -43,6 +43,7 @@ COMMANDS = [
     ("hessian", "hessian"),
     ("diff", "diff"),
     ("check", "check"),
+    ("check_work", "check-work"),
     ("grade", "grade"),
     ("tangent", "tangent"),
     ("taylor", "taylor"),
@@ -63,7 +64,9 @@ COMMAND_MODULES = {name: module for module, name in COMMANDS}
 
 def command_function(name: str):
     """The function behind command ``name`` (imports its module)."""
-    return getattr(import_module(f"{__package__}.commands.{COMMAND_MODULES[name]}"), name)
+    # a command named with a hyphen (check-work) is the function with an underscore
+    return getattr(import_module(f"{__package__}.commands.{COMMAND_MODULES[name]}"),
+                   name.replace("-", "_"))
 
 
 class PlainValues:

@@ -21,8 +21,8 @@ from tape.calculus.derivatives import Points
 from tape.expr.record import Frozen, Record
 from tape.calculus.targets import Target
 
-EVERY_COMMAND = ["grad", "jacobian", "hessian", "diff", "check", "grade", "tangent", "taylor",
-                 "trace", "plot"]
+EVERY_COMMAND = ["grad", "jacobian", "hessian", "diff", "check", "check-work", "grade",
+                 "tangent", "taylor", "trace", "plot"]
 
 
 def modules_of(code: str) -> set[str]:
