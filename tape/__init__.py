@@ -33,7 +33,7 @@ from .engine.ops.reduce import *  # noqa: F401,F403
 from .engine.registry import NoGradient, NotDifferentiable, RegisterGradient, primitive
 from .engine.tape import GradientTape, UnconnectedGradients, nested_tapes
 from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor
-from .engine.tensor import UntrackedConversionWarning
+from .engine.tensor import NotDifferentiableError, UntrackedConversionWarning
 
 __version__ = "0.1.0"
 

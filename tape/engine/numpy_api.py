@@ -1,0 +1,513 @@
+"""NumPy's functions with NumPy's own arguments, written with tape ops.
+
+Each function here takes what its NumPy namesake takes (``axis``, ``keepdims``, ``offset``,
+``ddof``...) and composes the engine's ops, so its gradient, forward and Taylor rules are those of
+the ops, to any order. ``numpy_dispatch`` maps the NumPy callables to them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .ops import array as A, cast as C, math as M, reduce as R
+from .tensor import Tensor, convert_to_tensor, not_differentiable
+
+
+def no_out(out):
+    if out is not None:
+        raise TypeError("out= is not supported for tape tensors (tensors are immutable)")
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """``np.diagonal``: axes ``axis1`` and ``axis2`` removed, their diagonal ``offset`` last."""
+    x = convert_to_tensor(a)
+    if x.ndim < 2:
+        raise ValueError(f"diagonal: needs at least 2 dimensions, got shape {tuple(x.shape)}")
+    i, j = axis1 % x.ndim, axis2 % x.ndim
+    if i == j:
+        raise ValueError("diagonal: axis1 and axis2 cannot be the same")
+    rest = [k for k in range(x.ndim) if k not in (i, j)]
+    moved = A.transpose(x, rest + [i, j])
+    n, m, k = x.shape[i], x.shape[j], int(offset)
+    rows = np.arange(max(0, min(n, m - k) if k >= 0 else min(n + k, m)))
+    if k >= 0:
+        return A.getitem(moved, (Ellipsis, rows, rows + k))
+    return A.getitem(moved, (Ellipsis, rows - k, rows))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """``np.trace``: the sum of ``diagonal(a, offset, axis1, axis2)``."""
+    no_out(out)
+    total = R.reduce_sum(diagonal(a, offset, axis1, axis2), axis=-1)
+    return total if dtype is None else C.cast(total, dtype)
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def _t(x):
+    return convert_to_tensor(x)
+
+
+def _value(x):
+    return x._value if isinstance(x, Tensor) else np.asarray(x)
+
+
+def _flat(x):
+    return A.reshape(x, (-1,))
+
+
+def gathered(x, index_of):
+    """``x`` rearranged as ``index_of`` rearranges an array of flat positions: the NumPy
+    function that moves, copies or drops elements (``np.roll``, ``np.repeat``, ``np.rot90``...)
+    applied to ``np.arange(x.size)``, then one gather, whose gradient is the matching scatter."""
+    x = _t(x)
+    index = np.asarray(index_of(np.arange(x.size).reshape(x.shape)))
+    if index.shape == x.shape and np.array_equal(index.reshape(-1), np.arange(x.size)):
+        return x
+    return A.getitem(_flat(x), index)
+
+
+def _axis(axis, ndim):
+    axis = int(axis)
+    if not -ndim <= axis < max(ndim, 1):
+        raise np.exceptions.AxisError(axis, ndim)
+    return axis % max(ndim, 1)
+
+
+# -- statistics --------------------------------------------------------------------------------
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
+    """``np.var``: the mean squared deviation (squared modulus for complex values), divided by
+    ``N - ddof``."""
+    no_out(out)
+    x = _t(a)
+    if dtype is not None:
+        x = C.cast(x, dtype)
+    axes = A.reduction_axes(axis, x.ndim, "var")
+    n = x.size if axes is None else int(np.prod([x.shape[i] for i in axes]))
+    d = x - R.reduce_mean(x, axis=axes, keepdims=True)
+    squared = C.real(d * C.conj(d)) if x.dtype.is_complex else d * d
+    return R.reduce_sum(squared, axis=axes, keepdims=bool(keepdims)) / max(n - ddof, 0)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
+    return M.sqrt(var(a, axis, dtype, out, ddof, keepdims))
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
+    no_out(out)
+    res = R.reduce_mean(a, axis=axis, keepdims=bool(keepdims))
+    return res if dtype is None else C.cast(res, dtype)
+
+
+# -- elementwise -------------------------------------------------------------------------------
+def logaddexp(a, b):
+    """``log(exp(a) + exp(b))`` with NumPy's broadcasting."""
+    a, b = _t(a), _t(b)
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    return R.reduce_logsumexp(A.stack([A.broadcast_to(a, shape), A.broadcast_to(b, shape)]), axis=0)
+
+
+def logaddexp2(a, b):
+    return logaddexp(M.multiply(a, _LN2), M.multiply(b, _LN2)) / _LN2
+
+
+_LN2 = float(np.log(2.0))
+
+
+def sinc(x):
+    """``sin(pi x) / (pi x)``, 1 at 0 (where the series 1 - (pi x)^2 / 6 gives the slopes)."""
+    x = _t(x)
+    near = np.abs(x._value) < 1e-4
+    if not near.any():
+        px = M.multiply(x, np.pi)
+        return M.sin(px) / px
+    px = M.multiply(A.where(near, 1.0, x), np.pi)
+    p2 = M.square(M.multiply(A.where(near, x, 0.0), np.pi))
+    return A.where(near, 1.0 - p2 / 6.0 + M.square(p2) / 120.0, M.sin(px) / px)
+
+
+def deg2rad(x):
+    return M.multiply(x, np.pi / 180.0)
+
+
+def rad2deg(x):
+    return M.multiply(x, 180.0 / np.pi)
+
+
+def real_if_close(a, tol=100):
+    x = _t(a)
+    if not x.dtype.is_complex:
+        return x
+    limit = tol * np.finfo(x._value.dtype).eps if tol > 1 else tol
+    return C.real(x) if np.all(np.abs(x._value.imag) < limit) else x
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """Non-finite values replaced by constants (gradient 0 there, 1 elsewhere)."""
+    x = _t(x)
+    if x.dtype.is_complex:
+        return M.complex_(nan_to_num(C.real(x), copy, nan, posinf, neginf),
+                          nan_to_num(C.imag(x), copy, nan, posinf, neginf))
+    v = x._value
+    if v.dtype.kind != "f" or np.all(np.isfinite(v)):
+        return x
+    fixed = np.nan_to_num(v, nan=nan, posinf=posinf, neginf=neginf)
+    return A.where(np.isfinite(v), x, fixed)
+
+
+# -- rearranging ---------------------------------------------------------------------------------
+def repeat(a, repeats, axis=None):
+    return gathered(a, lambda i: np.repeat(i, repeats, axis))
+
+
+def roll(a, shift, axis=None):
+    return gathered(a, lambda i: np.roll(i, shift, axis))
+
+
+def flip(m, axis=None):
+    return gathered(m, lambda i: np.flip(i, axis))
+
+
+def flipud(m):
+    return gathered(m, np.flipud)
+
+
+def fliplr(m):
+    return gathered(m, np.fliplr)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    return gathered(m, lambda i: np.rot90(i, k, axes))
+
+
+def sort(a, axis=-1, kind=None, order=None):
+    x = _t(a)
+    if axis is None:
+        x, axis = _flat(x), 0
+    order_ = np.argsort(x._value, axis=axis, kind=kind)
+    return gathered(x, lambda i: np.take_along_axis(i, order_, axis))
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    x = _t(a)
+    if axis is None:
+        x, axis = _flat(x), 0
+    order_ = np.argpartition(x._value, kth, axis=axis, kind=kind)
+    return gathered(x, lambda i: np.take_along_axis(i, order_, axis))
+
+
+def take_along_axis(arr, indices, axis):
+    x = _t(arr)
+    if axis is None:
+        x, axis = _flat(x), 0
+    return gathered(x, lambda i: np.take_along_axis(i, _value(indices), axis))
+
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    no_out(out)
+    return gathered(a, lambda i: np.take(i, _value(indices), axis, mode=mode))
+
+
+def moveaxis(a, source, destination):
+    x = _t(a)
+    perm = np.moveaxis(np.empty(tuple(range(1, x.ndim + 1)), np.int8), source, destination).shape
+    return A.transpose(x, [p - 1 for p in perm])
+
+
+def swapaxes(a, axis1, axis2):
+    x = _t(a)
+    perm = list(range(x.ndim))
+    i, j = _axis(axis1, x.ndim), _axis(axis2, x.ndim)
+    perm[i], perm[j] = perm[j], perm[i]
+    return A.transpose(x, perm)
+
+
+def rollaxis(a, axis, start=0):
+    x = _t(a)
+    perm = np.rollaxis(np.empty(tuple(range(1, x.ndim + 1)), np.int8), axis, start).shape
+    return A.transpose(x, [p - 1 for p in perm])
+
+
+def transpose(a, axes=None):
+    return A.transpose(a, axes)
+
+
+def tri_masked(m, k, lower):
+    x = _t(m)
+    rows, cols = x.shape[-2:] if x.ndim >= 2 else (x.shape[0], x.shape[0])
+    mask = np.tri(rows, cols, k, dtype=bool)
+    if not lower:
+        mask = ~np.tri(rows, cols, k - 1, dtype=bool)
+    return A.where(mask, x, np.zeros((), x._value.dtype))
+
+
+def tril(m, k=0):
+    return tri_masked(m, k, True)
+
+
+def triu(m, k=0):
+    return tri_masked(m, k, False)
+
+
+def diag(v, k=0):
+    """``np.diag``: the ``k``-th diagonal of a matrix, or a matrix with ``v`` on it."""
+    x = _t(v)
+    if x.ndim == 2:
+        return diagonal(x, k)
+    if x.ndim != 1:
+        raise ValueError("diag: input must be 1-D or 2-D")
+    n = x.shape[0] + abs(int(k))
+    rows = np.arange(x.shape[0]) + max(-int(k), 0)
+    cols = np.arange(x.shape[0]) + max(int(k), 0)
+    return A.scatter_into(x, shape=(n, n), key=(rows, cols))
+
+
+def diagflat(v, k=0):
+    return diag(_flat(_t(v)), k)
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    x = _t(array)
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64).reshape(-1, 2)
+                             if np.ndim(pad_width) > 1 else np.asarray(pad_width, dtype=np.int64),
+                             (x.ndim, 2))
+    if callable(mode):
+        raise not_differentiable("numpy.pad with a function as mode")
+    if mode == "constant":
+        values = kwargs.get("constant_values", 0)
+        if np.ndim(values) == 0 and not isinstance(values, Tensor):
+            return A.pad(x, widths.tolist(), constant_values=values)
+        inner = A.pad(x, widths.tolist(), constant_values=0)
+        edges = np.pad(np.zeros(x.shape, x._value.dtype), widths, mode="constant",
+                       constant_values=_value(values))
+        return inner + edges
+    if mode in ("edge", "reflect", "symmetric", "wrap"):
+        return gathered(x, lambda i: np.pad(i, widths, mode=mode, **kwargs))
+    raise not_differentiable(f"numpy.pad with mode={mode!r}",
+                             "use mode 'constant', 'edge', 'reflect', 'symmetric' or 'wrap'")
+
+
+# -- joining and splitting ---------------------------------------------------------------------
+def atleast_1d(*arys):
+    out = [A.reshape(a, (1,)) if np.ndim(a) == 0 else _t(a) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+    out = []
+    for a in arys:
+        a = _t(a)
+        out.append(A.reshape(a, (1, 1)) if a.ndim == 0 else A.reshape(a, (1,) + tuple(a.shape))
+                   if a.ndim == 1 else a)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*arys):
+    out = []
+    for a in arys:
+        a = _t(a)
+        shape = tuple(a.shape)
+        new = {0: (1, 1, 1), 1: (1,) + shape + (1,), 2: shape + (1,)}.get(a.ndim, shape)
+        out.append(A.reshape(a, new))
+    return out[0] if len(out) == 1 else out
+
+
+def _as_list(result):
+    return result if isinstance(result, list) else [result]
+
+
+def concatenate(arrays, axis=0, out=None, dtype=None, **kw):
+    no_out(out)
+    arrays = [_t(a) for a in arrays]
+    if axis is None:
+        return A.concat([_flat(x) for x in arrays], 0)
+    return A.concat(arrays, axis)
+
+
+def vstack(tup, **kw):
+    return A.concat(_as_list(atleast_2d(*tup)), 0)
+
+
+def hstack(tup, **kw):
+    arrs = _as_list(atleast_1d(*tup))
+    return A.concat(arrs, 0 if arrs[0].ndim == 1 else 1)
+
+
+def dstack(tup):
+    return A.concat(_as_list(atleast_3d(*tup)), 2)
+
+
+def column_stack(tup):
+    cols = []
+    for a in tup:
+        a = _t(a)
+        cols.append(A.reshape(a, (-1, 1)) if a.ndim < 2 else a)
+    return A.concat(cols, 1)
+
+
+def append(arr, values, axis=None):
+    if axis is None:
+        return A.concat([_flat(_t(arr)), _flat(_t(values))], 0)
+    return A.concat([_t(arr), _t(values)], axis)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    x = _t(ary)
+    axis = _axis(axis, x.ndim)
+    n = x.shape[axis]
+    if np.ndim(indices_or_sections) == 0:
+        sections = int(indices_or_sections)
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        each, extra = divmod(n, sections)
+        sizes = [each + 1] * extra + [each] * (sections - extra)
+        bounds = np.concatenate([[0], np.cumsum(sizes)])
+    else:
+        bounds = np.concatenate([[0], np.asarray(indices_or_sections, dtype=np.int64), [n]])
+    lead = (slice(None),) * axis
+    return [A.getitem(x, lead + (slice(int(lo), int(hi)),)) for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def split(ary, indices_or_sections, axis=0):
+    x = _t(ary)
+    if np.ndim(indices_or_sections) == 0 and x.shape[_axis(axis, x.ndim)] % int(indices_or_sections):
+        raise ValueError("array split does not result in an equal division")
+    return array_split(x, indices_or_sections, axis)
+
+
+def vsplit(ary, indices_or_sections):
+    if np.ndim(ary) < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return split(ary, indices_or_sections, 0)
+
+
+def hsplit(ary, indices_or_sections):
+    if np.ndim(ary) == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(ary, indices_or_sections, 1 if np.ndim(ary) > 1 else 0)
+
+
+def dsplit(ary, indices_or_sections):
+    if np.ndim(ary) < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(ary, indices_or_sections, 2)
+
+
+def select(condlist, choicelist, default=0):
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    result = _t(default)
+    for cond, choice in reversed(list(zip(condlist, choicelist))):
+        result = A.where(np.asarray(_value(cond), dtype=bool), choice, result)
+    shape = np.broadcast_shapes(*[np.shape(c) for c in condlist], *[np.shape(c) for c in choicelist])
+    return result if tuple(result.shape) == shape else A.broadcast_to(result, shape)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    start, stop = _t(start), _t(stop)
+    num = int(num)
+    div = (num - 1) if endpoint else num
+    shape = np.broadcast_shapes(start.shape, stop.shape)
+    steps = np.arange(num, dtype=np.float64).reshape((-1,) + (1,) * len(shape))
+    delta = stop - start
+    step = delta / div if div > 0 else delta * np.nan
+    y = start + (steps / div if div > 0 else steps * 0.0) * delta
+    if endpoint and num > 1:
+        last = (np.arange(num) == num - 1).reshape((-1,) + (1,) * len(shape))
+        y = A.where(last, A.broadcast_to(stop, shape), y)
+    if axis != 0:
+        y = moveaxis(y, 0, axis)
+    if dtype is not None:
+        y = C.cast(y, dtype)
+    return (y, step) if retstep else y
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """``np.gradient`` with scalar spacings: central differences inside, one-sided at the
+    edges (first or second order, as ``edge_order``)."""
+    x = _t(f)
+    axes = list(range(x.ndim)) if axis is None else [_axis(a, x.ndim) for a in np.atleast_1d(axis)]
+    spacing = list(varargs) or [1.0]
+    if len(spacing) == 1:
+        spacing = spacing * len(axes)
+    if len(spacing) != len(axes) or any(np.ndim(h) != 0 for h in spacing):
+        raise not_differentiable("numpy.gradient with coordinate arrays",
+                                 "give scalar spacings")
+    out = []
+    for ax, h in zip(axes, spacing):
+        h = float(_value(h))
+        n = x.shape[ax]
+        if n < edge_order + 1:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, "
+                             "at least (edge_order + 1) elements are required.")
+
+        def part(sl):
+            return A.getitem(x, (slice(None),) * ax + (sl,))
+
+        inner = (part(slice(2, None)) - part(slice(None, -2))) / (2.0 * h)
+        if edge_order == 1:
+            first = (part(slice(1, 2)) - part(slice(0, 1))) / h
+            last = (part(slice(-1, None)) - part(slice(-2, -1))) / h
+        else:
+            first = (-1.5 * part(slice(0, 1)) + 2.0 * part(slice(1, 2)) - 0.5 * part(slice(2, 3))) / h
+            last = (0.5 * part(slice(-3, -2)) - 2.0 * part(slice(-2, -1)) + 1.5 * part(slice(-1, None))) / h
+        out.append(A.concat([first, inner, last], ax))
+    return out[0] if len(out) == 1 else out
+
+
+def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+    x = _t(a)
+    axis = _axis(axis, x.ndim)
+    parts = []
+    if prepend is not np._NoValue:
+        p = _t(prepend)
+        if p.ndim == 0:
+            shape = list(x.shape)
+            shape[axis] = 1
+            p = A.broadcast_to(p, shape)
+        parts.append(p)
+    parts.append(x)
+    if append is not np._NoValue:
+        q = _t(append)
+        if q.ndim == 0:
+            shape = list(x.shape)
+            shape[axis] = 1
+            q = A.broadcast_to(q, shape)
+        parts.append(q)
+    if len(parts) > 1:
+        x = A.concat(parts, axis)
+    lead = (slice(None),) * axis
+    for _ in range(int(n)):
+        x = A.getitem(x, lead + (slice(1, None),)) - A.getitem(x, lead + (slice(None, -1),))
+    return x
+
+
+def kron(a, b):
+    a, b = _t(a), _t(b)
+    nd = max(a.ndim, b.ndim)
+    sa = (1,) * (nd - a.ndim) + tuple(a.shape)
+    sb = (1,) * (nd - b.ndim) + tuple(b.shape)
+    ea = A.reshape(a, tuple(v for n in sa for v in (n, 1)))
+    eb = A.reshape(b, tuple(v for n in sb for v in (1, n)))
+    return A.reshape(M.multiply(ea, eb), tuple(p * q for p, q in zip(sa, sb)))
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = moveaxis(_t(a), axisa, -1), moveaxis(_t(b), axisb, -1)
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n"
+                         "(dimension must be 2 or 3)")
+
+    def comp(v, i):
+        return A.getitem(v, (Ellipsis, i)) if i < v.shape[-1] else None
+
+    a0, a1, a2 = (comp(a, i) for i in range(3))
+    b0, b1, b2 = (comp(b, i) for i in range(3))
+    z = a0 * b1 - a1 * b0
+    if a2 is None and b2 is None:
+        return z
+    x = (a1 * b2 if b2 is not None else 0.0) - (a2 * b1 if a2 is not None else 0.0)
+    y = (a2 * b0 if a2 is not None else 0.0) - (a0 * b2 if b2 is not None else 0.0)
+    shape = np.broadcast_shapes(*[np.shape(c) for c in (x, y, z)])
+    out = A.stack([A.broadcast_to(c, shape) for c in (x, y, z)], axis=-1)
+    return moveaxis(out, -1, axisc)

@@ -1,0 +1,142 @@
+"""NumPy functions with NumPy's own arguments: values equal NumPy's, gradients (to second order,
+through nested tapes) equal finite differences. Issue 37's list of functions without rules."""
+import numpy as np
+import pytest
+
+import tape
+from _gradcheck import check
+
+rng = np.random.default_rng(37)
+
+
+def U(shape, lo=-1.5, hi=1.5):
+    return rng.uniform(lo, hi, shape)
+
+
+CASES = {
+    "var": (lambda a: np.var(a), [(3, 4)]),
+    "var axis ddof keepdims": (lambda a: np.var(a, axis=1, ddof=1, keepdims=True), [(3, 4)]),
+    "std axis": (lambda a: np.std(a, axis=0), [(3, 4)]),
+    "std ddof tuple axis": (lambda a: np.std(a, axis=(0, 2), ddof=1), [(2, 3, 4)]),
+    "mean dtype": (lambda a: np.mean(a, axis=-1, keepdims=True), [(2, 3)]),
+    "kron": (lambda a, b: np.kron(a, b), [(2, 3), (3, 2)]),
+    "kron 1-d 2-d": (lambda a, b: np.kron(a, b), [(3,), (2, 2)]),
+    "cross 3": (lambda a, b: np.cross(a, b), [(4, 3), (3,)]),
+    "cross 3 and 3 broadcast": (lambda a, b: np.cross(a, b), [(2, 1, 3), (4, 3)]),
+    "cross 2": (lambda a, b: np.cross(a, b), [(4, 2), (4, 2)]),
+    "cross 2 and 3": (lambda a, b: np.cross(a, b), [(2,), (3,)]),
+    "cross axis": (lambda a, b: np.cross(a, b, axisa=0, axisb=0, axisc=0), [(3, 2), (3, 2)]),
+    "logaddexp2": (lambda a, b: np.logaddexp2(a, b), [(2, 3), (3,)]),
+    "logaddexp shapes": (lambda a: np.logaddexp(0, a), [(2, 3)]),
+    "sinc": (lambda a: np.sinc(a), [(5,)]),
+    "deg2rad": (lambda a: np.deg2rad(a) + np.radians(a), [(3,)]),
+    "rad2deg": (lambda a: np.rad2deg(a) + np.degrees(a), [(3,)]),
+    "nan_to_num": (lambda a: np.nan_to_num(a), [(3,)]),
+    "repeat": (lambda a: np.repeat(a, 2, axis=1), [(2, 3)]),
+    "repeat list": (lambda a: np.repeat(a, [1, 0, 3]), [(3,)]),
+    "gradient": (lambda a: np.gradient(a), [(5,)]),
+    "gradient 2-d": (lambda a: np.stack(np.gradient(a, 0.5, edge_order=2)), [(4, 5)]),
+    "moveaxis": (lambda a: np.moveaxis(a, 0, -1), [(2, 3, 4)]),
+    "swapaxes": (lambda a: np.swapaxes(a, 0, 2), [(2, 3, 4)]),
+    "rollaxis": (lambda a: np.rollaxis(a, 2, 1), [(2, 3, 4)]),
+    "diff": (lambda a: np.diff(a, n=2, axis=0), [(4, 3)]),
+    "diff prepend": (lambda a: np.diff(a, prepend=0.5, append=a[..., :1]), [(2, 3)]),
+    "pad constant": (lambda a: np.pad(a, ((1, 2), (0, 1)), constant_values=3.0), [(2, 3)]),
+    "pad reflect": (lambda a: np.pad(a, 2, mode="reflect"), [(3, 4)]),
+    "pad edge": (lambda a: np.pad(a, (1, 2), mode="edge"), [(4,)]),
+    "pad wrap": (lambda a: np.pad(a, 1, mode="wrap"), [(3, 3)]),
+    "tril": (lambda a: np.tril(a, -1), [(3, 4)]),
+    "triu": (lambda a: np.triu(a, 1), [(2, 3, 3)]),
+    "partition": (lambda a: np.partition(a, 2), [(2, 5)]),
+    "diag k": (lambda a: np.diag(a, 1), [(3, 3)]),
+    "diag 1-d": (lambda a: np.diag(a, -2), [(3,)]),
+    "diagonal": (lambda a: np.diagonal(a, 1, 1, 2), [(2, 3, 4)]),
+    "trace offset": (lambda a: np.trace(a, offset=-1), [(3, 3)]),
+    "trace axes": (lambda a: np.trace(a, 1, axis1=2, axis2=0), [(3, 2, 4)]),
+    "sort": (lambda a: np.sort(a, axis=0), [(4, 3)]),
+    "sort none": (lambda a: np.sort(a, axis=None), [(2, 3)]),
+    "roll": (lambda a: np.roll(a, 2), [(2, 3)]),
+    "roll axes": (lambda a: np.roll(a, (1, -1), axis=(0, 1)), [(2, 3)]),
+    "flipud": (lambda a: np.flipud(a), [(2, 3)]),
+    "fliplr": (lambda a: np.fliplr(a), [(2, 3)]),
+    "rot90": (lambda a: np.rot90(a, 3), [(2, 3)]),
+    "atleast_2d": (lambda a: np.atleast_2d(a), [(3,)]),
+    "atleast_3d": (lambda a: np.atleast_3d(a), [(2, 3)]),
+    "vstack": (lambda a, b: np.vstack([a, b]), [(3,), (2, 3)]),
+    "hstack": (lambda a, b: np.hstack([a, b, np.ones(2)]), [(2,), (3,)]),
+    "column_stack": (lambda a, b: np.column_stack([a, b]), [(3,), (3, 2)]),
+    "dstack": (lambda a, b: np.dstack([a, b]), [(2, 3), (2, 3)]),
+    "split": (lambda a: np.split(a, [1, 3], axis=1)[1], [(2, 4)]),
+    "array_split": (lambda a: np.array_split(a, 3)[0], [(5,)]),
+    "vsplit": (lambda a: np.vsplit(a, 2)[1], [(4, 2)]),
+    "hsplit": (lambda a: np.hsplit(a, 2)[0], [(2, 4)]),
+    "dsplit": (lambda a: np.dsplit(a, [1])[1], [(2, 2, 3)]),
+    "append": (lambda a, b: np.append(a, b), [(2, 2), (3,)]),
+    "append axis": (lambda a, b: np.append(a, b, axis=0), [(2, 2), (1, 2)]),
+    "select": (lambda a, b: np.select([np.array([True, False, False]), np.array([False, True, False])],
+                                      [a, b], default=-1.0), [(3,), (3,)]),
+    "linspace": (lambda a, b: np.linspace(a, b, 5), [(), ()]),
+    "linspace arrays": (lambda a, b: np.linspace(a, b, 4, endpoint=False, axis=1), [(2,), (2,)]),
+    "flip": (lambda a: np.flip(a, 1), [(2, 3)]),
+    "take": (lambda a: np.take(a, [2, 0, 2]), [(2, 2)]),
+}
+
+
+@pytest.mark.filterwarnings("ignore:Arrays of 2-dimensional vectors:DeprecationWarning")
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_value_and_second_order_gradient(name):
+    f, shapes = CASES[name]
+    args = [U(s) for s in shapes]
+    out = f(*[tape.constant(a) for a in args])
+    assert isinstance(out, tape.Tensor), type(out)
+    np.testing.assert_allclose(out.numpy(), f(*args), rtol=1e-12, atol=1e-13)
+    check(f, args, label=name)
+
+
+def test_sinc_at_zero_has_numpys_value_and_the_series_slopes():
+    x = tape.constant([0.0, 1e-6])
+    with tape.GradientTape() as t2:
+        t2.watch(x)
+        with tape.GradientTape() as t1:
+            t1.watch(x)
+            y = np.sinc(x)
+        g = t1.gradient(y, x)
+    h = t2.gradient(g, x)
+    np.testing.assert_allclose(y.numpy(), np.sinc([0.0, 1e-6]))
+    np.testing.assert_allclose(g.numpy(), [0.0, -np.pi ** 2 / 3 * 1e-6], atol=1e-12)
+    np.testing.assert_allclose(h.numpy(), [-np.pi ** 2 / 3] * 2, rtol=1e-6)
+
+
+def test_nan_to_num_passes_the_gradient_only_where_finite():
+    x = tape.constant([1.0, np.nan, np.inf, -np.inf])
+    with tape.GradientTape() as t:
+        t.watch(x)
+        y = np.nan_to_num(x, posinf=5.0)
+    np.testing.assert_array_equal(y.numpy(), np.nan_to_num(x.numpy(), posinf=5.0))
+    np.testing.assert_array_equal(t.gradient(y, x).numpy(), [1.0, 0.0, 0.0, 0.0])
+
+
+def test_real_if_close_drops_a_tiny_imaginary_part():
+    z = tape.constant(np.array([1.0 + 1e-20j, 2.0]))
+    assert np.real_if_close(z).dtype == tape.float64
+    assert np.real_if_close(tape.constant(np.array([1.0 + 1j]))).dtype == tape.complex128
+
+
+def test_trace_of_issue_37():
+    w = tape.constant(np.arange(1.0, 10.0))
+    with tape.GradientTape() as t:
+        t.watch(w)
+        y = np.trace(np.reshape(w, (3, 3)), offset=1) ** 2
+    assert float(y) == pytest.approx(64.0)
+    np.testing.assert_allclose(t.gradient(y, w).numpy(), [0, 16, 0, 0, 0, 16, 0, 0, 0])
+    a = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_array_equal(np.trace(tape.constant(a)).numpy(), [16, 18, 20, 22])
+
+
+def test_split_gives_every_part():
+    a = U((2, 5))
+    parts = np.array_split(tape.constant(a), 3, axis=1)
+    for p, q in zip(parts, np.array_split(a, 3, axis=1)):
+        np.testing.assert_array_equal(p.numpy(), q)
+    with pytest.raises(ValueError, match="equal division"):
+        np.split(tape.constant(a), 3, axis=1)
