@@ -8,8 +8,45 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ops import array as A, cast as C, math as M, reduce as R
-from .tensor import Tensor, convert_to_tensor, not_differentiable
+from .ops import array as A, cast as C, linalg as L, math as M, reduce as R
+from .registry import is_recording, tracked
+from .tensor import Tensor, _wrap, convert_to_tensor, not_differentiable
+
+
+
+def unwrap(obj):
+    if isinstance(obj, Tensor):
+        return obj._value
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(unwrap(o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: unwrap(v) for k, v in obj.items()}
+    return obj
+
+
+def holds_tracked(obj) -> bool:
+    """Whether ``obj`` (an argument, or a list, tuple or dict of them) holds a tensor that a
+    recorder of this thread follows."""
+    if isinstance(obj, Tensor):
+        return tracked(obj)
+    if isinstance(obj, (list, tuple)):
+        return any(holds_tracked(o) for o in obj)
+    if isinstance(obj, dict):
+        return any(holds_tracked(o) for o in obj.values())
+    return False
+
+
+def plain(func, args, kwargs, name=None):
+    """Run ``func`` on plain arrays: its result is a constant, so a tracked tensor among the
+    arguments raises ``NotDifferentiableError`` naming the function (``name``, else its own)."""
+    if is_recording() and (holds_tracked(args) or holds_tracked(kwargs)):
+        raise not_differentiable(name or _numpy_name(func))
+    return func(*unwrap(args), **unwrap(kwargs))
+
+
+def _numpy_name(func):
+    module = getattr(func, "__module__", None) or "numpy"
+    return f"{module if module.startswith('numpy') else 'numpy'}.{getattr(func, '__name__', func)}"
 
 
 def no_out(out):
@@ -511,3 +548,137 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     shape = np.broadcast_shapes(*[np.shape(c) for c in (x, y, z)])
     out = A.stack([A.broadcast_to(c, shape) for c in (x, y, z)], axis=-1)
     return moveaxis(out, -1, axisc)
+
+
+# -- np.linalg -----------------------------------------------------------------------------------
+def slogdet(a):
+    """``(sign, log|det a|)``: the sign a constant; the logarithm computed as
+    ``n log c + log|det(a / c)|`` with ``c`` NumPy's own ``|det a|^(1/n)``, so that the
+    determinant taken on the tape neither overflows nor underflows."""
+    x = _t(a)
+    L._check_square(x, "linalg.slogdet")
+    sign, logdet = np.linalg.slogdet(x._value)
+    n = x.shape[-1]
+    scale = np.exp(np.where(np.isfinite(logdet), logdet, 0.0) / max(n, 1))
+    scale = scale.reshape(scale.shape + (1, 1)) if np.ndim(scale) else scale
+    scaled = L.det(x / scale)
+    log_scale = n * np.log(scale.reshape(np.shape(logdet)) if np.ndim(scale) else scale)
+    return _wrap(np.asarray(sign)[()]), M.log(M.abs(scaled)) + log_scale
+
+
+def solve(a, b):
+    """``np.linalg.solve``: a 1-D ``b`` is one right-hand side (NumPy 2's rule)."""
+    b = _t(b)
+    if b.ndim == 1:
+        return A.reshape(L.solve(a, A.reshape(b, (-1, 1))) if _t(a).ndim == 2 else
+                         L.solve(a, A.broadcast_to(A.reshape(b, (-1, 1)),
+                                                   tuple(_t(a).shape[:-1]) + (1,))),
+                         tuple(_t(a).shape[:-1]))
+    return L.solve(a, b)
+
+
+def _vector_norm(x, ord, axis, keepdims):
+    axes = (axis,)
+    if ord in (None, 2, 2.0):
+        return L.norm(x, "euclidean", axes, keepdims)
+    ax = M.abs(x)
+    if ord == np.inf:
+        return R.reduce_max(ax, axis=axes, keepdims=keepdims)
+    if ord == -np.inf:
+        return R.reduce_min(ax, axis=axes, keepdims=keepdims)
+    if ord == 0:
+        return R.reduce_sum(C.cast(_wrap(np.asarray(x._value != 0)), ax.dtype), axis=axes,
+                            keepdims=keepdims)
+    if ord == 1:
+        return R.reduce_sum(ax, axis=axes, keepdims=keepdims)
+    if isinstance(ord, str):
+        raise ValueError(f"Invalid norm order '{ord}' for vectors")
+    p = float(ord)
+    return M.pow(R.reduce_sum(M.pow(ax, p), axis=axes, keepdims=keepdims), 1.0 / p)
+
+
+def _matrix_norm(x, ord, row, col, keepdims):
+    nd = x.ndim
+    if ord in (None, "fro", "f"):
+        return L.norm(x, "euclidean", (row, col), keepdims)
+    if ord in (2, -2, "nuc"):
+        rest = [i for i in range(nd) if i not in (row, col)]
+        s = svd(A.transpose(x, rest + [row, col]), compute_uv=False)
+        res = {2: R.reduce_max, -2: R.reduce_min, "nuc": R.reduce_sum}[ord](s, axis=-1)
+    elif ord in (1, -1, np.inf, -np.inf):
+        summed, over = (row, col) if ord in (1, -1) else (col, row)
+        sums = R.reduce_sum(M.abs(x), axis=summed, keepdims=True)
+        pick = R.reduce_max if ord in (1, np.inf) else R.reduce_min
+        res = pick(sums, axis=over, keepdims=True)
+        return res if keepdims else A.reshape(res, tuple(n for i, n in enumerate(x.shape)
+                                                         if i not in (row, col)))
+    else:
+        raise ValueError("Invalid norm order for matrices.")
+    if keepdims:
+        shape = list(x.shape)
+        shape[row] = shape[col] = 1
+        res = A.reshape(res, tuple(shape))
+    return res
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """``np.linalg.norm`` with NumPy's meaning of ``ord`` for vectors and for matrices."""
+    x = _t(x)
+    if not x.dtype.is_floating and not x.dtype.is_complex:
+        x = C.cast(x, "float64")
+    keepdims = bool(keepdims)
+    if axis is None:
+        if ord is None:
+            return L.norm(x, "euclidean", None, keepdims)
+        if x.ndim == 1:
+            return _vector_norm(x, ord, 0, keepdims)
+        if x.ndim == 2:
+            return _matrix_norm(x, ord, 0, 1, keepdims)
+        raise ValueError("Improper number of dimensions to norm.")
+    axes = tuple(np.atleast_1d(axis).tolist())
+    if len(axes) == 1:
+        return _vector_norm(x, ord, _axis(axes[0], x.ndim), keepdims)
+    if len(axes) == 2:
+        row, col = _axis(axes[0], x.ndim), _axis(axes[1], x.ndim)
+        if row == col:
+            raise ValueError("Duplicate axes given.")
+        return _matrix_norm(x, ord, row, col, keepdims)
+    raise ValueError("Improper number of dimensions to norm.")
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    x = _t(a)
+    m, n = x.shape[-2:]
+    if full_matrices and compute_uv and m != n:
+        return plain(np.linalg.svd, (x,), dict(full_matrices=True), "numpy.linalg.svd with "
+                     "full_matrices=True of a non-square matrix (the extra columns are not "
+                     "unique; pass full_matrices=False)")
+    u, s, vh = L.svd(x)
+    return (u, s, vh) if compute_uv else s
+
+
+def eigh(a, UPLO="L"):
+    return L.eigh(a, UPLO)
+
+
+def eigvalsh(a, UPLO="L"):
+    return L.eigh(a, UPLO)[0]
+
+
+def cholesky(a, upper=False):
+    low = L.cholesky(a)
+    return L._adjoint(low) if upper else low
+
+
+def pinv(a, rcond=None, hermitian=False, rtol=np._NoValue):
+    if rtol is not np._NoValue and rtol is not None:
+        rcond = rtol
+    return L.pinv(a, rcond)
+
+
+def det(a):
+    return L.det(a)
+
+
+def inv(a):
+    return L.inv(a)

@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import numpy_api as N
+from .numpy_api import holds_tracked, plain, unwrap
 from .ops import array as A, linalg as L, math as M, reduce as R
-from .registry import is_recording, primitives, tracked
-from .tensor import NotDifferentiableError, Tensor, convert_to_tensor, not_differentiable
+from .registry import is_recording, primitives
+from .tensor import NotDifferentiableError, Tensor, convert_to_tensor
 
 #: NumPy ufunc -> tape op: every op's own ufuncs (declared where it is defined), and the ufuncs
 #: that tape computes by a composition of ops.
@@ -88,10 +89,6 @@ def _transpose(a, axes=None):
     return A.transpose(a, axes)
 
 
-def _linalg_norm(x, ord=None, axis=None, keepdims=False):
-    return L.norm(x, "euclidean" if ord is None else ord, axis, keepdims)
-
-
 FUNCTIONS = {
     np.sum: _reduction(R.reduce_sum), np.prod: _reduction(R.reduce_prod),
     np.max: _reduction(R.reduce_max), np.min: _reduction(R.reduce_min),
@@ -110,8 +107,7 @@ FUNCTIONS = {
     np.tensordot: lambda a, b, axes=2: L.tensordot(a, b, axes),
     np.trace: N.trace,
     np.outer: _outer, np.inner: _inner, np.vdot: _vdot,
-    np.linalg.inv: L.inv, np.linalg.det: L.det, np.linalg.solve: L.solve,
-    np.linalg.norm: _linalg_norm, np.cumsum: lambda a, axis=None, dtype=None, out=None:
+    np.cumsum: lambda a, axis=None, dtype=None, out=None:
     R.cumsum(A.reshape(a, (-1,)) if axis is None else a, 0 if axis is None else axis),
     np.abs: M.abs, np.square: M.square, np.exp: M.exp, np.log: M.log,
     np.real: M.real, np.imag: M.imag, np.conj: M.conj,
@@ -129,42 +125,9 @@ FUNCTIONS = {
         "gradient", "diff", "kron", "cross", "logaddexp", "logaddexp2", "deg2rad", "rad2deg",
         "trace")},
     np.radians: N.deg2rad, np.degrees: N.rad2deg,
+    **{getattr(np.linalg, name): getattr(N, name) for name in (
+        "slogdet", "solve", "norm", "svd", "eigh", "eigvalsh", "cholesky", "pinv", "det", "inv")},
 }
-
-
-def _unwrap(obj):
-    if isinstance(obj, Tensor):
-        return obj._value
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_unwrap(o) for o in obj)
-    if isinstance(obj, dict):
-        return {k: _unwrap(v) for k, v in obj.items()}
-    return obj
-
-
-def _holds_tracked(obj) -> bool:
-    """Whether ``obj`` (an argument, or a list, tuple or dict of them) holds a tensor that a
-    recorder of this thread follows."""
-    if isinstance(obj, Tensor):
-        return tracked(obj)
-    if isinstance(obj, (list, tuple)):
-        return any(_holds_tracked(o) for o in obj)
-    if isinstance(obj, dict):
-        return any(_holds_tracked(o) for o in obj.values())
-    return False
-
-
-def plain(func, args, kwargs, name=None):
-    """Run ``func`` on plain arrays: its result is a constant, so a tracked tensor among the
-    arguments raises ``NotDifferentiableError`` naming the function (``name``, else its own)."""
-    if is_recording() and (_holds_tracked(args) or _holds_tracked(kwargs)):
-        raise not_differentiable(name or _numpy_name(func))
-    return func(*_unwrap(args), **_unwrap(kwargs))
-
-
-def _numpy_name(func):
-    module = getattr(func, "__module__", None) or "numpy"
-    return f"{module if module.startswith('numpy') else 'numpy'}.{getattr(func, '__name__', func)}"
 
 
 #: the augmented assignments that NumPy runs as a ufunc with out= (``a += t`` is np.add(a, t, out=a))
@@ -198,12 +161,12 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if "out" in kwargs and kwargs["out"] is not None:
         if any(isinstance(o, Tensor) for o in np.atleast_1d(kwargs["out"]) if o is not None):
             raise TypeError("out= cannot be a tape tensor (tensors are immutable)")
-        if is_recording() and _holds_tracked(inputs):
+        if is_recording() and holds_tracked(inputs):
             out = kwargs["out"]
             # `a += x` reaches here as np.add(a, x, out=(a,)): the output is the first input
             augmented = method == "__call__" and type(out) is tuple and out[0] is inputs[0]
             raise _written_into_array(ufunc, method, augmented)
-        return getattr(ufunc, method)(*_unwrap(inputs), **_unwrap(kwargs))
+        return getattr(ufunc, method)(*unwrap(inputs), **unwrap(kwargs))
     if method == "at" and isinstance(inputs[0], Tensor):
         # ufunc.at writes into its first argument
         raise TypeError(f"numpy.{ufunc.__name__}.at cannot change a tape tensor in place "

@@ -140,3 +140,86 @@ def test_split_gives_every_part():
         np.testing.assert_array_equal(p.numpy(), q)
     with pytest.raises(ValueError, match="equal division"):
         np.split(tape.constant(a), 3, axis=1)
+
+
+# -- np.linalg -------------------------------------------------------------------------------------
+def _spd(a):
+    """A symmetric positive definite matrix from any square ``a`` (tensor or array)."""
+    return a @ np.swapaxes(a, -1, -2) + 3.0 * np.eye(a.shape[-1])
+
+
+def _sym(a):
+    return (a + np.swapaxes(a, -1, -2)) * 0.5
+
+
+def _fix_sign(v):
+    """Eigen/singular vectors are defined up to sign: make each column's largest entry positive."""
+    idx = np.argmax(np.abs(v.numpy() if isinstance(v, tape.Tensor) else v), axis=-2)
+    signs = np.sign(np.take_along_axis(v.numpy() if isinstance(v, tape.Tensor) else v,
+                                       idx[..., None, :], axis=-2))
+    return v * signs
+
+
+LINALG = {
+    "slogdet": (lambda a: np.linalg.slogdet(a)[1], [(3, 3)]),
+    "slogdet batch": (lambda a: np.linalg.slogdet(a)[1], [(2, 3, 3)]),
+    "solve 1-d": (lambda a, b: np.linalg.solve(a + 3 * np.eye(3), b), [(3, 3), (3,)]),
+    "solve batch 1-d": (lambda a, b: np.linalg.solve(a + 3 * np.eye(3), b), [(2, 3, 3), (3,)]),
+    "norm 3": (lambda a: np.linalg.norm(a, 3), [(4,)]),
+    "norm 4 axis": (lambda a: np.linalg.norm(a, 4, axis=1), [(2, 3)]),
+    "norm 0.5": (lambda a: np.linalg.norm(a + 2.0, 0.5), [(3,)]),
+    "norm inf": (lambda a: np.linalg.norm(a, np.inf), [(5,)]),
+    "norm matrix 1": (lambda a: np.linalg.norm(a, 1), [(3, 4)]),
+    "norm matrix -inf": (lambda a: np.linalg.norm(a, -np.inf), [(3, 4)]),
+    "norm fro keepdims": (lambda a: np.linalg.norm(a, "fro", axis=(0, 2), keepdims=True), [(2, 3, 4)]),
+    "norm nuc": (lambda a: np.linalg.norm(a, "nuc"), [(3, 4)]),
+    "norm 2 matrix": (lambda a: np.linalg.norm(a, 2), [(4, 3)]),
+    "norm -2 matrix axes": (lambda a: np.linalg.norm(a, -2, axis=(2, 0)), [(3, 2, 3)]),
+    "svd s": (lambda a: np.linalg.svd(a, compute_uv=False), [(3, 4)]),
+    "svd uv tall": (lambda a: (lambda u, s, vh: _fix_sign(u) * s)(*np.linalg.svd(a, full_matrices=False)),
+                    [(4, 3)]),
+    "svd uv wide": (lambda a: (lambda u, s, vh: _fix_sign(np.swapaxes(vh, -1, -2)))(
+        *np.linalg.svd(a, full_matrices=False)), [(2, 4)]),
+    "svd square": (lambda a: (lambda u, s, vh: np.sum(u @ vh) + np.sum(s ** 2))(*np.linalg.svd(a)), [(3, 3)]),
+    "eigh values": (lambda a: np.linalg.eigh(_sym(a))[0], [(3, 3)]),
+    "eigh vectors": (lambda a: _fix_sign(np.linalg.eigh(_sym(a))[1]), [(3, 3)]),
+    "eigh upper": (lambda a: np.linalg.eigh(a, UPLO="U")[0] ** 2, [(3, 3)]),
+    "eigh lower reads one triangle": (lambda a: _fix_sign(np.linalg.eigh(a)[1]), [(3, 3)]),
+    "cholesky": (lambda a: np.linalg.cholesky(_spd(a)), [(3, 3)]),
+    "cholesky batch": (lambda a: np.linalg.cholesky(_spd(a)), [(2, 3, 3)]),
+    "pinv tall": (lambda a: np.linalg.pinv(a), [(4, 2)]),
+    "pinv wide": (lambda a: np.linalg.pinv(a), [(2, 3)]),
+    "pinv square": (lambda a: np.linalg.pinv(a + 3 * np.eye(3)), [(3, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINALG))
+def test_linalg_value_and_second_order_gradient(name):
+    f, shapes = LINALG[name]
+    args = [U(s) for s in shapes]
+    out = f(*[tape.constant(a) for a in args])
+    assert isinstance(out, tape.Tensor), type(out)
+    np.testing.assert_allclose(out.numpy(), f(*args), rtol=1e-10, atol=1e-12)
+    check(f, args, label=name)
+
+
+def test_slogdet_of_a_large_matrix_does_not_overflow():
+    a = tape.constant(np.eye(300) * 1e3 + U((300, 300)))
+    with tape.GradientTape() as t:
+        t.watch(a)
+        sign, logdet = np.linalg.slogdet(a)
+    want_sign, want = np.linalg.slogdet(a.numpy())
+    assert float(sign) == want_sign
+    assert float(logdet) == pytest.approx(want, rel=1e-12)
+    np.testing.assert_allclose(t.gradient(logdet, a).numpy(), np.linalg.inv(a.numpy()).T, rtol=1e-8,
+                               atol=1e-14)
+
+
+def test_svd_full_matrices_of_a_rectangle_is_refused_while_recording():
+    a = tape.constant(U((3, 2)))
+    u, s, vh = np.linalg.svd(a)           # no tape: NumPy's answer
+    assert u.shape == (3, 3)
+    with tape.GradientTape() as t:
+        t.watch(a)
+        with pytest.raises(tape.NotDifferentiableError, match="full_matrices=False"):
+            np.linalg.svd(a)

@@ -86,6 +86,13 @@ RECIPES = {
                 [(3,), (3,)]),
 }
 
+# decompositions have gradient rules but no Taylor rule (Taylor mode through them raises)
+WITHOUT_TAYLOR = {
+    "decompositions": (lambda a, b: tape.linalg.cholesky(a @ tape.transpose(a) + SPD)
+                       + tape.linalg.eigh(a + tape.transpose(a))[0] * tape.linalg.svd(b)[1]
+                       + tape.linalg.pinv(b) * 0.5, [(3, 3), (3, 3)]),
+}
+
 
 @pytest.mark.parametrize("name", sorted(RECIPES))
 def test_recipe(name):
@@ -93,9 +100,18 @@ def test_recipe(name):
     check_grads(f, [rng.uniform(*SWEEP_DOMAIN, s) for s in shapes], order=2, modes=MODES)
 
 
+@pytest.mark.parametrize("name", sorted(WITHOUT_TAYLOR))
+def test_recipe_without_taylor(name):
+    f, shapes = WITHOUT_TAYLOR[name]
+    check_grads(f, [rng.uniform(*SWEEP_DOMAIN, s) for s in shapes], order=2, modes=MODES[:2])
+    with pytest.raises(LookupError):
+        tape.derivative(lambda t: tape.reduce_sum(f(*[tape.constant(np.eye(3)) * t] * len(shapes))),
+                        0.7, order=2)
+
+
 def test_every_differentiable_op_is_checked():
     reached = set()
-    for f, shapes in RECIPES.values():
+    for f, shapes in [*RECIPES.values(), *WITHOUT_TAYLOR.values()]:
         xs = [tape.constant(rng.uniform(*SWEEP_DOMAIN, s)) for s in shapes]
         with tape.GradientTape() as outer:      # records the inner backward pass too
             outer.watch(xs)
