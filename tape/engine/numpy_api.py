@@ -682,3 +682,54 @@ def det(a):
 
 def inv(a):
     return L.inv(a)
+
+
+# -- building arrays of tensors -----------------------------------------------------------------
+def array_of(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=None):
+    """``np.array(obj)`` for a (nested) list or tuple holding tensors: the stacked tensor."""
+    def stacked(o):
+        if isinstance(o, (list, tuple)):
+            parts = [stacked(p) for p in o]
+            if not parts:
+                return _wrap(np.zeros((0,)))
+            shape = np.broadcast_shapes(*[tuple(p.shape) for p in parts])
+            if any(tuple(p.shape) != tuple(parts[0].shape) for p in parts):
+                raise ValueError("setting an array element with a sequence: the requested "
+                                 "array has an inhomogeneous shape")
+            del shape
+            kind = np.result_type(*[p._value.dtype for p in parts])
+            return A.stack([p if p._value.dtype == kind else C.cast(p, kind) for p in parts])
+        return _t(o)
+
+    out = stacked(obj)
+    if dtype is not None:
+        out = C.cast(out, dtype)
+    if out.ndim < ndmin:
+        out = A.reshape(out, (1,) * (ndmin - out.ndim) + tuple(out.shape))
+    return out
+
+
+def _concatenator_parts(items, column):
+    parts = []
+    for item in items:
+        if isinstance(item, slice):
+            item = np.r_[item]
+        x = _t(item)
+        if x.ndim == 0:
+            x = A.reshape(x, (1, 1) if column else (1,))
+        elif column and x.ndim == 1:
+            x = A.reshape(x, (-1, 1))
+        parts.append(x)
+    kind = np.result_type(*[p._value.dtype for p in parts])
+    return [p if p._value.dtype == kind else C.cast(p, kind) for p in parts]
+
+
+def r_(items):
+    """``np.r_[a, b, ...]`` with tensors among the items: joined along the first axis."""
+    return A.concat(_concatenator_parts(items, False), 0)
+
+
+def c_(items):
+    """``np.c_[a, b, ...]`` with tensors among the items: 1-D items become columns, joined
+    along the last axis."""
+    return A.concat(_concatenator_parts(items, True), -1)

@@ -189,3 +189,52 @@ def array_function(self, func, types, args, kwargs):
 
 Tensor.__array_ufunc__ = array_ufunc
 Tensor.__array_function__ = array_function
+
+
+# -- the array builders that NumPy runs before any hook of a tensor can --------------------------
+# ``np.array([x, y])`` converts each element with ``__array__``, which refuses a tracked tensor;
+# ``np.r_[x, y]`` and ``np.c_[x, y]`` are objects, not functions. Wrapped, they keep NumPy's own
+# behaviour for everything else and record the stack or concatenation of tensors.
+_numpy_array = np.array
+
+
+def _array(object, *args, **kwargs):
+    try:
+        return _numpy_array(object, *args, **kwargs)
+    except NotDifferentiableError:
+        if not isinstance(object, (list, tuple, Tensor)):
+            raise
+        return N.array_of(object, *args, **kwargs)
+
+
+_array.__doc__, _array.__name__, _array.__qualname__ = np.array.__doc__, "array", "array"
+_array.__module__ = "numpy"
+
+
+def _holds_tensor(key):
+    """Whether ``np.r_[key]`` holds tensors and no string directive (NumPy's own path takes
+    those, and refuses tracked tensors)."""
+    items = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, Tensor) for k in items) and not any(isinstance(k, str) for k in items)
+
+
+class _RClass(type(np.r_)):
+    __doc__ = type(np.r_).__doc__
+
+    def __getitem__(self, key):
+        if _holds_tensor(key):
+            return N.r_(key if isinstance(key, tuple) else (key,))
+        return super().__getitem__(key)
+
+
+class _CClass(type(np.c_)):
+    __doc__ = type(np.c_).__doc__
+
+    def __getitem__(self, key):
+        if _holds_tensor(key):
+            return N.c_(key if isinstance(key, tuple) else (key,))
+        return super().__getitem__(key)
+
+
+if not isinstance(np.r_, _RClass):      # (a reload of this module must not wrap twice)
+    np.array, np.r_, np.c_ = _array, _RClass(), _CClass()

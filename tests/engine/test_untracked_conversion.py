@@ -12,9 +12,9 @@ import tape
 
 RAISING = {
     "np.asarray": (lambda t: np.asarray(t), "numpy.array (or numpy.asarray)"),
-    "np.array of a list": (lambda t: np.array([t, t]), "numpy.array (or numpy.asarray)"),
     "np.mean of a list": (lambda t: np.mean([t, t + 2.0]), "numpy.mean of a list"),
-    "np.r_": (lambda t: np.r_[t, t], "numpy.r_"),
+    "np.linalg.norm of a list": (lambda t: np.linalg.norm([t, t]), "numpy.linalg.norm of a list"),
+    "np.r_ with a directive": (lambda t: np.r_["0,2", t, t], "numpy.r_[...]"),
 }
 WARNING = {"float": float, "int": int}
 CONVERSIONS = {**{k: f for k, (f, _) in RAISING.items()}, **WARNING,
@@ -88,3 +88,27 @@ def test_numpy_testing_assertions_compare_tracked_tensors():
         np.testing.assert_allclose(y, [2.0, 4.0])      # gives nothing back: no constant to fear
         with pytest.raises(AssertionError):
             np.testing.assert_allclose(y, [2.0, 5.0])
+
+
+@pytest.mark.parametrize("build, value, slope", [
+    (lambda t: np.array([t, t * t, 3.0]), [2.0, 4.0, 3.0], 5.0),
+    (lambda t: np.array([[t, 1.0], [t, t]], dtype=np.float64, ndmin=3), [[[2.0, 1.0], [2.0, 2.0]]], 3.0),
+    (lambda t: np.r_[t, np.ones(2), t * 3], [2.0, 1.0, 1.0, 6.0], 4.0),
+    (lambda t: np.c_[np.stack([t, t]), [1.0, 2.0]], [[2.0, 1.0], [2.0, 2.0]], 2.0),
+    (lambda t: np.mean(np.array([t, t + 2.0])), 3.0, 1.0),
+])
+def test_arrays_built_of_tracked_tensors_are_recorded(build, value, slope):
+    x = tape.constant(2.0)
+    with tape.GradientTape() as t:
+        t.watch(x)
+        y = build(x)
+    assert isinstance(y, tape.Tensor)
+    np.testing.assert_allclose(y.numpy(), value)
+    assert float(t.gradient(y, x)) == pytest.approx(slope)
+
+
+def test_numpy_array_builders_are_unchanged_for_arrays():
+    assert type(np.array([1, 2])) is np.ndarray and np.array([1, 2]).dtype == np.int64
+    np.testing.assert_array_equal(np.r_[1:3, 5], [1, 2, 5])
+    np.testing.assert_array_equal(np.c_[[1, 2], [3, 4]], [[1, 3], [2, 4]])
+    np.testing.assert_array_equal(np.r_["0,2", [1, 2], [3, 4]], [[1, 2], [3, 4]])
