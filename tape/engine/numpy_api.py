@@ -733,3 +733,188 @@ def c_(items):
     """``np.c_[a, b, ...]`` with tensors among the items: 1-D items become columns, joined
     along the last axis."""
     return A.concat(_concatenator_parts(items, True), -1)
+
+
+# -- piecewise constant and integer-valued functions ---------------------------------------------
+def constant_of(func):
+    """``func`` run on the values, its result a new constant: the functions whose result has no
+    derivative (integers, booleans, or piecewise constant values: ``np.argmax``, ``np.trunc``),
+    as ``floor`` and the comparisons are ops without a gradient."""
+    def call(*args, **kwargs):
+        out = func(*unwrap(args), **unwrap(kwargs))
+        if isinstance(out, np.ndarray) and out.dtype.kind in "fc":
+            return _wrap(out)
+        return out
+    call.__name__ = getattr(func, "__name__", "constant")
+    return call
+
+
+def copysign(a, b):
+    return M.abs(a) * np.where(np.signbit(_value(b)), -1.0, 1.0)
+
+
+def fmod(a, b):
+    a, b = _t(a), _t(b)
+    return a - b * np.trunc(a._value / b._value)
+
+
+def ldexp(x, i):
+    return M.multiply(x, np.ldexp(1.0, _value(i)))
+
+
+def modf(x):
+    whole = np.trunc(_value(x))
+    return _t(x) - whole, _wrap(whole)
+
+
+def frexp(x):
+    mantissa, exponent = np.frexp(_value(x))
+    return M.multiply(x, np.ldexp(1.0, -exponent)), exponent
+
+
+def divmod_(a, b):
+    return M.floordiv(a, b), M.floormod(a, b)
+
+
+def vecdot(a, b):
+    a = _t(a)
+    return R.reduce_sum((C.conj(a) if a.dtype.is_complex else a) * b, axis=-1)
+
+
+def matvec(a, v):
+    return A.squeeze(L.matmul(a, A.expand_dims(v, -1)), -1)
+
+
+def vecmat(v, a):
+    v = _t(v)
+    v = C.conj(v) if v.dtype.is_complex else v
+    return A.squeeze(L.matmul(A.expand_dims(v, -2), a), -2)
+
+
+#: NumPy functions whose results have no derivative: they run on the values, tracked or not
+WITHOUT_DERIVATIVE = (
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "argwhere", "nonzero",
+    "flatnonzero", "count_nonzero", "searchsorted", "allclose", "isclose", "array_equal",
+    "array_equiv", "iscomplexobj", "isrealobj", "iscomplex", "isreal", "isscalar", "result_type",
+    "size", "zeros_like", "ones_like", "empty_like", "full_like", "round", "around", "fix",
+    "isneginf", "isposinf", "digitize", "histogram", "bincount", "unique", "sign", "floor",
+    "ceil", "trunc", "rint", "signbit", "heaviside", "may_share_memory", "shares_memory",
+    "can_cast", "min_scalar_type", "isfortran", "lexsort", "unravel_index", "ravel_multi_index",
+    "nanargmax", "nanargmin", "isin", "in1d", "intersect1d", "setdiff1d", "union1d",
+)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    """Running products, one multiplication per step along ``axis`` (exact where a factor is
+    zero, unlike ``exp(cumsum(log))``)."""
+    no_out(out)
+    x = _t(a) if dtype is None else C.cast(_t(a), dtype)
+    if axis is None:
+        x, axis = _flat(x), 0
+    axis = _axis(axis, x.ndim)
+    lead = (slice(None),) * axis
+    running = [A.getitem(x, lead + (0,))]
+    for k in range(1, x.shape[axis]):
+        running.append(running[-1] * A.getitem(x, lead + (k,)))
+    if not running or x.shape[axis] == 0:
+        return x
+    return A.stack(running, axis)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    no_out(out)
+    return (R.reduce_max(a, axis=axis, keepdims=bool(keepdims))
+            - R.reduce_min(a, axis=axis, keepdims=bool(keepdims)))
+
+
+def compress(condition, a, axis=None, out=None):
+    no_out(out)
+    return gathered(a, lambda i: np.compress(_value(condition), i, axis))
+
+
+def squeeze(a, axis=None):
+    return A.squeeze(a, axis)
+
+
+def reshape(a, *shape, order="C", **kw):
+    if order not in ("C", None):
+        raise not_differentiable(f"numpy.reshape with order={order!r}", "use order='C'")
+    if not shape:
+        shape = (kw.get("shape", kw.get("newshape")),)
+    if len(shape) == 1:
+        shape = shape[0]
+    return A.reshape(a, shape)
+
+
+# -- ndarray methods and attributes of tensors -------------------------------------------------
+def _method(func):
+    def method(self, *args, **kwargs):
+        return func(self, *args, **kwargs)
+    method.__name__ = getattr(func, "__name__", "method")
+    method.__doc__ = f"``np.{method.__name__}(tensor, ...)`` as a method, as on an ndarray."
+    return method
+
+
+def _reshape_method(self, *shape, order="C"):
+    """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``, as on an ndarray."""
+    return reshape(self, *shape, order=order)
+
+
+def _transpose_method(self, *axes):
+    """``x.transpose()``, ``x.transpose(1, 0)`` or ``x.transpose((1, 0))``."""
+    if len(axes) == 1 and (axes[0] is None or np.ndim(axes[0]) == 1):
+        axes = axes[0]
+    return A.transpose(self, list(axes) if axes else None)
+
+
+def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    return C.cast(self, dtype)
+
+
+#: method name -> the NumPy function it calls on the tensor (through the dispatch table)
+NDARRAY_METHODS = (
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "clip", "compress", "cumprod",
+    "cumsum", "diagonal", "dot", "max", "mean", "min", "nonzero", "prod", "ptp", "ravel",
+    "repeat", "round", "searchsorted", "squeeze", "std", "sum", "swapaxes", "take", "trace",
+    "var", "conj", "conjugate",
+)
+
+
+def install_methods(tensor_class):
+    """Give tensors the ndarray methods and attributes that autograd differentiates."""
+    for name in NDARRAY_METHODS:
+        setattr(tensor_class, name, _method(getattr(np, name)))
+    tensor_class.flatten = _method(np.ravel)
+    tensor_class.reshape = _reshape_method
+    tensor_class.transpose = _transpose_method
+    tensor_class.astype = _astype
+    tensor_class.T = property(lambda self: A.transpose(self), doc="The axes reversed.")
+    tensor_class.copy = lambda self, order="C": A.identity(self)
+
+
+NUMPY_ATTRIBUTES = NDARRAY_METHODS + ("flatten", "reshape", "transpose", "astype", "T", "copy")
+
+
+def einsum(*operands, out=None, optimize=False, **kwargs):
+    """``np.einsum`` in both forms: ``("ij,jk->ik", a, b)`` and the interleaved
+    ``(a, [0, 1], b, [1, 2], [0, 2])``."""
+    no_out(out)
+    if kwargs.get("dtype") is not None or kwargs.get("casting", "safe") != "safe":
+        raise not_differentiable("numpy.einsum with dtype= or casting=")
+    if isinstance(operands[0], str):
+        return L.einsum(operands[0], *operands[1:])
+    arrays, subs = list(operands[0::2]), list(operands[1::2])
+    output = None
+    if len(arrays) > len(subs):            # a trailing output sublist
+        output, arrays = arrays[-1], arrays[:-1]
+
+    def letters(sublist):
+        return "".join("..." if s is Ellipsis else _EINSUM_LETTERS[int(s)] for s in sublist)
+
+    spec = ",".join(letters(s) for s in subs)
+    if output is not None:
+        spec += "->" + letters(output)
+    return L.einsum(spec, *arrays)
+
+
+_EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

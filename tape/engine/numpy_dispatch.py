@@ -26,12 +26,22 @@ UFUNCS.update({
     np.exp2: lambda x: M.pow(2.0, x), np.hypot: lambda a, b: M.sqrt(M.square(a) + M.square(b)),
     np.logaddexp: N.logaddexp, np.logaddexp2: N.logaddexp2,
     np.deg2rad: N.deg2rad, np.radians: N.deg2rad, np.rad2deg: N.rad2deg, np.degrees: N.rad2deg,
+    np.copysign: N.copysign, np.fmod: N.fmod, np.ldexp: N.ldexp, np.modf: N.modf,
+    np.frexp: N.frexp, np.divmod: N.divmod_,
+    **{getattr(np, name): N.constant_of(getattr(np, name))
+       for name in ("trunc", "signbit", "heaviside", "spacing", "isnat") if hasattr(np, name)},
+    **{getattr(np, name): getattr(N, name) for name in ("vecdot", "matvec", "vecmat")
+       if hasattr(np, name)},
 })
 
 
-def _reduction(op):
+def _reduction(op, func):
     def call(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
         _no_out(out)
+        if any(v is not np._NoValue and v is not True for v in kw.values()):
+            # initial= and where= change the result: NumPy's own path, refused if tracked
+            return plain(func, (a,), dict(axis=axis, dtype=dtype, keepdims=keepdims, **kw),
+                         f"numpy.{func.__name__} with {', '.join(kw)}=")
         res = op(a, axis=axis, keepdims=bool(keepdims))
         return M.cast(res, dtype) if dtype is not None else res
     return call
@@ -90,20 +100,18 @@ def _transpose(a, axes=None):
 
 
 FUNCTIONS = {
-    np.sum: _reduction(R.reduce_sum), np.prod: _reduction(R.reduce_prod),
-    np.max: _reduction(R.reduce_max), np.min: _reduction(R.reduce_min),
-    np.amax: _reduction(R.reduce_max), np.amin: _reduction(R.reduce_min),
+    np.sum: _reduction(R.reduce_sum, np.sum), np.prod: _reduction(R.reduce_prod, np.prod),
+    np.max: _reduction(R.reduce_max, np.max), np.min: _reduction(R.reduce_min, np.min),
+    np.amax: _reduction(R.reduce_max, np.amax), np.amin: _reduction(R.reduce_min, np.amin),
     np.dot: _dot, np.matmul: L.matmul, np.where: _where, np.clip: _clip,
-    np.reshape: lambda a, *shape, **kw: A.reshape(a, kw.get("shape", kw.get("newshape",
-                                                                          shape[0] if shape else None))),
+    np.reshape: N.reshape,
     np.transpose: _transpose,
     np.stack: lambda arrays, axis=0, out=None, **kw: A.stack(list(arrays), axis),
-    np.squeeze: lambda a, axis=None: A.squeeze(a, axis),
     np.expand_dims: lambda a, axis: A.expand_dims(a, axis),
     np.tile: lambda a, reps: A.tile(a, np.atleast_1d(reps)) if np.ndim(a) == len(np.atleast_1d(reps))
     else A.tile(A.reshape(a, (1,) * (len(np.atleast_1d(reps)) - np.ndim(a)) + tuple(np.shape(a))), reps),
     np.broadcast_to: lambda array, shape, subok=False: A.broadcast_to(array, shape),
-    np.einsum: lambda subscripts, *operands, **kw: L.einsum(subscripts, *operands),
+    np.einsum: N.einsum,
     np.tensordot: lambda a, b, axes=2: L.tensordot(a, b, axes),
     np.trace: N.trace,
     np.outer: _outer, np.inner: _inner, np.vdot: _vdot,
@@ -123,8 +131,10 @@ FUNCTIONS = {
         "atleast_2d", "atleast_3d", "concatenate", "vstack", "hstack", "dstack", "column_stack",
         "append", "array_split", "split", "vsplit", "hsplit", "dsplit", "select", "linspace",
         "gradient", "diff", "kron", "cross", "logaddexp", "logaddexp2", "deg2rad", "rad2deg",
-        "trace")},
+        "trace", "cumprod", "ptp", "compress", "squeeze")},
     np.radians: N.deg2rad, np.degrees: N.rad2deg,
+    **{getattr(np, name): N.constant_of(getattr(np, name)) for name in N.WITHOUT_DERIVATIVE
+       if hasattr(np, name) and not isinstance(getattr(np, name), np.ufunc)},
     **{getattr(np.linalg, name): getattr(N, name) for name in (
         "slogdet", "solve", "norm", "svd", "eigh", "eigvalsh", "cholesky", "pinv", "det", "inv")},
 }
@@ -189,6 +199,7 @@ def array_function(self, func, types, args, kwargs):
 
 Tensor.__array_ufunc__ = array_ufunc
 Tensor.__array_function__ = array_function
+N.install_methods(Tensor)
 
 
 # -- the array builders that NumPy runs before any hook of a tensor can --------------------------

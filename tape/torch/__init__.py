@@ -52,3 +52,26 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
                         ("EDGEITEMS", edgeitems), ("LINEWIDTH", linewidth)):
         if value is not None:
             setattr(_format, name, value)
+
+
+class _NotATorchMethod:
+    """An ndarray method that engine tensors have and PyTorch's tensors do not (or have with
+    another meaning, as ``repeat``): absent here, as in PyTorch."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        raise AttributeError(f"'Tensor' object has no attribute '{self.name}'")
+
+
+def _hide_ndarray_methods():
+    from ..engine.numpy_api import NUMPY_ATTRIBUTES
+    from ..engine.tensor import Tensor as EngineTensor
+
+    for name in NUMPY_ATTRIBUTES:
+        if getattr(Tensor, name, None) is getattr(EngineTensor, name, None):
+            setattr(Tensor, name, _NotATorchMethod(name))
+
+
+_hide_ndarray_methods()

@@ -460,7 +460,69 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
 
 # -- decompositions --------------------------------------------------------------------------
 # Their gradient rules are written with the ops above, so that nested tapes differentiate them
-# again; they have no Taylor rule (Taylor mode through them raises, naming the op).
+# again. Taylor mode follows one output per op: the two with several outputs (eigh, svd) say so.
+def _no_series(what):
+    def rule(node, ins, K):
+        raise LookupError(f"Taylor mode (tape.derivative) has no rule for the op {node.op.name!r} "
+                          f"({what} has several outputs): take its higher derivatives with nested "
+                          f"GradientTapes")
+    return rule
+
+
+def _mH(a):
+    """The conjugate transpose of the last two axes of a NumPy array."""
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
+def _cholesky_series(node, ins, K):
+    # A_k = sum_j L_j L_{k-j}^H: L_0 L_k^H + L_k L_0^H = B_k (the rest of the sum), solved by
+    # L_k = L_0 phi(L_0^-1 B_k L_0^-H), phi keeping the lower triangle and half the diagonal
+    a = ins[0]
+    l0 = node.outputs[0]._value
+    n = l0.shape[-1]
+    phi = np.tril(np.ones((n, n))) - 0.5 * np.eye(n)
+    out = np.zeros((K,) + l0.shape, np.result_type(l0, a))
+    out[0] = l0
+    jitter = S.local.jitter
+    for k in range(1, K):
+        b = a[k] - sum((out[j] @ _mH(out[k - j]) for j in range(1, k)), np.zeros_like(l0))
+        m = np.linalg.solve(l0, _mH(np.linalg.solve(l0, _mH(b))))
+        out[k] = l0 @ (m * phi)
+        if jitter is not None:
+            S.jittered(out, k, jitter)
+    return out
+
+
+def _solve_series_arrays(g, r, K):
+    """X with G X = R for series G and R (G_0 invertible)."""
+    x = np.zeros((K,) + np.linalg.solve(g[0], r[0]).shape, np.result_type(g, r))
+    for k in range(K):
+        rhs = r[k] - sum((g[j] @ x[k - j] for j in range(1, k + 1)), np.zeros_like(x[0]))
+        x[k] = np.linalg.solve(g[0], rhs)
+    return x
+
+
+def _pinv_series(node, ins, K):
+    # of full rank: pinv A = (A^H A)^-1 A^H (tall) or A^H (A A^H)^-1 (wide)
+    a = ins[0]
+    a0 = node.inputs[0]._value
+    m, n = a0.shape[-2:]
+    if np.any(np.linalg.matrix_rank(a0) < min(m, n)):
+        raise LookupError("Taylor mode (tape.derivative) of Pinv needs a matrix of full rank; "
+                          "take higher derivatives with nested GradientTapes")
+    ah = _mH(a)
+    if m >= n:
+        return _solve_series_arrays(_matmul_series_arrays(ah, a), ah, K)
+    return _mH(_solve_series_arrays(_matmul_series_arrays(a, ah), a, K))
+
+
+def _matmul_series_arrays(a, b):
+    K = a.shape[0]
+    out = np.zeros((K,) + np.matmul(a[0], b[0]).shape, np.result_type(a, b))
+    for k in range(K):
+        for j in range(k + 1):
+            out[k] += a[j] @ b[k - j]
+    return out
 def _mT(x):
     return _swap(x)
 
@@ -492,7 +554,7 @@ def _cholesky_grad(node, g):
     return [(S + _adjoint(S)) * 0.5]
 
 
-_cholesky = defop("Cholesky", _cholesky_np, _cholesky_grad)
+_cholesky = defop("Cholesky", _cholesky_np, _cholesky_grad, taylor=_cholesky_series)
 
 
 def cholesky(input, name=None):
@@ -518,7 +580,8 @@ def _eigh_grad(node, gw, gv):
             (full_ * np.eye(n)) + (full_ + _adjoint(full_)) * tri]
 
 
-_eigh = defop("SelfAdjointEigV2", lambda a, UPLO: np.linalg.eigh(a, UPLO), _eigh_grad, many=True)
+_eigh = defop("SelfAdjointEigV2", lambda a, UPLO: np.linalg.eigh(a, UPLO), _eigh_grad, many=True,
+              taylor=_no_series("eigh"))
 
 
 def eigh(tensor, UPLO="L", name=None):
@@ -560,7 +623,8 @@ def _svd_grad(node, gu, gs, gvh):
     return [out]
 
 
-_svd = defop("Svd", lambda a: np.linalg.svd(a, full_matrices=False), _svd_grad, many=True)
+_svd = defop("Svd", lambda a: np.linalg.svd(a, full_matrices=False), _svd_grad, many=True,
+             taylor=_no_series("svd"))
 
 
 def svd(tensor, name=None):
@@ -582,7 +646,8 @@ def _pinv_grad(node, g):
     return [out]
 
 
-_pinv = defop("Pinv", lambda a, rcond: np.linalg.pinv(a, rcond=rcond), _pinv_grad)
+_pinv = defop("Pinv", lambda a, rcond: np.linalg.pinv(a, rcond=rcond), _pinv_grad,
+              taylor=_pinv_series)
 
 
 def pinv(a, rcond=None, name=None):
