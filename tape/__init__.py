@@ -42,8 +42,8 @@ _LAZY = {
     "Module": ("tape.engine.module", "Module"),
     "ForwardAccumulator": ("tape.engine.forward", "ForwardAccumulator"),
     **{name: ("tape.engine.functional", name)
-       for name in ("derivative", "grad", "hessian", "hvp", "jacobian", "pointwise_partials",
-                    "value_and_grad")},
+       for name in ("derivative", "elementwise_grad", "grad", "hessian", "hvp", "jacobian",
+                    "pointwise_partials", "value_and_grad")},
     **{name: ("tape.engine.higher", name) for name in ("partials", "partials_up_to")},
     # the namespace modules too (`tape.nn`, `import tape.nn`): five imports at every CLI start
     **{name: (f"tape.{name}", None) for name in ("autodiff", "image", "keras", "layers",
