@@ -125,7 +125,14 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
-    return M.sqrt(var(a, axis, dtype, out, ddof, keepdims))
+    """``sqrt(var)``, with slope 0 where all values are equal (the square root's infinite slope
+    meets the variance's zero one there: 0 is the one-sided limit along any direction that
+    keeps them equal, and NumPy's value is kept)."""
+    v = var(a, axis, dtype, out, ddof, keepdims)
+    flat = np.asarray(v._value) == 0
+    if not flat.any():
+        return M.sqrt(v)
+    return A.where(flat, 0.0, M.sqrt(A.where(flat, 1.0, v)))
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
