@@ -925,3 +925,19 @@ def einsum(*operands, out=None, optimize=False, **kwargs):
 
 
 _EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def complex_extreme(a, axis, keepdims, pick):
+    """``np.max`` / ``np.min`` of complex values (NumPy orders them by real part, then
+    imaginary): the chosen element itself, so its cotangent goes to it alone."""
+    x = _t(a)
+    if axis is None:
+        flat = _flat(x)
+        out = A.getitem(flat, int(pick(flat._value)))
+        return A.reshape(out, (1,) * x.ndim) if keepdims else out
+    if isinstance(axis, tuple):
+        raise not_differentiable("numpy.max / numpy.min of complex values over several axes")
+    axis = _axis(axis, x.ndim)
+    index = np.expand_dims(pick(x._value, axis=axis), axis)
+    out = take_along_axis(x, index, axis)
+    return out if keepdims else A.squeeze(out, axis)

@@ -35,6 +35,9 @@ UFUNCS.update({
 })
 
 
+_EXTREMES = {R.reduce_max: np.argmax, R.reduce_min: np.argmin}
+
+
 def _reduction(op, func):
     def call(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
         _no_out(out)
@@ -42,7 +45,10 @@ def _reduction(op, func):
             # initial= and where= change the result: NumPy's own path, refused if tracked
             return plain(func, (a,), dict(axis=axis, dtype=dtype, keepdims=keepdims, **kw),
                          f"numpy.{func.__name__} with {', '.join(kw)}=")
-        res = op(a, axis=axis, keepdims=bool(keepdims))
+        if op in _EXTREMES and isinstance(a, Tensor) and a._value.dtype.kind == "c":
+            res = N.complex_extreme(a, axis, bool(keepdims), _EXTREMES[op])
+        else:
+            res = op(a, axis=axis, keepdims=bool(keepdims))
         return M.cast(res, dtype) if dtype is not None else res
     return call
 

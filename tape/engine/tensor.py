@@ -183,7 +183,8 @@ class Tensor:
 
     # -- Python protocols -------------------------------------------------------------------
     def __array__(self, dtype=None, copy=None):
-        if tracked_by_a_tape(self):
+        # integers and booleans have no derivative to lose (np.int64(x), as np.argmax)
+        if tracked_by_a_tape(self) and (dtype is None or np.dtype(dtype).kind not in "biu"):
             caller = _numpy_caller()
             if caller is not None:
                 raise not_differentiable(caller, "build arrays of tensors with np.stack, "

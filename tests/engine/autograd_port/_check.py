@@ -45,11 +45,19 @@ def _leaves(y):
     return [y]
 
 
+def _numeric(arg) -> bool:
+    """A (nested) list of numbers: one array."""
+    try:
+        return np.asarray(arg).dtype.kind in "fciu"
+    except ValueError:
+        return False
+
+
 def _structure(arg):
     """``(leaves, rebuild)`` of an argument: a list or tuple of arrays is a container of them
     (``np.concatenate((a, b))``), anything else one leaf."""
-    if isinstance(arg, (list, tuple)) and any(np.ndim(a) or isinstance(a, (list, tuple))
-                                              for a in arg):
+    if isinstance(arg, (list, tuple)) and not _numeric(arg) and \
+            any(np.ndim(a) or isinstance(a, (list, tuple)) for a in arg):
         kind = type(arg)
         return list(arg), lambda values: kind(values)
     return [arg], lambda values: values[0]

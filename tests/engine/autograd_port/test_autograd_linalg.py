@@ -11,6 +11,8 @@ import numpy as onp
 import pytest
 
 import numpy as np
+
+import tape
 import numpy.random as npr
 from _autograd_api import tuple
 from _check import check_grads
@@ -183,6 +185,7 @@ def test_vector_2norm():
     check_grads(fun, modes=["fwd", "rev"])(vec)
 
 
+@pytest.mark.xfail(strict=True, raises=tape.NotDifferentiableError, reason="a NumPy function given a list of tracked values: NumPy makes an array before tape sees the call; tape refuses it (docs/numpy.md)")
 def test_norm_list_of_boxes():
     from _autograd_api import grad
 
@@ -383,6 +386,7 @@ def test_eigvalh_upper_complex():
 
 
 # Note eigenvalues and eigenvectors for real matrix can still be complex
+@pytest.mark.xfail(strict=True, raises=tape.NotDifferentiableError, reason="np.linalg.eig has no rule in tape: it refuses tracked tensors (docs/numpy.md)")
 def test_eig_real():
     def fun(x):
         w, v = np.linalg.eig(x)
@@ -393,6 +397,7 @@ def test_eig_real():
     check_grads(fun)(mat)
 
 
+@pytest.mark.xfail(strict=True, raises=tape.NotDifferentiableError, reason="np.linalg.eig has no rule in tape: it refuses tracked tensors (docs/numpy.md)")
 def test_eig_complex():
     def fun(x):
         w, v = np.linalg.eig(x)
@@ -403,6 +408,7 @@ def test_eig_complex():
     check_grads(fun)(mat)
 
 
+@pytest.mark.xfail(strict=True, raises=tape.NotDifferentiableError, reason="np.linalg.eig has no rule in tape: it refuses tracked tensors (docs/numpy.md)")
 def test_eig_batched():
     def fun(x):
         w, v = np.linalg.eig(x)

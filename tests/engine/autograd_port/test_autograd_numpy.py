@@ -10,6 +10,9 @@ import warnings
 from _numpy_utils import combo_check
 
 import numpy as np
+import pytest
+
+import tape
 import numpy.random as npr
 from _autograd_api import grad
 from _check import check_grads
@@ -276,17 +279,20 @@ def test_mean_3():
     check_grads(fun)(mat)
 
 
+@pytest.mark.xfail(strict=True, raises=tape.NotDifferentiableError, reason="a NumPy function given a list of tracked values: NumPy makes an array before tape sees the call; tape refuses it (docs/numpy.md)")
 def test_mean_list_of_boxes():
     assert grad(lambda x: np.mean([x, x + 2]))(0.0) == 1.0
     assert grad(lambda x: np.mean((x, x + 2)))(0.0) == 1.0
 
 
+@pytest.mark.xfail(strict=True, raises=tape.NotDifferentiableError, reason="a NumPy function given a list of tracked values: NumPy makes an array before tape sees the call; tape refuses it (docs/numpy.md)")
 def test_std_list_of_boxes():
     # Symmetric around the mean, so grad w.r.t. x at x=0 is 0.
     assert grad(lambda x: np.std([x, x + 2]))(0.0) == 0.0
     assert grad(lambda x: np.std((x, x + 2)))(0.0) == 0.0
 
 
+@pytest.mark.xfail(strict=True, raises=tape.NotDifferentiableError, reason="a NumPy function given a list of tracked values: NumPy makes an array before tape sees the call; tape refuses it (docs/numpy.md)")
 def test_var_list_of_boxes():
     assert grad(lambda x: np.var([x, x + 2]))(0.0) == 0.0
     assert grad(lambda x: np.var((x, x + 2)))(0.0) == 0.0
@@ -942,6 +948,7 @@ def test_cast_to_int():
     check_grads(fun)(W)
 
 
+@pytest.mark.skip(reason="tests autograd's own API (np.make_diagonal), which plain NumPy and tape do not have")
 def test_make_diagonal():
     def fun(D):
         return np.make_diagonal(D, axis1=-1, axis2=-2)
@@ -961,12 +968,11 @@ def test_diagonal():
     def fun(D):
         return np.diagonal(D, axis1=-1, axis2=-2)
 
+    # (autograd's np.make_diagonal, not in NumPy, only built unused matrices here)
     D = np.random.randn(4, 4)
-    A = np.make_diagonal(D, axis1=-1, axis2=-2)
     check_grads(fun)(D)
 
     D = np.random.randn(3, 4, 4)
-    A = np.make_diagonal(D, axis1=-1, axis2=-2)
     check_grads(fun)(D)
 
 

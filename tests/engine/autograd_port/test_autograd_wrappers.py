@@ -11,6 +11,8 @@ from functools import partial
 import pytest
 
 import numpy as np
+
+import tape
 import numpy.random as npr
 from _autograd_api import (
     checkpoint,
@@ -202,6 +204,7 @@ def test_tensor_jacobian_product():
     check_equivalent(np.tensordot(V, J, axes=np.ndim(V)), tensor_jacobian_product(fun)(a, V))
 
 
+@pytest.mark.skip(reason="tests autograd's own API (autograd.core.primitive and its deprecated wrappers), which plain NumPy and tape do not have")
 def test_deprecated_defgrad_wrapper():
     from autograd.core import primitive
 
@@ -221,6 +224,7 @@ def test_deprecated_defgrad_wrapper():
     check_grads(fun, modes=["rev"])(mat1, mat2)
 
 
+@pytest.mark.skip(reason="tests autograd's own API (autograd.core.primitive and its deprecated wrappers), which plain NumPy and tape do not have")
 def test_deprecated_defvjp_wrapper():
     from autograd.core import primitive
 
@@ -240,6 +244,7 @@ def test_deprecated_defvjp_wrapper():
     check_grads(fun, modes=["rev"])(mat1, mat2)
 
 
+@pytest.mark.skip(reason="tests autograd's own API (autograd.core.primitive and its deprecated wrappers), which plain NumPy and tape do not have")
 def test_deprecated_defvjp_is_zero_wrapper():
     from autograd.core import primitive
 
@@ -291,6 +296,8 @@ def test_dtypes():
     grad(f)(y)
 
 
+@pytest.mark.skip(reason="tests autograd's own np.where wrapper (Python types kept for scalars); "
+                  "NumPy's where returns arrays")
 @pytest.mark.parametrize(
     ("dtype", "condition", "x", "y"),
     [
@@ -311,6 +318,7 @@ def test_custom_where_dtypes(dtype, condition, x, y):
         assert isinstance(res, dtype)
 
 
+@pytest.mark.skip(reason="tests autograd's own API (autograd.numpy.where's keyword arguments), which plain NumPy and tape do not have")
 def test_custom_where():
     x = np.array([1.0, 2.0, 3.0])
     y = np.array([4.0, 5.0, 6.0])
@@ -437,6 +445,7 @@ def test_grad_and_aux():
 #   check_equivalent(res1, res2)
 
 
+@pytest.mark.skip(reason="tests autograd's own API (the names and docstrings of autograd's wrappers), which plain NumPy and tape do not have")
 def test_wrapped_name_and_docs():
     def foo(x):
         pass
