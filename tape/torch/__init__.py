@@ -19,8 +19,8 @@ from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, f
 from ._dtypes import (Size, bool, cdouble, cfloat, complex64, complex128, double, dtype, float,  # noqa: A004
                       float16, float32, float64, half, int, int8, int16, int32, int64, long, short,
                       uint8)
-from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
-                         no_grad, set_grad_enabled)
+from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference,
+                         is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._tensor import Tensor
 
 __version__ = "2.0.0+tape"
