@@ -71,6 +71,8 @@ def _dot(a, b, out=None):
     a, b = convert_to_tensor(a), convert_to_tensor(b)
     if a.ndim == 0 or b.ndim == 0:
         return M.multiply(a, b)
+    if a.ndim <= 2 and b.ndim <= 2:
+        return L.matmul(a, b)       # the same product for vectors and matrices, on BLAS
     if b.ndim == 1:
         return L.tensordot(a, b, [[a.ndim - 1], [0]])
     return L.tensordot(a, b, [[a.ndim - 1], [b.ndim - 2]])
