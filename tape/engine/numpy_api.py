@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ops import array as A, cast as C, linalg as L, math as M, reduce as R
+from .ops import array as A, cast as C, fft as F, linalg as L, math as M, reduce as R
 from .registry import is_recording, tracked
 from .tensor import Tensor, _wrap, convert_to_tensor, not_differentiable
 
@@ -110,10 +110,24 @@ def _axis(axis, ndim):
 
 
 # -- statistics --------------------------------------------------------------------------------
+def _numpy_only(func, kw, args, kwargs):
+    """NumPy's own call when an argument tape does not implement is given (``where=``,
+    ``mean=``, ``correction=``...): refused for tracked tensors, as any call without a rule."""
+    given = {k: v for k, v in kw.items() if v is not np._NoValue}
+    if given:
+        return True, plain(func, args, {**kwargs, **given},
+                           f"numpy.{func.__name__} with {', '.join(given)}=")
+    return False, None
+
+
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
     """``np.var``: the mean squared deviation (squared modulus for complex values), divided by
     ``N - ddof``."""
     no_out(out)
+    done, res = _numpy_only(np.var, kw, (a,), dict(axis=axis, dtype=dtype, ddof=ddof,
+                                                   keepdims=keepdims))
+    if done:
+        return res
     x = _t(a)
     if dtype is not None:
         x = C.cast(x, dtype)
@@ -128,6 +142,10 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
     """``sqrt(var)``, with slope 0 where all values are equal (the square root's infinite slope
     meets the variance's zero one there: 0 is the one-sided limit along any direction that
     keeps them equal, and NumPy's value is kept)."""
+    done, res = _numpy_only(np.std, kw, (a,), dict(axis=axis, dtype=dtype, ddof=ddof,
+                                                   keepdims=keepdims))
+    if done:
+        return res
     v = var(a, axis, dtype, out, ddof, keepdims)
     flat = np.asarray(v._value) == 0
     if not flat.any():
@@ -137,6 +155,9 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
     no_out(out)
+    done, res = _numpy_only(np.mean, kw, (a,), dict(axis=axis, dtype=dtype, keepdims=keepdims))
+    if done:
+        return res
     res = R.reduce_mean(a, axis=axis, keepdims=bool(keepdims))
     return res if dtype is None else C.cast(res, dtype)
 
@@ -358,21 +379,25 @@ def _as_list(result):
     return result if isinstance(result, list) else [result]
 
 
+def _as_dtype(x, dtype):
+    return x if dtype is None else C.cast(x, dtype)
+
+
 def concatenate(arrays, axis=0, out=None, dtype=None, **kw):
     no_out(out)
     arrays = [_t(a) for a in arrays]
     if axis is None:
-        return A.concat([_flat(x) for x in arrays], 0)
-    return A.concat(arrays, axis)
+        return _as_dtype(A.concat([_flat(x) for x in arrays], 0), dtype)
+    return _as_dtype(A.concat(arrays, axis), dtype)
 
 
-def vstack(tup, **kw):
-    return A.concat(_as_list(atleast_2d(*tup)), 0)
+def vstack(tup, *, dtype=None, **kw):
+    return _as_dtype(A.concat(_as_list(atleast_2d(*tup)), 0), dtype)
 
 
-def hstack(tup, **kw):
+def hstack(tup, *, dtype=None, **kw):
     arrs = _as_list(atleast_1d(*tup))
-    return A.concat(arrs, 0 if arrs[0].ndim == 1 else 1)
+    return _as_dtype(A.concat(arrs, 0 if arrs[0].ndim == 1 else 1), dtype)
 
 
 def dstack(tup):
@@ -798,17 +823,40 @@ def vecmat(v, a):
     return A.squeeze(L.matmul(A.expand_dims(v, -2), a), -2)
 
 
-#: NumPy functions whose results have no derivative: they run on the values, tracked or not
+#: NumPy functions whose results have no derivative (integers, booleans, shapes, values that
+#: do not depend on the arguments' values, piecewise constants): they run on the values, tracked
+#: or not. (Functions that return some of their arguments' values, as np.unique, are not here.)
 WITHOUT_DERIVATIVE = (
     "all", "any", "argmax", "argmin", "argpartition", "argsort", "argwhere", "nonzero",
     "flatnonzero", "count_nonzero", "searchsorted", "allclose", "isclose", "array_equal",
     "array_equiv", "iscomplexobj", "isrealobj", "iscomplex", "isreal", "isscalar", "result_type",
-    "size", "zeros_like", "ones_like", "empty_like", "full_like", "round", "around", "fix",
-    "isneginf", "isposinf", "digitize", "histogram", "bincount", "unique", "sign", "floor",
-    "ceil", "trunc", "rint", "signbit", "heaviside", "may_share_memory", "shares_memory",
+    "size", "zeros_like", "ones_like", "empty_like", "round", "around", "fix",
+    "isneginf", "isposinf", "digitize", "bincount", "sign", "floor",
+    "ceil", "trunc", "rint", "signbit", "may_share_memory", "shares_memory",
     "can_cast", "min_scalar_type", "isfortran", "lexsort", "unravel_index", "ravel_multi_index",
-    "nanargmax", "nanargmin", "isin", "in1d", "intersect1d", "setdiff1d", "union1d",
+    "nanargmax", "nanargmin", "isin", "in1d",
 )
+
+
+def full(shape, fill_value, dtype=None, order="C", **kw):
+    out = A.broadcast_to(_t(fill_value), tuple(np.atleast_1d(shape).tolist())
+                         if np.ndim(shape) else (int(shape),))
+    return _as_dtype(out, dtype)
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, **kw):
+    return full(np.shape(a) if shape is None else shape, fill_value,
+                dtype if dtype is not None else _t(a).dtype)
+
+
+def astype(x, dtype, copy=True, **kw):
+    return C.cast(x, dtype)
+
+
+def heaviside(x1, x2):
+    """0 below 0, 1 above, ``x2`` at 0 (the only place a slope can reach, through ``x2``)."""
+    v = _value(x1)
+    return A.where(v == 0, x2, np.where(v < 0, 0.0, 1.0))
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
@@ -941,3 +989,129 @@ def complex_extreme(a, axis, keepdims, pick):
     index = np.expand_dims(pick(x._value, axis=axis), axis)
     out = take_along_axis(x, index, axis)
     return out if keepdims else A.squeeze(out, axis)
+
+
+# -- np.fft -------------------------------------------------------------------------------------
+def _fft_axes(x, s, axes, what):
+    """NumPy's reading of ``s`` and ``axes``: the axes (negative) and the size of each."""
+    if axes is None:
+        axes = list(range(-len(s), 0)) if s is not None else list(range(-x.ndim, 0))
+    axes = [_axis(a, x.ndim) - x.ndim for a in np.atleast_1d(axes)]
+    sizes = [x.shape[a] for a in axes] if s is None else [int(n) for n in np.atleast_1d(s)]
+    if len(sizes) != len(axes):
+        raise ValueError(f"{what}: s and axes must have the same length")
+    return axes, sizes
+
+
+def _resized(x, axes, sizes):
+    """``x`` cropped or padded with zeros to ``sizes`` along ``axes`` (NumPy's ``s`` / ``n``)."""
+    for a, n in zip(axes, sizes):
+        have = x.shape[a]
+        if n < have:
+            x = A.getitem(x, (Ellipsis, slice(0, n)) + (slice(None),) * (-a - 1))
+        elif n > have:
+            pads = [(0, 0)] * x.ndim
+            pads[a] = (0, n - have)
+            x = A.pad(x, pads)
+    return x
+
+
+def _norm(norm):
+    norm = "backward" if norm is None else norm
+    if norm not in ("backward", "ortho", "forward"):
+        raise ValueError(f'Invalid norm value {norm}; should be "backward","ortho" or "forward".')
+    return norm
+
+
+def _transform(op, a, s, axes, norm, what):
+    x = _t(a)
+    axes, sizes = _fft_axes(x, s, axes, what)
+    x = _resized(x, axes, sizes)
+    if not x.dtype.is_complex:
+        x = C.cast(x, "complex128" if x._value.dtype != np.float32 else "complex64")
+    return op(x, axes=tuple(axes), norm=_norm(norm))
+
+
+def fftn(a, s=None, axes=None, norm=None, out=None):
+    no_out(out)
+    return _transform(F.fftn, a, s, axes, norm, "fftn")
+
+
+def ifftn(a, s=None, axes=None, norm=None, out=None):
+    no_out(out)
+    return _transform(F.ifftn, a, s, axes, norm, "ifftn")
+
+
+def fft(a, n=None, axis=-1, norm=None, out=None):
+    return fftn(a, None if n is None else [n], [axis], norm, out)
+
+
+def ifft(a, n=None, axis=-1, norm=None, out=None):
+    return ifftn(a, None if n is None else [n], [axis], norm, out)
+
+
+def fft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    return fftn(a, s, axes, norm, out)
+
+
+def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    return ifftn(a, s, axes, norm, out)
+
+
+def rfftn(a, s=None, axes=None, norm=None, out=None):
+    """The transform of real values, halved along the last axis (the rest is its mirror)."""
+    x = _t(a)
+    if x.dtype.is_complex:
+        raise TypeError("rfftn: the input must be real")
+    full_ = fftn(x, s, axes, norm, out)
+    last = _fft_axes(x, s, axes, "rfftn")[0][-1]
+    n = full_.shape[last]
+    return A.getitem(full_, (Ellipsis, slice(0, n // 2 + 1)) + (slice(None),) * (-last - 1))
+
+
+def rfft(a, n=None, axis=-1, norm=None, out=None):
+    return rfftn(a, None if n is None else [n], [axis], norm, out)
+
+
+def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    return rfftn(a, s, axes, norm, out)
+
+
+def irfft(a, n=None, axis=-1, norm=None, out=None):
+    """Real values from half a Hermitian spectrum: the spectrum completed by its mirror
+    (conjugated), transformed back, its real part (NumPy reads no imaginary part of the
+    first and, for even n, the middle coefficient either)."""
+    no_out(out)
+    x = _t(a)
+    ax = _axis(axis, x.ndim) - x.ndim
+    m = x.shape[ax]
+    n = 2 * (m - 1) if n is None else int(n)
+    half = _resized(x, [ax], [n // 2 + 1])
+    tail = (slice(None),) * (-ax - 1)
+    mirror = C.conj(A.getitem(half, (Ellipsis, slice((n + 1) // 2 - 1, 0, -1)) + tail))
+    spectrum = A.concat([half, mirror], ax) if mirror.shape[ax] else half
+    return C.real(F.ifftn(C.cast(spectrum, "complex128") if not spectrum.dtype.is_complex
+                          else spectrum, axes=(ax,), norm=_norm(norm)))
+
+
+def irfftn(a, s=None, axes=None, norm=None, out=None):
+    x = _t(a)
+    axes, sizes = _fft_axes(x, s, axes, "irfftn") if s is not None else \
+        (_fft_axes(x, None, axes, "irfftn")[0], None)
+    if sizes is None:
+        sizes = [x.shape[a] for a in axes[:-1]] + [2 * (x.shape[axes[-1]] - 1)]
+    if len(axes) > 1:
+        x = ifftn(x, sizes[:-1], axes[:-1], norm, out)
+    return irfft(x, sizes[-1], axes[-1], norm, out)
+
+
+def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    return irfftn(a, s, axes, norm, out)
+
+
+def fftshift(x, axes=None):
+    return gathered(x, lambda i: np.fft.fftshift(i, axes))
+
+
+def ifftshift(x, axes=None):
+    return gathered(x, lambda i: np.fft.ifftshift(i, axes))

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import numpy_api as N
 from .numpy_api import holds_tracked, plain, unwrap
-from .ops import array as A, linalg as L, math as M, reduce as R
+from .ops import array as A, cast as C, linalg as L, math as M, reduce as R
 from .registry import is_recording, primitives
 from .tensor import NotDifferentiableError, Tensor, convert_to_tensor
 
@@ -29,7 +29,8 @@ UFUNCS.update({
     np.copysign: N.copysign, np.fmod: N.fmod, np.ldexp: N.ldexp, np.modf: N.modf,
     np.frexp: N.frexp, np.divmod: N.divmod_,
     **{getattr(np, name): N.constant_of(getattr(np, name))
-       for name in ("trunc", "signbit", "heaviside", "spacing", "isnat") if hasattr(np, name)},
+       for name in ("trunc", "signbit", "spacing", "isnat") if hasattr(np, name)},
+    np.heaviside: N.heaviside,
     **{getattr(np, name): getattr(N, name) for name in ("vecdot", "matvec", "vecmat")
        if hasattr(np, name)},
 })
@@ -79,6 +80,8 @@ def _dot(a, b, out=None):
 
 
 def _where(condition, x=None, y=None):
+    if x is None and y is None:             # NumPy's np.nonzero, not TensorFlow's argwhere
+        return np.nonzero(condition._value if isinstance(condition, Tensor) else condition)
     return A.where(condition, x, y)
 
 
@@ -114,7 +117,8 @@ FUNCTIONS = {
     np.dot: _dot, np.matmul: L.matmul, np.where: _where, np.clip: _clip,
     np.reshape: N.reshape,
     np.transpose: _transpose,
-    np.stack: lambda arrays, axis=0, out=None, **kw: A.stack(list(arrays), axis),
+    np.stack: lambda arrays, axis=0, out=None, dtype=None, **kw: N.no_out(out) or (
+        A.stack(list(arrays), axis) if dtype is None else C.cast(A.stack(list(arrays), axis), dtype)),
     np.expand_dims: lambda a, axis: A.expand_dims(a, axis),
     np.tile: lambda a, reps: A.tile(a, np.atleast_1d(reps)) if np.ndim(a) == len(np.atleast_1d(reps))
     else A.tile(A.reshape(a, (1,) * (len(np.atleast_1d(reps)) - np.ndim(a)) + tuple(np.shape(a))), reps),
@@ -140,9 +144,13 @@ FUNCTIONS = {
         "append", "array_split", "split", "vsplit", "hsplit", "dsplit", "select", "linspace",
         "gradient", "diff", "kron", "cross", "logaddexp", "logaddexp2", "deg2rad", "rad2deg",
         "trace", "cumprod", "ptp", "compress", "squeeze")},
-    np.radians: N.deg2rad, np.degrees: N.rad2deg,
+    np.radians: N.deg2rad, np.degrees: N.rad2deg, np.full_like: N.full_like,
+    **({np.astype: N.astype} if hasattr(np, "astype") else {}),
     **{getattr(np, name): N.constant_of(getattr(np, name)) for name in N.WITHOUT_DERIVATIVE
        if hasattr(np, name) and not isinstance(getattr(np, name), np.ufunc)},
+    **{getattr(np.fft, name): getattr(N, name) for name in (
+        "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn", "irfft",
+        "irfft2", "irfftn", "fftshift", "ifftshift")},
     **{getattr(np.linalg, name): getattr(N, name) for name in (
         "slogdet", "solve", "norm", "svd", "eigh", "eigvalsh", "cholesky", "pinv", "det", "inv")},
 }

@@ -80,7 +80,8 @@ def _numpy_caller():
                 return f"numpy.{spelled}[...] of a tracked tensor"
     module = str(found.f_globals.get("__name__"))
     public = "numpy.linalg" if module.startswith("numpy.linalg") else "numpy"
-    return f"{public}.{name.lstrip('_')} of a list holding a tracked tensor"
+    return (f"{public}.{name.lstrip('_')} given a tracked tensor that it turns into an array "
+            f"(itself or inside a list)")
 
 
 class TensorShape(tuple):

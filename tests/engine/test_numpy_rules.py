@@ -89,6 +89,12 @@ CASES = {
     "modf": (lambda a: np.modf(a * 3.0)[0], [(3,)]),
     "einsum interleaved": (lambda a, b: np.einsum(a, [0, 1], b, [1, 2], [0, 2]), [(2, 3), (3, 4)]),
     "einsum interleaved ellipsis": (lambda a, b: np.einsum(a, [Ellipsis, 1], b, [1]), [(2, 3), (3,)]),
+    "fft real": (lambda a: np.real(np.fft.fft(a)) + np.imag(np.fft.fft(a)) ** 2, [(2, 5)]),
+    "ifft2 ortho": (lambda a: np.abs(np.fft.ifft2(a + 0.1, norm="ortho")), [(3, 4)]),
+    "rfft odd": (lambda a: np.real(np.fft.rfft(a, n=5)) * np.imag(np.fft.rfft(a, n=5)), [(2, 6)]),
+    "irfft": (lambda a, b: np.fft.irfft(a + 1j * b, n=7), [(4,), (4,)]),
+    "irfftn": (lambda a: np.fft.irfftn(np.fft.rfftn(a) * 1.5), [(3, 4)]),
+    "fftshift": (lambda a: np.fft.fftshift(a) * np.fft.ifftshift(a), [(5,)]),
     # ndarray methods and attributes
     ".T": (lambda a: a.T, [(2, 3)]),
     ".reshape(*shape)": (lambda a: a.reshape(3, 2), [(2, 3)]),

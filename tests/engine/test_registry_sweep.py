@@ -90,6 +90,8 @@ RECIPES["decompositions"] = (lambda a, b: tape.linalg.cholesky(a @ tape.transpos
                              + tape.linalg.pinv(b) * 0.5 + b[:, :2] @ tape.linalg.pinv(b[:, :2])
                              + tape.linalg.pinv(b[:2]) @ b[:2],
                              [(3, 3), (3, 3)])
+RECIPES["fft"] = (lambda x: tape.math.real(np.fft.ifft(np.fft.fft(x * x) * (1 + 2j))) + tape.math.imag(
+    np.fft.fft2(x, norm="ortho"))[0, 0], [(2, 3)])
 # eigh and svd have several outputs, and Taylor mode follows one output per op: it raises
 WITHOUT_TAYLOR = {
     "eigh and svd": (lambda a, b: tape.linalg.eigh(a + tape.transpose(a))[0] * tape.linalg.svd(b)[1]

@@ -12,8 +12,8 @@ import tape
 
 RAISING = {
     "np.asarray": (lambda t: np.asarray(t), "numpy.array (or numpy.asarray)"),
-    "np.mean of a list": (lambda t: np.mean([t, t + 2.0]), "numpy.mean of a list"),
-    "np.linalg.norm of a list": (lambda t: np.linalg.norm([t, t]), "numpy.linalg.norm of a list"),
+    "np.mean of a list": (lambda t: np.mean([t, t + 2.0]), "numpy.mean given a tracked tensor"),
+    "np.linalg.norm of a list": (lambda t: np.linalg.norm([t, t]), "numpy.linalg.norm given a tracked"),
     "np.r_ with a directive": (lambda t: np.r_["0,2", t, t], "numpy.r_[...]"),
 }
 WARNING = {"float": float, "int": int}

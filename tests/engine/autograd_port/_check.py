@@ -203,7 +203,10 @@ def twin(f):
     """``f`` with NumPy replaced by autograd.numpy: NumPy's functions by autograd's of the same
     name, and a Python function's global ``np`` (and the NumPy functions it closes over) too."""
     if isinstance(f, np.ufunc) or str(getattr(f, "__module__", "")).startswith("numpy"):
-        module = anp.linalg if "linalg" in str(getattr(f, "__module__", "")) else anp
+        module = anp
+        for part in str(getattr(f, "__module__", "numpy")).split(".")[1:]:
+            if hasattr(module, part.lstrip("_")):        # numpy.fft, numpy.linalg._linalg
+                module = getattr(module, part.lstrip("_"))
         return getattr(module, f.__name__)
     if isinstance(f, types.FunctionType):
         env = dict(f.__globals__)
