@@ -689,6 +689,14 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     return (u, s, vh) if compute_uv else s
 
 
+def eig(a):
+    return L.eig(a)
+
+
+def eigvals(a):
+    return L.eig(a)[0]
+
+
 def eigh(a, UPLO="L"):
     return L.eigh(a, UPLO)
 

@@ -152,7 +152,7 @@ FUNCTIONS = {
         "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn", "irfft",
         "irfft2", "irfftn", "fftshift", "ifftshift")},
     **{getattr(np.linalg, name): getattr(N, name) for name in (
-        "slogdet", "solve", "norm", "svd", "eigh", "eigvalsh", "cholesky", "pinv", "det", "inv")},
+        "slogdet", "solve", "norm", "svd", "eig", "eigvals", "eigh", "eigvalsh", "cholesky", "pinv", "det", "inv")},
 }
 
 

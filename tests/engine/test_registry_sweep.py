@@ -92,10 +92,13 @@ RECIPES["decompositions"] = (lambda a, b: tape.linalg.cholesky(a @ tape.transpos
                              [(3, 3), (3, 3)])
 RECIPES["fft"] = (lambda x: tape.math.real(np.fft.ifft(np.fft.fft(x * x) * (1 + 2j))) + tape.math.imag(
     np.fft.fft2(x, norm="ortho"))[0, 0], [(2, 3)])
-# eigh and svd have several outputs, and Taylor mode follows one output per op: it raises
+# eigh, svd and eig have several outputs, and Taylor mode follows one output per op: it raises
 WITHOUT_TAYLOR = {
     "eigh and svd": (lambda a, b: tape.linalg.eigh(a + tape.transpose(a))[0] * tape.linalg.svd(b)[1]
                      + tape.linalg.eigh(a + tape.transpose(a))[1][0], [(3, 3), (3, 3)]),
+    # (a symmetric matrix's eigenvalues are real, so the recipe's values are)
+    "eig": (lambda a: tape.math.real(tape.linalg.eig(a @ tape.transpose(a) + SPD)[0]) * 2.0,
+            [(3, 3)]),
 }
 
 

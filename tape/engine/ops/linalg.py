@@ -16,7 +16,7 @@ from .math import abs as _abs
 from .reduce import reduce_max
 from .rules import full, out_ndim, plus
 
-__all__ = ["cholesky", "det", "diag_part", "eigh", "einsum", "inv", "matmul", "norm", "pinv", "solve",
+__all__ = ["cholesky", "det", "diag_part", "eig", "eigh", "einsum", "inv", "matmul", "norm", "pinv", "solve",
            "svd", "tensordot", "trace"]
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -658,3 +658,30 @@ def pinv(a, rcond=None, name=None):
     if rcond is None:
         rcond = max(x.shape[-2:]) * np.finfo(x._value.dtype).eps
     return _pinv(x, rcond=float(rcond))
+
+
+def _eig_grad(node, ge, gv):
+    # A = V diag(e) V^-1 with unit columns in V: the eigenvector part takes out the change of
+    # each column's length (NumPy normalises them), as TensorFlow's rule does
+    e, v = node.outputs
+    x = node.inputs[0]
+    n = x.shape[-1]
+    vh = _adjoint(v)
+    f = _safe_reciprocal_gaps(e)
+    f = conj(f) if f._value.dtype.kind == "c" else f
+    vgv = _matmul(vh, gv)
+    lengths = real(vgv) * np.eye(n)
+    mid = reshape(ge, tuple(ge.shape) + (1,)) * np.eye(n) + f * (vgv - _matmul(_matmul(vh, v), lengths))
+    grad = _solve(vh, _matmul(mid, vh))
+    return [grad if x._value.dtype.kind == "c" else real(grad)]
+
+
+_eig = defop("Eig", lambda a: tuple(np.linalg.eig(a)), _eig_grad, many=True,
+             taylor=_no_series("eig"))
+
+
+def eig(tensor, name=None):
+    """Eigenvalues and (unit) eigenvectors of a square matrix; complex where NumPy's are."""
+    x = convert_to_tensor(tensor)
+    _check_square(x, "linalg.eig")
+    return tuple(_eig(x))

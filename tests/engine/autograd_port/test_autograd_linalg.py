@@ -386,7 +386,6 @@ def test_eigvalh_upper_complex():
 
 
 # Note eigenvalues and eigenvectors for real matrix can still be complex
-@pytest.mark.xfail(strict=True, raises=tape.NotDifferentiableError, reason="np.linalg.eig has no rule in tape: it refuses tracked tensors (docs/numpy.md)")
 def test_eig_real():
     def fun(x):
         w, v = np.linalg.eig(x)
@@ -397,7 +396,6 @@ def test_eig_real():
     check_grads(fun)(mat)
 
 
-@pytest.mark.xfail(strict=True, raises=tape.NotDifferentiableError, reason="np.linalg.eig has no rule in tape: it refuses tracked tensors (docs/numpy.md)")
 def test_eig_complex():
     def fun(x):
         w, v = np.linalg.eig(x)
@@ -408,7 +406,6 @@ def test_eig_complex():
     check_grads(fun)(mat)
 
 
-@pytest.mark.xfail(strict=True, raises=tape.NotDifferentiableError, reason="np.linalg.eig has no rule in tape: it refuses tracked tensors (docs/numpy.md)")
 def test_eig_batched():
     def fun(x):
         w, v = np.linalg.eig(x)
