@@ -41,7 +41,7 @@ _EXTREMES = {R.reduce_max: np.argmax, R.reduce_min: np.argmin}
 
 def _reduction(op, func):
     def call(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
-        _no_out(out)
+        N.no_out(out)
         if any(v is not np._NoValue and v is not True for v in kw.values()):
             # initial= and where= change the result: NumPy's own path, refused if tracked
             return plain(func, (a,), dict(axis=axis, dtype=dtype, keepdims=keepdims, **kw),
@@ -54,11 +54,6 @@ def _reduction(op, func):
     return call
 
 
-def _no_out(out):
-    if out is not None:
-        raise TypeError("out= is not supported for tape tensors (tensors are immutable)")
-
-
 def _vdot(a, b):
     """``np.vdot``: the first argument conjugated, both flattened."""
     a, b = convert_to_tensor(a), convert_to_tensor(b)
@@ -68,7 +63,7 @@ def _vdot(a, b):
 
 
 def _dot(a, b, out=None):
-    _no_out(out)
+    N.no_out(out)
     a, b = convert_to_tensor(a), convert_to_tensor(b)
     if a.ndim == 0 or b.ndim == 0:
         return M.multiply(a, b)
@@ -86,7 +81,7 @@ def _where(condition, x=None, y=None):
 
 
 def _clip(a, a_min=None, a_max=None, out=None, **kw):
-    _no_out(out)
+    N.no_out(out)
     if a_min is not None:
         a = M.maximum(a, a_min)
     if a_max is not None:
@@ -106,17 +101,13 @@ def _inner(a, b):
     return L.tensordot(a, b, [[a.ndim - 1], [b.ndim - 1]])
 
 
-def _transpose(a, axes=None):
-    return A.transpose(a, axes)
-
-
 FUNCTIONS = {
     np.sum: _reduction(R.reduce_sum, np.sum), np.prod: _reduction(R.reduce_prod, np.prod),
     np.max: _reduction(R.reduce_max, np.max), np.min: _reduction(R.reduce_min, np.min),
     np.amax: _reduction(R.reduce_max, np.amax), np.amin: _reduction(R.reduce_min, np.amin),
     np.dot: _dot, np.matmul: L.matmul, np.where: _where, np.clip: _clip,
     np.reshape: N.reshape,
-    np.transpose: _transpose,
+    np.transpose: N.transpose,
     np.stack: lambda arrays, axis=0, out=None, dtype=None, **kw: N.no_out(out) or (
         A.stack(list(arrays), axis) if dtype is None else C.cast(A.stack(list(arrays), axis), dtype)),
     np.expand_dims: lambda a, axis: A.expand_dims(a, axis),
