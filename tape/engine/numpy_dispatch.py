@@ -9,6 +9,8 @@ the gradient would silently miss that path).
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import numpy_api as N
@@ -211,8 +213,9 @@ N.install_methods(Tensor)
 
 # -- the array builders that NumPy runs before any hook of a tensor can --------------------------
 # ``np.array([x, y])`` converts each element with ``__array__``, which refuses a tracked tensor;
-# ``np.r_[x, y]`` and ``np.c_[x, y]`` are objects, not functions. Wrapped, they keep NumPy's own
-# behaviour for everything else and record the stack or concatenation of tensors.
+# ``np.r_[x, y]`` and ``np.c_[x, y]`` are objects, not functions; NumPy's reductions given a list
+# (``np.mean([x, y])``) make an array of it first. Wrapped, they keep NumPy's own behaviour for
+# everything else and record the stack or concatenation of tensors.
 _numpy_array = np.array
 
 
@@ -254,5 +257,28 @@ class _CClass(type(np.c_)):
         return super().__getitem__(key)
 
 
+def _taking_lists(func):
+    """``func`` (a NumPy reduction) that, given a list or tuple holding tracked tensors (which
+    NumPy's dispatch does not look inside), stacks it first: ``np.mean([x, x + 2])`` is
+    recorded. Anything else is NumPy's own call, unchanged."""
+    def wrapper(a, *args, **kwargs):
+        try:
+            return func(a, *args, **kwargs)
+        except NotDifferentiableError:
+            if not isinstance(a, (list, tuple)):
+                raise
+            return func(N.array_of(a), *args, **kwargs)
+    functools.update_wrapper(wrapper, func)
+    return wrapper
+
+
+#: the reductions autograd's tests give lists of tracked values (and their siblings)
+_LIST_REDUCTIONS = ((np, ("mean", "std", "var", "sum", "prod", "max", "min", "amax", "amin")),
+                    (np.linalg, ("norm",)))
+
 if not isinstance(np.r_, _RClass):      # (a reload of this module must not wrap twice)
     np.array, np.r_, np.c_ = _array, _RClass(), _CClass()
+    for _module, _names in _LIST_REDUCTIONS:
+        for _name in _names:
+            # (the table keeps NumPy's own function: __array_function__ is given that one)
+            setattr(_module, _name, _taking_lists(getattr(_module, _name)))

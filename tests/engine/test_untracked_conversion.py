@@ -12,8 +12,8 @@ import tape
 
 RAISING = {
     "np.asarray": (lambda t: np.asarray(t), "numpy.array (or numpy.asarray)"),
-    "np.mean of a list": (lambda t: np.mean([t, t + 2.0]), "numpy.mean given a tracked tensor"),
-    "np.linalg.norm of a list": (lambda t: np.linalg.norm([t, t]), "numpy.linalg.norm given a tracked"),
+    "np.median of a list": (lambda t: np.median([t, t + 2.0]), "numpy.median given a tracked"),
+    "np.average of a list": (lambda t: np.average([t, t]), "numpy.average given a tracked"),
     "np.r_ with a directive": (lambda t: np.r_["0,2", t, t], "numpy.r_[...]"),
 }
 WARNING = {"float": float, "int": int}
@@ -96,6 +96,10 @@ def test_numpy_testing_assertions_compare_tracked_tensors():
     (lambda t: np.r_[t, np.ones(2), t * 3], [2.0, 1.0, 1.0, 6.0], 4.0),
     (lambda t: np.c_[np.stack([t, t]), [1.0, 2.0]], [[2.0, 1.0], [2.0, 2.0]], 2.0),
     (lambda t: np.mean(np.array([t, t + 2.0])), 3.0, 1.0),
+    (lambda t: np.mean([t, t + 2.0]), 3.0, 1.0),
+    (lambda t: np.linalg.norm([t, t + 1.0]), 13.0 ** 0.5, 5.0 / 13.0 ** 0.5),
+    (lambda t: np.sum((t, 3.0 * t), axis=0), 8.0, 4.0),
+    (lambda t: np.std([t, 2.0 * t]), 1.0, 0.5),
 ])
 def test_arrays_built_of_tracked_tensors_are_recorded(build, value, slope):
     x = tape.constant(2.0)
