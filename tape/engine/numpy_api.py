@@ -220,7 +220,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 # -- rearranging ---------------------------------------------------------------------------------
 def repeat(a, repeats, axis=None):
-    return gathered(a, lambda i: np.repeat(i, repeats, axis))
+    return gathered(a, lambda i: np.repeat(i, _value(repeats), axis))
 
 
 def roll(a, shift, axis=None):
@@ -340,6 +340,11 @@ def pad(array, pad_width, mode="constant", **kwargs):
         values = kwargs.get("constant_values", 0)
         if np.ndim(values) == 0 and not isinstance(values, Tensor):
             return A.pad(x, widths.tolist(), constant_values=values)
+        if isinstance(values, Tensor) and values.ndim == 0:      # the padding's own slope
+            edges = np.pad(np.zeros(x.shape, x._value.dtype), widths, constant_values=1)
+            return A.pad(x, widths.tolist(), constant_values=0) + edges * values
+        if holds_tracked(values):
+            raise not_differentiable("numpy.pad with per-axis constant_values that are tracked")
         inner = A.pad(x, widths.tolist(), constant_values=0)
         edges = np.pad(np.zeros(x.shape, x._value.dtype), widths, mode="constant",
                        constant_values=_value(values))
@@ -497,6 +502,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     spacing = list(varargs) or [1.0]
     if len(spacing) == 1:
         spacing = spacing * len(axes)
+    if holds_tracked(spacing):
+        raise not_differentiable("numpy.gradient with tracked spacings")
     if len(spacing) != len(axes) or any(np.ndim(h) != 0 for h in spacing):
         raise not_differentiable("numpy.gradient with coordinate arrays",
                                  "give scalar spacings")

@@ -297,3 +297,21 @@ def test_reductions_with_initial_or_where_are_refused_not_ignored():
         t.watch(x)
         with pytest.raises(tape.NotDifferentiableError, match="initial"):
             np.sum(x, initial=5.0)
+
+
+def test_pad_with_a_tracked_constant_differentiates_the_constant_too():
+    x, c = tape.constant([1.0, 2.0]), tape.constant(3.0)
+    with tape.GradientTape(persistent=True) as t:
+        t.watch([x, c])
+        y = np.pad(x, (2, 1), constant_values=c)
+    np.testing.assert_array_equal(y.numpy(), [3.0, 3.0, 1.0, 2.0, 3.0])
+    assert float(t.gradient(y, c)) == 3.0
+    np.testing.assert_array_equal(t.gradient(y, x).numpy(), [1.0, 1.0])
+
+
+def test_gradient_with_a_tracked_spacing_is_refused():
+    f, h = tape.constant([1.0, 4.0, 9.0]), tape.constant(0.5)
+    with tape.GradientTape() as t:
+        t.watch([f, h])
+        with pytest.raises(tape.NotDifferentiableError, match="spacings"):
+            np.gradient(f, h)
