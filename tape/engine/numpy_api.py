@@ -846,7 +846,7 @@ WITHOUT_DERIVATIVE = (
     "flatnonzero", "count_nonzero", "searchsorted", "allclose", "isclose", "array_equal",
     "array_equiv", "iscomplexobj", "isrealobj", "iscomplex", "isreal", "isscalar", "result_type",
     "size", "zeros_like", "ones_like", "empty_like", "round", "around", "fix",
-    "isneginf", "isposinf", "digitize", "bincount", "sign", "floor",
+    "isneginf", "isposinf", "digitize", "sign", "floor",
     "ceil", "trunc", "rint", "signbit", "may_share_memory", "shares_memory",
     "can_cast", "min_scalar_type", "isfortran", "lexsort", "unravel_index", "ravel_multi_index",
     "nanargmax", "nanargmin", "isin", "in1d",
