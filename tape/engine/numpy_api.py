@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .ops import array as A, cast as C, fft as F, linalg as L, math as M, reduce as R
-from .registry import is_recording, tracked
+from .registry import tracked
 from .tensor import Tensor, _wrap, convert_to_tensor, not_differentiable
 
 
@@ -24,11 +24,20 @@ def unwrap(obj):
     return obj
 
 
+#: predicates ``tensor -> bool``: whether something is differentiating through the tensor. The
+#: tapes' (``registry.tracked``) is first; ``tape.torch`` adds a tensor that requires grad.
+FOLLOWED = [tracked]
+
+
+def _followed(tensor) -> bool:
+    return any(f(tensor) for f in FOLLOWED)
+
+
 def holds_tracked(obj) -> bool:
     """Whether ``obj`` (an argument, or a list, tuple or dict of them) holds a tensor that a
     recorder of this thread follows."""
     if isinstance(obj, Tensor):
-        return tracked(obj)
+        return _followed(obj)
     if isinstance(obj, (list, tuple)):
         return any(holds_tracked(o) for o in obj)
     if isinstance(obj, dict):
@@ -39,7 +48,7 @@ def holds_tracked(obj) -> bool:
 def plain(func, args, kwargs, name=None):
     """Run ``func`` on plain arrays: its result is a constant, so a tracked tensor among the
     arguments raises ``NotDifferentiableError`` naming the function (``name``, else its own)."""
-    if is_recording() and (holds_tracked(args) or holds_tracked(kwargs)):
+    if holds_tracked(args) or holds_tracked(kwargs):
         raise not_differentiable(name or _numpy_name(func))
     return func(*unwrap(args), **unwrap(kwargs))
 

@@ -16,7 +16,7 @@ import numpy as np
 from . import numpy_api as N
 from .numpy_api import holds_tracked, plain, unwrap
 from .ops import array as A, cast as C, linalg as L, math as M, reduce as R
-from .registry import is_recording, primitives
+from .registry import primitives
 from .tensor import NotDifferentiableError, Tensor, convert_to_tensor
 
 #: NumPy ufunc -> tape op: every op's own ufuncs (declared where it is defined), and the ufuncs
@@ -180,7 +180,7 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if "out" in kwargs and kwargs["out"] is not None:
         if any(isinstance(o, Tensor) for o in np.atleast_1d(kwargs["out"]) if o is not None):
             raise TypeError("out= cannot be a tape tensor (tensors are immutable)")
-        if is_recording() and holds_tracked(inputs):
+        if holds_tracked(inputs):
             out = kwargs["out"]
             # `a += x` reaches here as np.add(a, x, out=(a,)): the output is the first input
             augmented = method == "__call__" and type(out) is tuple and out[0] is inputs[0]

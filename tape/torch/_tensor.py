@@ -187,6 +187,13 @@ class Tensor(E.EngineTensor):
                                "tensor.detach().numpy() instead.")
         return E.EngineTensor.numpy(self)
 
+    def __array__(self, dtype=None, copy=None):
+        # as PyTorch's: np.asarray(t) goes through numpy(), which refuses a tensor that requires
+        # grad rather than dropping its graph
+        if self._requires_grad and _grad_mode.on:
+            self.numpy()
+        return E.EngineTensor.__array__(self, dtype, copy)
+
     def item(self):
         v = self._value
         if v.size != 1:
@@ -872,3 +879,12 @@ def _pow(self, exponent):
 
 _pow_scalar = Tensor.__pow__
 Tensor.__pow__ = _pow
+
+
+def _requires_grad_here(t) -> bool:
+    """A NumPy call without a rule refuses a tensor that requires grad (with grad mode on), as
+    PyTorch's ``numpy()`` does, instead of dropping its graph."""
+    return type(t) is Tensor and t._requires_grad and _grad_mode.on
+
+
+E.FOLLOWED.append(_requires_grad_here)
