@@ -900,9 +900,88 @@ def rows_batch(peers, quick):
     return rows
 
 
+# ======================================================= autograd's examples, the same NumPy code
+# autograd's examples/logistic_regression.py and examples/neural_net.py, written once against a
+# NumPy module ``npm``: tape differentiates them with plain NumPy (``tape.grad``), autograd with
+# autograd.numpy; the reference of the row is autograd itself, the same gradient side by side.
+AG_INPUTS = np.array([[0.52, 1.12, 0.77], [0.88, -1.08, 0.15], [0.52, 0.06, -1.30],
+                      [0.74, -2.49, 1.39]])
+AG_TARGETS = np.array([True, True, False, True])
+AG_WEIGHTS = np.array([0.1, -0.2, 0.3])
+AG_LAYERS, AG_BATCH = (784, 200, 100, 10), 256
+
+
+def ag_logistic_loss(weights, npm):
+    preds = 0.5 * (npm.tanh(npm.dot(AG_INPUTS, weights)) + 1)
+    label_probabilities = preds * AG_TARGETS + (1 - preds) * (1 - AG_TARGETS)
+    return -npm.sum(npm.log(label_probabilities))
+
+
+def ag_net_loss(params, inputs, targets, npm, l2_reg=1.0):
+    for w, b in params:
+        outputs = npm.dot(inputs, w) + b
+        inputs = npm.tanh(outputs)
+    top = npm.max(outputs, axis=1, keepdims=True)
+    log_norm = top + npm.log(npm.sum(npm.exp(outputs - top), axis=1, keepdims=True))
+    log_prior = -l2_reg * sum(npm.sum(w * w) + npm.sum(b * b) for w, b in params)
+    return log_prior + npm.sum((outputs - log_norm) * targets)
+
+
+def ag_net_data(quick):
+    rs = np.random.RandomState(0)
+    layers = AG_LAYERS if not quick else (196, 50, 25, 10)
+    params = [(0.1 * rs.randn(m, n), 0.1 * rs.randn(n)) for m, n in zip(layers[:-1], layers[1:])]
+    inputs = rs.rand(AG_BATCH, layers[0])
+    targets = np.eye(layers[-1])[rs.randint(0, layers[-1], AG_BATCH)]
+    return params, inputs, targets
+
+
+def _flat_params(grads):
+    return np.concatenate([to_numpy(g).ravel() for pair in grads for g in pair])
+
+
+def rows_autograd_examples(peers, quick):
+    tf = tape_mod()
+    rows = []
+    try:
+        ag = load_peer("autograd")
+        import autograd.numpy as anp
+    except ImportError as e:
+        ag, why = None, str(e)
+
+    logistic = tf.grad(lambda w: ag_logistic_loss(w, np))
+    h = 1e-6          # the check: a central difference of the loss in each weight
+    fd = np.array([(ag_logistic_loss(AG_WEIGHTS + h * e, np) - ag_logistic_loss(AG_WEIGHTS - h * e, np))
+                   / (2 * h) for e in np.eye(3)])
+    row = Row("AG", "autograd's logistic regression: grad of the loss", lambda: logistic(AG_WEIGHTS),
+              lambda v: close(v, fd, 1e-6, 1e-9, "AG logistic"), goal=max_ratio(1.0))
+    if ag is not None:
+        ag_logistic = ag.grad(lambda w: ag_logistic_loss(w, anp))
+        row.ref, row.ref_what = (lambda: ag_logistic(AG_WEIGHTS)), "autograd, the same code"
+    else:
+        row.ref_what = f"autograd missing ({why})"
+    rows.append(row)
+
+    params, inputs, targets = ag_net_data(quick)
+    net = tf.grad(lambda p: ag_net_loss(p, inputs, targets, np))
+    case = f"autograd's neural net {'-'.join(map(str, AG_LAYERS if not quick else (196, 50, 25, 10)))}, " \
+           f"batch {AG_BATCH}: grad"
+    if ag is not None:
+        ag_net = ag.grad(lambda p: ag_net_loss(p, inputs, targets, anp))
+        expected = _flat_params(ag_net(params))
+        check = lambda v: close(_flat_params(v), expected, 1e-9, 1e-9, "AG neural net")  # noqa: E731
+        row = Row("AG", case, lambda: net(params), check, ref=lambda: ag_net(params),
+                  ref_what="autograd, the same code", goal=max_ratio(1.0))
+    else:
+        row = Row("AG", case, lambda: net(params), lambda v: None, goal=max_ratio(1.0),
+                  ref_what=f"autograd missing ({why}): the value is not checked")
+    rows.append(row)
+    return rows
+
+
 WORKLOADS: dict[str, Callable[[list[str], bool], list[Row]]] = {
     "W1": rows_w1, "W2": rows_w2, "W3": rows_w3, "W4": rows_w4, "W5": rows_w5, "W6": rows_w6,
-    "W7": rows_w7, "batch": rows_batch,
+    "W7": rows_w7, "batch": rows_batch, "AG": rows_autograd_examples,
 }
 # ================================================================ partials: every N-th order partial
 PARTIALS_AT = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -1838,7 +1917,7 @@ def profile_rows(rows: list[Row], seconds: float, top: int, tool: str = "cprofil
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", default=",".join(k for k in WORKLOADS if k != "memory"),
-                    help="comma list of workloads (W1..W7, batch, partials; memory: only when named)")
+                    help="comma list of workloads (W1..W7, batch, partials, AG; memory: only when named)")
     ap.add_argument("--quick", action="store_true", help="fewer, shorter rounds and a smaller CSV (noisier)")
     ap.add_argument("--json", help="write every record (with samples) to this JSON file")
     ap.add_argument("--peers", default="auto", help="auto (every importable one), none, or a comma list of "

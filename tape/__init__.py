@@ -33,7 +33,7 @@ from .engine.ops.reduce import *  # noqa: F401,F403
 from .engine.registry import NoGradient, NotDifferentiable, RegisterGradient, primitive
 from .engine.tape import GradientTape, UnconnectedGradients, nested_tapes
 from .engine.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor
-from .engine.tensor import UntrackedConversionWarning
+from .engine.tensor import NotDifferentiableError, UntrackedConversionWarning
 
 __version__ = "0.1.0"
 
@@ -42,8 +42,8 @@ _LAZY = {
     "Module": ("tape.engine.module", "Module"),
     "ForwardAccumulator": ("tape.engine.forward", "ForwardAccumulator"),
     **{name: ("tape.engine.functional", name)
-       for name in ("derivative", "grad", "hessian", "hvp", "jacobian", "pointwise_partials",
-                    "value_and_grad")},
+       for name in ("derivative", "elementwise_grad", "grad", "hessian", "hvp", "jacobian",
+                    "pointwise_partials", "value_and_grad")},
     **{name: ("tape.engine.higher", name) for name in ("partials", "partials_up_to")},
     # the namespace modules too (`tape.nn`, `import tape.nn`): five imports at every CLI start
     **{name: (f"tape.{name}", None) for name in ("autodiff", "image", "keras", "layers",

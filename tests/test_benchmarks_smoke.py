@@ -17,7 +17,7 @@ def bench():
     return mod
 
 
-@pytest.mark.parametrize("workload", ["W1", "W2", "W6"])
+@pytest.mark.parametrize("workload", ["W1", "W2", "W6", "AG"])
 def test_workload_runs_and_checks_pass(bench, workload):
     opts = bench.Opts(sample_target=0.001, warmup=0.0, min_rounds=1, max_rounds=1, budget=0.0)
     rows = bench.WORKLOADS[workload]([], True)

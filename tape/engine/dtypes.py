@@ -22,6 +22,11 @@ class DType:
         return self._np.type
 
     @property
+    def type(self):
+        """The NumPy scalar type, as ``ndarray.dtype.type`` (code written for arrays reads it)."""
+        return self._np.type
+
+    @property
     def is_floating(self) -> bool:
         return self._np.kind == "f"
 

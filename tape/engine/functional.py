@@ -13,6 +13,7 @@ import numpy as np
 
 from .ops.array import concat, identity, reshape, transpose
 from .tape import GradientTape, nested_tapes
+from . import nest as _nest
 from .tensor import Tensor, _wrap, convert_to_tensor, differentiable_input
 
 # forward.py and taylor.py are imported by the two transforms that use them (hvp, derivative):
@@ -35,12 +36,61 @@ def _prepare(args, argnums, what):
     single, nums = _argnums(argnums, len(args), what)
     args = list(args)
     seen = set()
+
+    def leaf(value, label):
+        value = differentiable_input(value, label)
+        if id(value) in seen:                # the same tensor twice: give each its own identity
+            value = identity(value)
+        seen.add(id(value))
+        return value
+
     for i in nums:
-        args[i] = differentiable_input(args[i], f"{what}: argument {i}")
-        if id(args[i]) in seen:              # the same tensor twice: give each its own identity
-            args[i] = identity(args[i])
-        seen.add(id(args[i]))
+        if _is_container(args[i]):           # a list, tuple or dict of arrays, as autograd takes
+            leaves = [leaf(v, f"{what}: argument {i}") for v in _nest.flatten(args[i])]
+            args[i] = _nest.pack_sequence_as(args[i], leaves)
+        else:
+            args[i] = leaf(args[i], f"{what}: argument {i}")
     return single, nums, args
+
+
+def _is_container(value) -> bool:
+    """A dict, or a list or tuple holding arrays or tensors (a list of numbers is one array)."""
+    if isinstance(value, dict):
+        return True
+    return isinstance(value, (list, tuple)) and any(
+        isinstance(v, (Tensor, np.ndarray, list, tuple, dict)) for v in value) and \
+        not _rectangular_numbers(value)
+
+
+def _rectangular_numbers(value) -> bool:
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return arr.dtype == np.float64
+
+
+def _sources(args, nums):
+    """Per argument in ``nums``: its tensors (one, or a container's leaves)."""
+    return [_nest.flatten(args[i]) if _is_nested(args[i]) else [args[i]] for i in nums]
+
+
+def _is_nested(value) -> bool:
+    return isinstance(value, (list, tuple, dict))
+
+
+def _gradients(tp, y, args, nums, output_gradients=None):
+    """The gradient for each argument in ``nums``, shaped as the argument (zeros where
+    unconnected)."""
+    groups = _sources(args, nums)
+    flat = tp.gradient(y, [t for g in groups for t in g], output_gradients=output_gradients,
+                       unconnected_gradients="zero")
+    out, start = [], 0
+    for i, g in zip(nums, groups):
+        part = flat[start:start + len(g)]
+        start += len(g)
+        out.append(_nest.pack_sequence_as(args[i], part) if _is_nested(args[i]) else part[0])
+    return out
 
 
 def _output(y, what, scalar):
@@ -57,11 +107,13 @@ def _output(y, what, scalar):
     return y
 
 
-def value_and_grad(f, argnums=0):
+def value_and_grad(f, argnums=0, argnum=None):
     """A function returning ``(f(*args), gradient of f w.r.t. args[argnums])``.
 
     ``f`` must return a scalar. With a tuple ``argnums`` the gradient is a tuple. Unconnected
-    arguments get zeros.
+    arguments get zeros. ``f`` may be plain NumPy code (NumPy calls on tensors are recorded); an
+    argument that is a list, tuple or dict of arrays gets a gradient of the same structure, and
+    ``argnum`` is autograd's name for ``argnums``.
 
     Examples
     --------
@@ -70,18 +122,44 @@ def value_and_grad(f, argnums=0):
     (8.0, 12.0)
     """
 
+    if argnum is not None:
+        argnums = argnum
+
     def wrapper(*args, **kwargs):
         single, nums, args = _prepare(args, argnums, "grad")
         with GradientTape() as tp:
-            for i in nums:
-                tp.watch(args[i])
+            for group in _sources(args, nums):
+                tp.watch(group)
             y = _output(f(*args, **kwargs), "grad", True)
-        grads = tp.gradient(y, [args[i] for i in nums], unconnected_gradients="zero")
+        grads = _gradients(tp, y, args, nums)
         return y, grads[0] if single else tuple(grads)
     return wrapper
 
 
-def grad(f, argnums=0):
+def elementwise_grad(f, argnums=0, argnum=None):
+    """The gradient of the sum of ``f``'s outputs, as autograd's ``elementwise_grad``: for an
+    ``f`` that acts elementwise, each output's derivative in its input's place.
+
+    Examples
+    --------
+    >>> tape.elementwise_grad(tape.sin)(tape.constant([0.0, 3.141592653589793])).numpy()
+    array([ 1., -1.])
+    """
+    if argnum is not None:
+        argnums = argnum
+
+    def wrapper(*args, **kwargs):
+        single, nums, args = _prepare(args, argnums, "elementwise_grad")
+        with GradientTape() as tp:
+            for group in _sources(args, nums):
+                tp.watch(group)
+            y = _output(f(*args, **kwargs), "elementwise_grad", False)
+        grads = _gradients(tp, y, args, nums)
+        return grads[0] if single else tuple(grads)
+    return wrapper
+
+
+def grad(f, argnums=0, argnum=None):
     """The gradient function of a scalar function ``f``: ``grad(f)(x)`` = df/dx.
 
     Examples
@@ -91,7 +169,7 @@ def grad(f, argnums=0):
     >>> tape.grad(tape.grad(lambda x: x ** 3))(2.0)       # transforms nest
     tape.Tensor(12.0, shape=(), dtype=float64)
     """
-    vg = value_and_grad(f, argnums)
+    vg = value_and_grad(f, argnums if argnum is None else argnum)
     return lambda *args, **kwargs: vg(*args, **kwargs)[1]
 
 

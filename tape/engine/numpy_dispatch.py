@@ -3,25 +3,21 @@
 ``np.sin(t)`` calls ``Tensor.__array_ufunc__`` and ``np.sum(t)`` calls ``Tensor.__array_function__``;
 both look the NumPy callable up in a table and run the matching tape op. A NumPy function with no
 entry, or a ufunc writing into a NumPy array (``out=``, as ``a += t`` does for an ndarray ``a``),
-runs on plain arrays and gives a plain NumPy result; while a tape is recording it warns that the
-result is not differentiated. Python's warning filters decide how often (by default once per line
-of the caller).
+runs on plain arrays and gives a plain NumPy result when no argument is tracked; given a tensor
+that a recorder follows it raises ``NotDifferentiableError`` (its result would be a constant and
+the gradient would silently miss that path).
 """
 from __future__ import annotations
 
-import sys
-import warnings
+import functools
 
 import numpy as np
 
-from .ops import array as A, linalg as L, math as M, reduce as R
-from .registry import is_recording, primitives
-from .tensor import Tensor, UntrackedConversionWarning, convert_to_tensor
-
-
-class InPlaceWarning(UntrackedConversionWarning):
-    """A NumPy ufunc wrote tracked values into a NumPy array (``a += x``, ``out=a``): like a
-    conversion, what is computed from ``a`` has no gradient path back to ``x``."""
+from . import numpy_api as N
+from .numpy_api import holds_tracked, plain, unwrap
+from .ops import array as A, cast as C, linalg as L, math as M, reduce as R
+from .registry import primitives
+from .tensor import NotDifferentiableError, Tensor, convert_to_tensor
 
 #: NumPy ufunc -> tape op: every op's own ufuncs (declared where it is defined), and the ufuncs
 #: that tape computes by a composition of ops.
@@ -30,21 +26,34 @@ UFUNCS.update({
     np.positive: lambda x: x, np.cbrt: M.cbrt, np.log2: M.log2, np.log10: M.log10,
     np.matmul: L.matmul,
     np.exp2: lambda x: M.pow(2.0, x), np.hypot: lambda a, b: M.sqrt(M.square(a) + M.square(b)),
-    np.logaddexp: lambda a, b: R.reduce_logsumexp(A.stack([a, b]), axis=0),
+    np.logaddexp: N.logaddexp, np.logaddexp2: N.logaddexp2,
+    np.deg2rad: N.deg2rad, np.radians: N.deg2rad, np.rad2deg: N.rad2deg, np.degrees: N.rad2deg,
+    np.copysign: N.copysign, np.fmod: N.fmod, np.ldexp: N.ldexp, np.modf: N.modf,
+    np.frexp: N.frexp, np.divmod: N.divmod_,
+    **{getattr(np, name): N.constant_of(getattr(np, name))
+       for name in ("trunc", "signbit", "spacing", "isnat") if hasattr(np, name)},
+    np.heaviside: N.heaviside,
+    **{getattr(np, name): getattr(N, name) for name in ("vecdot", "matvec", "vecmat")
+       if hasattr(np, name)},
 })
 
 
-def _reduction(op):
+_EXTREMES = {R.reduce_max: np.argmax, R.reduce_min: np.argmin}
+
+
+def _reduction(op, func):
     def call(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
-        _no_out(out)
-        res = op(a, axis=axis, keepdims=bool(keepdims))
+        N.no_out(out)
+        if any(v is not np._NoValue and v is not True for v in kw.values()):
+            # initial= and where= change the result: NumPy's own path, refused if tracked
+            return plain(func, (a,), dict(axis=axis, dtype=dtype, keepdims=keepdims, **kw),
+                         f"numpy.{func.__name__} with {', '.join(kw)}=")
+        if op in _EXTREMES and isinstance(a, Tensor) and a._value.dtype.kind == "c":
+            res = N.complex_extreme(a, axis, bool(keepdims), _EXTREMES[op])
+        else:
+            res = op(a, axis=axis, keepdims=bool(keepdims))
         return M.cast(res, dtype) if dtype is not None else res
     return call
-
-
-def _no_out(out):
-    if out is not None:
-        raise TypeError("out= is not supported for tape tensors (tensors are immutable)")
 
 
 def _vdot(a, b):
@@ -56,21 +65,25 @@ def _vdot(a, b):
 
 
 def _dot(a, b, out=None):
-    _no_out(out)
+    N.no_out(out)
     a, b = convert_to_tensor(a), convert_to_tensor(b)
     if a.ndim == 0 or b.ndim == 0:
         return M.multiply(a, b)
+    if a.ndim <= 2 and b.ndim <= 2:
+        return L.matmul(a, b)       # the same product for vectors and matrices, on BLAS
     if b.ndim == 1:
         return L.tensordot(a, b, [[a.ndim - 1], [0]])
     return L.tensordot(a, b, [[a.ndim - 1], [b.ndim - 2]])
 
 
 def _where(condition, x=None, y=None):
+    if x is None and y is None:             # NumPy's np.nonzero, not TensorFlow's argwhere
+        return np.nonzero(condition._value if isinstance(condition, Tensor) else condition)
     return A.where(condition, x, y)
 
 
 def _clip(a, a_min=None, a_max=None, out=None, **kw):
-    _no_out(out)
+    N.no_out(out)
     if a_min is not None:
         a = M.maximum(a, a_min)
     if a_max is not None:
@@ -90,96 +103,50 @@ def _inner(a, b):
     return L.tensordot(a, b, [[a.ndim - 1], [b.ndim - 1]])
 
 
-def _transpose(a, axes=None):
-    return A.transpose(a, axes)
-
-
-def _concatenate(arrays, axis=0, out=None, **kw):
-    _no_out(out)
-    if axis is None:
-        return A.concat([A.reshape(x, (-1,)) for x in arrays], 0)
-    return A.concat(list(arrays), axis)
-
-
-def _linalg_norm(x, ord=None, axis=None, keepdims=False):
-    return L.norm(x, "euclidean" if ord is None else ord, axis, keepdims)
-
-
-def _mean(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
-    _no_out(out)
-    return R.reduce_mean(a, axis=axis, keepdims=bool(keepdims))
-
-
 FUNCTIONS = {
-    np.sum: _reduction(R.reduce_sum), np.mean: _mean, np.prod: _reduction(R.reduce_prod),
-    np.max: _reduction(R.reduce_max), np.min: _reduction(R.reduce_min),
-    np.amax: _reduction(R.reduce_max), np.amin: _reduction(R.reduce_min),
+    np.sum: _reduction(R.reduce_sum, np.sum), np.prod: _reduction(R.reduce_prod, np.prod),
+    np.max: _reduction(R.reduce_max, np.max), np.min: _reduction(R.reduce_min, np.min),
+    np.amax: _reduction(R.reduce_max, np.amax), np.amin: _reduction(R.reduce_min, np.amin),
     np.dot: _dot, np.matmul: L.matmul, np.where: _where, np.clip: _clip,
-    np.reshape: lambda a, *shape, **kw: A.reshape(a, kw.get("shape", kw.get("newshape",
-                                                                          shape[0] if shape else None))),
-    np.transpose: _transpose, np.concatenate: _concatenate,
-    np.stack: lambda arrays, axis=0, out=None, **kw: A.stack(list(arrays), axis),
-    np.squeeze: lambda a, axis=None: A.squeeze(a, axis),
+    np.reshape: N.reshape,
+    np.transpose: N.transpose,
+    np.stack: lambda arrays, axis=0, out=None, dtype=None, **kw: N.no_out(out) or (
+        A.stack(list(arrays), axis) if dtype is None else C.cast(A.stack(list(arrays), axis), dtype)),
     np.expand_dims: lambda a, axis: A.expand_dims(a, axis),
     np.tile: lambda a, reps: A.tile(a, np.atleast_1d(reps)) if np.ndim(a) == len(np.atleast_1d(reps))
     else A.tile(A.reshape(a, (1,) * (len(np.atleast_1d(reps)) - np.ndim(a)) + tuple(np.shape(a))), reps),
     np.broadcast_to: lambda array, shape, subok=False: A.broadcast_to(array, shape),
-    np.einsum: lambda subscripts, *operands, **kw: L.einsum(subscripts, *operands),
+    np.einsum: N.einsum,
     np.tensordot: lambda a, b, axes=2: L.tensordot(a, b, axes),
-    np.trace: lambda a, offset=0, axis1=0, axis2=1, dtype=None, out=None: L.trace(a),
+    np.trace: N.trace,
     np.outer: _outer, np.inner: _inner, np.vdot: _vdot,
-    np.linalg.inv: L.inv, np.linalg.det: L.det, np.linalg.solve: L.solve,
-    np.linalg.norm: _linalg_norm, np.cumsum: lambda a, axis=None, dtype=None, out=None:
+    np.cumsum: lambda a, axis=None, dtype=None, out=None:
     R.cumsum(A.reshape(a, (-1,)) if axis is None else a, 0 if axis is None else axis),
     np.abs: M.abs, np.square: M.square, np.exp: M.exp, np.log: M.log,
     np.real: M.real, np.imag: M.imag, np.conj: M.conj,
     np.angle: lambda z, deg=False: M.angle(z) * (180 / np.pi) if deg else M.angle(z),
-    np.logaddexp: lambda a, b: R.reduce_logsumexp(A.stack([a, b]), axis=0),
     np.ravel: lambda a, order="C": A.reshape(a, (-1,)),
-    np.diag: lambda v, k=0: L.diag_part(v) if np.ndim(v) == 2 and k == 0 else _plain(np.diag, (v, k), {}),
+    np.diag: N.diag,
     np.copy: lambda a, **kw: A.identity(a),
     np.ndim: lambda a: a.ndim, np.shape: lambda a: a.shape,       # no values, nothing to warn about
-    np.atleast_1d: lambda a: A.reshape(a, (1,)) if np.ndim(a) == 0 else a,
-    np.split: lambda ary, indices_or_sections, axis=0: A.split(ary, indices_or_sections, axis)
-    if isinstance(indices_or_sections, int) else _plain(np.split, (ary, indices_or_sections, axis), {}),
+    **{getattr(np, name): getattr(N, name) for name in (
+        "var", "std", "mean", "sinc", "real_if_close", "nan_to_num", "repeat", "roll", "flip",
+        "flipud", "fliplr", "rot90", "sort", "partition", "take_along_axis", "take", "moveaxis",
+        "swapaxes", "rollaxis", "tril", "triu", "diagonal", "diagflat", "pad", "atleast_1d",
+        "atleast_2d", "atleast_3d", "concatenate", "vstack", "hstack", "dstack", "column_stack",
+        "append", "array_split", "split", "vsplit", "hsplit", "dsplit", "select", "linspace",
+        "gradient", "diff", "kron", "cross", "logaddexp", "logaddexp2", "deg2rad", "rad2deg",
+        "trace", "cumprod", "ptp", "compress", "squeeze")},
+    np.radians: N.deg2rad, np.degrees: N.rad2deg, np.full_like: N.full_like,
+    **({np.astype: N.astype} if hasattr(np, "astype") else {}),
+    **{getattr(np, name): N.constant_of(getattr(np, name)) for name in N.WITHOUT_DERIVATIVE
+       if hasattr(np, name) and not isinstance(getattr(np, name), np.ufunc)},
+    **{getattr(np.fft, name): getattr(N, name) for name in (
+        "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "rfft2", "rfftn", "irfft",
+        "irfft2", "irfftn", "fftshift", "ifftshift")},
+    **{getattr(np.linalg, name): getattr(N, name) for name in (
+        "slogdet", "solve", "norm", "svd", "eig", "eigvals", "eigh", "eigvalsh", "cholesky", "pinv", "det", "inv")},
 }
-
-
-def _unwrap(obj):
-    if isinstance(obj, Tensor):
-        return obj._value
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_unwrap(o) for o in obj)
-    if isinstance(obj, dict):
-        return {k: _unwrap(v) for k, v in obj.items()}
-    return obj
-
-
-def _plain(func, args, kwargs):
-    """Run ``func`` on plain arrays; warn if a tape is recording."""
-    if is_recording():
-        _warn(_no_rule(_numpy_name(func)))
-    return func(*_unwrap(args), **_unwrap(kwargs))
-
-
-def _warn(message, category=UserWarning):
-    """Warn at the first caller outside this module, so that the default filter's "once per
-    location" means once per line of user code (not once for every caller of this module)."""
-    frame, level = sys._getframe(1), 2        # stacklevel 2 is the frame that called _warn
-    while frame is not None and frame.f_globals.get("__name__") == __name__:
-        frame, level = frame.f_back, level + 1
-    warnings.warn(message, category, stacklevel=level)
-
-
-def _numpy_name(func):
-    module = getattr(func, "__module__", None) or "numpy"
-    return f"{module if module.startswith('numpy') else 'numpy'}.{getattr(func, '__name__', func)}"
-
-
-def _no_rule(name):
-    return (f"{name} has no gradient rule in tape: its result is a constant and is not "
-            "differentiated. Use tape ops, or tape.primitive with RegisterGradient, to "
-            "differentiate through it.")
 
 
 #: the augmented assignments that NumPy runs as a ufunc with out= (``a += t`` is np.add(a, t, out=a))
@@ -194,10 +161,12 @@ def _written_into_array(ufunc, method, augmented):
         what, instead = f"`a {op}= x` on a NumPy array `a` (numpy.{call} with out=)", f"`a = a {op} x`"
     else:
         what, instead = f"`np.{call}(..., out=a)` on a NumPy array `a`", f"`a = np.{call}(...)`"
-    return (f"in-place NumPy operation: {what} writes the values into `a`, and they leave the "
-            "tape: `a` is a constant, so nothing computed from it is differentiated. To stay on "
-            f"the tape, write {instead} (a new tape tensor), or make `a` a tape tensor first "
-            "(`a = tape.constant(a)`).")
+    return NotDifferentiableError(
+        f"in-place NumPy operation: {what} would write the values of a tensor that a "
+        f"GradientTape tracks into `a`, a constant, so nothing computed from `a` would be "
+        f"differentiated. Write {instead} (a new tape tensor), or make `a` a tape tensor first "
+        f"(`a = tape.constant(a)`); to write a constant on purpose, use tape.stop_gradient(x) "
+        f"or x.numpy().")
 
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
@@ -211,12 +180,12 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if "out" in kwargs and kwargs["out"] is not None:
         if any(isinstance(o, Tensor) for o in np.atleast_1d(kwargs["out"]) if o is not None):
             raise TypeError("out= cannot be a tape tensor (tensors are immutable)")
-        if is_recording():
+        if holds_tracked(inputs):
             out = kwargs["out"]
             # `a += x` reaches here as np.add(a, x, out=(a,)): the output is the first input
             augmented = method == "__call__" and type(out) is tuple and out[0] is inputs[0]
-            _warn(_written_into_array(ufunc, method, augmented), InPlaceWarning)
-        return getattr(ufunc, method)(*_unwrap(inputs), **_unwrap(kwargs))
+            raise _written_into_array(ufunc, method, augmented)
+        return getattr(ufunc, method)(*unwrap(inputs), **unwrap(kwargs))
     if method == "at" and isinstance(inputs[0], Tensor):
         # ufunc.at writes into its first argument
         raise TypeError(f"numpy.{ufunc.__name__}.at cannot change a tape tensor in place "
@@ -226,18 +195,90 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
                    np.minimum: R.reduce_min}[ufunc]
         axis = kwargs.get("axis", 0)
         return reducer(inputs[0], axis=axis, keepdims=kwargs.get("keepdims", False))
-    if is_recording():
-        _warn(_no_rule(f"numpy.{ufunc.__name__}" if method == "__call__"
-                       else f"numpy.{ufunc.__name__}.{method}"))
-    return getattr(ufunc, method)(*_unwrap(inputs), **_unwrap(kwargs))
+    name = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    return plain(getattr(ufunc, method), inputs, kwargs, name)
 
 
 def array_function(self, func, types, args, kwargs):
     impl = FUNCTIONS.get(func)
     if impl is not None:
         return impl(*args, **kwargs)
-    return _plain(func, args, kwargs)
+    return plain(func, args, kwargs)
 
 
 Tensor.__array_ufunc__ = array_ufunc
 Tensor.__array_function__ = array_function
+N.install_methods(Tensor)
+
+
+# -- the array builders that NumPy runs before any hook of a tensor can --------------------------
+# ``np.array([x, y])`` converts each element with ``__array__``, which refuses a tracked tensor;
+# ``np.r_[x, y]`` and ``np.c_[x, y]`` are objects, not functions; NumPy's reductions given a list
+# (``np.mean([x, y])``) make an array of it first. Wrapped, they keep NumPy's own behaviour for
+# everything else and record the stack or concatenation of tensors.
+_numpy_array = np.array
+
+
+def _array(object, *args, **kwargs):
+    try:
+        return _numpy_array(object, *args, **kwargs)
+    except NotDifferentiableError:
+        if not isinstance(object, (list, tuple, Tensor)):
+            raise
+        return N.array_of(object, *args, **kwargs)
+
+
+_array.__doc__, _array.__name__, _array.__qualname__ = np.array.__doc__, "array", "array"
+_array.__module__ = "numpy"
+
+
+def _holds_tensor(key):
+    """Whether ``np.r_[key]`` holds tensors and no string directive (NumPy's own path takes
+    those, and refuses tracked tensors)."""
+    items = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, Tensor) for k in items) and not any(isinstance(k, str) for k in items)
+
+
+class _RClass(type(np.r_)):
+    __doc__ = type(np.r_).__doc__
+
+    def __getitem__(self, key):
+        if _holds_tensor(key):
+            return N.r_(key if isinstance(key, tuple) else (key,))
+        return super().__getitem__(key)
+
+
+class _CClass(type(np.c_)):
+    __doc__ = type(np.c_).__doc__
+
+    def __getitem__(self, key):
+        if _holds_tensor(key):
+            return N.c_(key if isinstance(key, tuple) else (key,))
+        return super().__getitem__(key)
+
+
+def _taking_lists(func):
+    """``func`` (a NumPy reduction) that, given a list or tuple holding tracked tensors (which
+    NumPy's dispatch does not look inside), stacks it first: ``np.mean([x, x + 2])`` is
+    recorded. Anything else is NumPy's own call, unchanged."""
+    def wrapper(a, *args, **kwargs):
+        try:
+            return func(a, *args, **kwargs)
+        except NotDifferentiableError:
+            if not isinstance(a, (list, tuple)):
+                raise
+            return func(N.array_of(a), *args, **kwargs)
+    functools.update_wrapper(wrapper, func)
+    return wrapper
+
+
+#: the reductions autograd's tests give lists of tracked values (and their siblings)
+_LIST_REDUCTIONS = ((np, ("mean", "std", "var", "sum", "prod", "max", "min", "amax", "amin")),
+                    (np.linalg, ("norm",)))
+
+if not isinstance(np.r_, _RClass):      # (a reload of this module must not wrap twice)
+    np.array, np.r_, np.c_ = _array, _RClass(), _CClass()
+    for _module, _names in _LIST_REDUCTIONS:
+        for _name in _names:
+            # (the table keeps NumPy's own function: __array_function__ is given that one)
+            setattr(_module, _name, _taking_lists(getattr(_module, _name)))

@@ -673,12 +673,18 @@ def gradient_rule(node):
 
 
 def _tracked_by_a_tape(tensor) -> bool:
-    if not recording_tapes:
+    """Whether a recorder of this thread follows ``tensor``: a tape tracks it or a forward
+    accumulator holds a tangent for it."""
+    if not (recording_tapes or active_accumulators):
         return False
-    for tape in _recorders.lists[0]:
+    tapes, accumulators = _recorders.lists
+    for tape in tapes:
         if tensor in tape._tracked:
+            return True
+    for accumulator in accumulators:
+        if id(tensor) in getattr(accumulator, "_tangents", ()):
             return True
     return False
 
 
-_tensor_module.tracked_by_a_tape = _tracked_by_a_tape
+_tensor_module.tracked_by_a_tape = tracked = _tracked_by_a_tape

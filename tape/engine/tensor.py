@@ -17,6 +17,25 @@ _SCALAR_TYPES = (bool, int, float, complex)
 
 
 
+class NotDifferentiableError(TypeError):
+    """A NumPy call that tape cannot differentiate received a tensor a recording tape tracks.
+
+    Going on would give a constant in its place and a gradient missing that path, so the call
+    raises instead; the message names the function and how to take a constant on purpose."""
+
+
+def not_differentiable(what: str, how: str = "") -> NotDifferentiableError:
+    """The error for ``what`` (e.g. ``numpy.sinc``) called on a tracked tensor; ``how`` may
+    say how to write it so that tape records it."""
+    how = how or ("write it with NumPy functions or tape ops that tape records "
+                  "(tape.primitive defines a new one with its gradient)")
+    return NotDifferentiableError(
+        f"{what} is not differentiable in tape and was given a tensor that a GradientTape "
+        f"tracks: its result would be a constant, so the gradient would miss that path. "
+        f"To differentiate it, {how}; to use the value as a constant on purpose, pass "
+        f"tape.stop_gradient(x) or x.numpy() instead of x.")
+
+
 class UntrackedConversionWarning(UserWarning):
     """A tensor that a recording tape tracks was turned into a NumPy array or a Python number:
     what is computed from that value has no gradient path back to the tensor."""
@@ -31,11 +50,39 @@ def tracked_by_a_tape(tensor) -> bool:
 def _warn_leaving(call: str) -> None:
     import warnings
 
-    warnings.warn(f"{call} on a tensor that a GradientTape is tracking leaves the tape: "
-                  f"nothing computed from the result gets a gradient. Stay on the tape with "
-                  f"tape ops (tape.stack, tape.reduce_sum) or NumPy functions applied to the "
-                  f"tensors themselves (np.stack, np.sum), which are recorded",
+    warnings.warn(f"{call} on a tensor that a GradientTape is tracking gives a constant: "
+                  f"nothing computed from the result gets a gradient. Keep the tensor itself "
+                  f"in the computation (NumPy functions and tape ops on it are recorded); "
+                  f"tape.stop_gradient(x) takes a constant on purpose without this warning",
                   UntrackedConversionWarning, stacklevel=3)
+
+def _numpy_caller():
+    """The NumPy function that is turning a tensor into an array: the outermost NumPy frame
+    below the caller's code (``numpy.mean`` for ``np.mean([x, y])``), or ``numpy.array`` /
+    ``numpy.asarray`` (which have no Python frame) when the caller converts directly; None
+    inside ``numpy.testing``, whose assertions give nothing back to compute with."""
+    import sys
+
+    frame, found = sys._getframe(2), None
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("numpy"):
+        if frame.f_globals["__name__"].startswith("numpy.testing"):
+            return None             # an assertion compares values: nothing comes back to compute with
+        found, frame = frame, frame.f_back
+    if found is None:
+        return "numpy.array (or numpy.asarray) of a tracked tensor"
+    name = found.f_code.co_name
+    owner = found.f_locals.get("self")
+    if name == "__getitem__" and owner is not None:
+        import numpy
+
+        for spelled in ("r_", "c_", "s_", "index_exp"):
+            if owner is getattr(numpy, spelled, None):
+                return f"numpy.{spelled}[...] of a tracked tensor"
+    module = str(found.f_globals.get("__name__"))
+    public = "numpy.linalg" if module.startswith("numpy.linalg") else "numpy"
+    return (f"{public}.{name.lstrip('_')} given a tracked tensor that it turns into an array "
+            f"(itself or inside a list)")
+
 
 class TensorShape(tuple):
     """A tensor's shape: a tuple of ints with TensorFlow's helpers."""
@@ -120,13 +167,12 @@ class Tensor:
         return self._value.size
 
     def numpy(self):
-        """The value as a NumPy array (a NumPy scalar for shape ()).
+        """The value as a NumPy array (a NumPy scalar for shape ()): a constant, the way to
+        take one on purpose while a tape records (nothing computed from it is differentiated).
 
         Arrays come back as read-only views: tensors are immutable, and writing into the result
         must not change them (``.copy()`` it to modify).
         """
-        if tracked_by_a_tape(self):
-            _warn_leaving(".numpy()")
         v = self._value
         if v.ndim:
             v = v.view()
@@ -138,8 +184,12 @@ class Tensor:
 
     # -- Python protocols -------------------------------------------------------------------
     def __array__(self, dtype=None, copy=None):
-        if tracked_by_a_tape(self):
-            _warn_leaving("np.array() / np.asarray()")
+        # integers and booleans have no derivative to lose (np.int64(x), as np.argmax)
+        if tracked_by_a_tape(self) and (dtype is None or np.dtype(dtype).kind not in "biu"):
+            caller = _numpy_caller()
+            if caller is not None:
+                raise not_differentiable(caller, "build arrays of tensors with np.stack, "
+                                         "np.concatenate or tape.stack (recorded), not np.array")
         arr = np.asarray(self._value)
         if dtype is not None and arr.dtype != dtype:
             return arr.astype(dtype)

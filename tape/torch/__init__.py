@@ -19,8 +19,8 @@ from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, f
 from ._dtypes import (Size, bool, cdouble, cfloat, complex64, complex128, double, dtype, float,  # noqa: A004
                       float16, float32, float64, half, int, int8, int16, int32, int64, long, short,
                       uint8)
-from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
-                         no_grad, set_grad_enabled)
+from ._grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference,
+                         is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._tensor import Tensor
 
 __version__ = "2.0.0+tape"
@@ -52,3 +52,26 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
                         ("EDGEITEMS", edgeitems), ("LINEWIDTH", linewidth)):
         if value is not None:
             setattr(_format, name, value)
+
+
+class _NotATorchMethod:
+    """An ndarray method that engine tensors have and PyTorch's tensors do not (or have with
+    another meaning, as ``repeat``): absent here, as in PyTorch."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        raise AttributeError(f"'Tensor' object has no attribute '{self.name}'")
+
+
+def _hide_ndarray_methods():
+    from ..engine.numpy_api import NUMPY_ATTRIBUTES
+    from ..engine.tensor import Tensor as EngineTensor
+
+    for name in NUMPY_ATTRIBUTES:
+        if getattr(Tensor, name, None) is getattr(EngineTensor, name, None):
+            setattr(Tensor, name, _NotATorchMethod(name))
+
+
+_hide_ndarray_methods()

@@ -37,6 +37,7 @@ from ..engine.sweep import _general_rule as general_rule  # noqa: F401
 from ..engine.tensor import Tensor as EngineTensor  # noqa: F401
 from ..engine.tensor import _to_array as to_array  # noqa: F401
 from ..engine.tensor import _wrap as wrap  # noqa: F401
+from ..engine.numpy_api import FOLLOWED  # noqa: F401  (tape.torch adds its own test)
 
 #: The active recorders: an op is offered to them (``record``) when either list is non-empty.
 #: Read, never changed, here: recorders join and leave through ``recording``.

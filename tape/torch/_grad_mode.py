@@ -134,8 +134,9 @@ def is_grad_enabled() -> bool:
 
 
 class inference_mode(_Mode):  # noqa: N801
-    """``inference_mode(mode=True)``: grad mode off, as ``no_grad`` (tape.torch has no separate
-    inference tensors); ``mode=False`` leaves inference mode and keeps the grad mode."""
+    """``inference_mode(mode=True)``: grad mode off, as ``no_grad``, and the tensors made inside
+    are inference tensors (``torch.is_inference``), as are views of them made later;
+    ``mode=False`` leaves inference mode and keeps the grad mode."""
 
     def __init__(self, mode=True):
         self.mode = bool(mode)
@@ -151,3 +152,8 @@ class inference_mode(_Mode):  # noqa: N801
 
 def is_inference_mode_enabled() -> bool:
     return _grad_mode.inference
+
+
+def is_inference(input) -> bool:
+    """Whether ``input`` is an inference tensor (made inside ``inference_mode``)."""
+    return getattr(input, "_inference", False)

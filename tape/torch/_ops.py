@@ -295,24 +295,75 @@ def _extreme(name, pairwise, reduce, arg):
         # the values are read at the returned indices, so a tie sends the whole gradient to the
         # index returned, as PyTorch's max(dim) / min(dim) do (amax / amin split it evenly)
         x = _torch_input(input)
-        indices = arg(x, dim, False)
-        i = np.asarray(indices._value)
-        if np.ndim(x._value) == 0:
-            values = _apply(P["Identity"], (x,), _NO_ATTRS, f"{name.capitalize()}Backward0")
-            return _ValuesIndices(values, indices)
-        d = dim % np.ndim(x._value)
-        grid = list(np.indices(i.shape, sparse=True))
-        key = tuple(grid[:d] + [i] + grid[d:])
-        values = _apply(P["StridedSlice"], (x,), {"key": key}, f"{name.capitalize()}Backward0")
-        if keepdim:
-            values = _apply(P["Reshape"], (values,), {"shape": np.shape(np.expand_dims(i, d))},
-                            f"{name.capitalize()}Backward0")
-            indices = _new(np.expand_dims(i, d))
-        return _ValuesIndices(values, indices)
+        return _selected(x, arg(x, dim, False), dim, keepdim, f"{name.capitalize()}Backward0")
     extreme.__name__ = name
     extreme.__doc__ = (f"The {name} element, or with ``dim`` the pair (values, indices) as PyTorch "
                        f"returns it, or with a tensor the elementwise {pairwise}.")
     return extreme
+
+
+def _selected(x, indices, dim, keepdim, backward):
+    """``(values, indices)``: the values of ``x`` at ``indices`` along ``dim``, read there (a
+    tie sends the whole gradient to the index returned)."""
+    i = np.asarray(indices._value)
+    if np.ndim(x._value) == 0:
+        return _ValuesIndices(_apply(P["Identity"], (x,), _NO_ATTRS, backward), indices)
+    d = dim % np.ndim(x._value)
+    grid = list(np.indices(i.shape, sparse=True))
+    key = tuple(grid[:d] + [i] + grid[d:])
+    values = _apply(P["StridedSlice"], (x,), {"key": key}, backward)
+    if keepdim:
+        values = _apply(P["Reshape"], (values,), {"shape": np.shape(np.expand_dims(i, d))},
+                        backward)
+        indices = _new(np.expand_dims(i, d))
+    return _ValuesIndices(values, indices)
+
+
+def _median_of(v, skip_nan):
+    """The lower median of the values ``v`` (PyTorch's: no average of the two middle ones);
+    NaN if one is NaN (``median``) or if all are (``nanmedian``)."""
+    v = np.ravel(v)
+    nan = np.isnan(v)
+    if skip_nan:
+        v = v[~nan]
+    elif nan.any():
+        return v[np.argmax(nan)]
+    if v.size == 0:
+        return np.asarray(np.nan, dtype=np.result_type(v, np.float64)).astype(v.dtype)[()]
+    return np.sort(v)[(v.size - 1) // 2]
+
+
+def _median(name, skip_nan):
+    def median(input, dim=None, keepdim=False):
+        x = _torch_input(input)
+        v = x._value
+        if dim is None:
+            m = _median_of(v, skip_nan)
+            # every element equal to the median (every NaN when it is NaN) gets an even share
+            # of the gradient, as PyTorch's median(); the value itself stays exactly m
+            ties = (v == m) | (np.isnan(v) & np.isnan(m))
+            shares = _new(np.asarray(ties / np.maximum(ties.sum(), 1), dtype=v.dtype))
+            spread = (x * shares).sum()
+            return _apply(P["AddV2"], (spread - spread.detach(), _new(np.asarray(m, v.dtype)[()])),
+                          _NO_ATTRS, f"{name.capitalize()}Backward0")
+        d = dim % (np.ndim(v) or 1)
+        index = np.apply_along_axis(lambda row: _median_index(row, skip_nan), d, v) \
+            if np.ndim(v) else np.int64(0)
+        return _selected(x, _new(np.asarray(index, dtype=np.int64)[()]), dim, keepdim,
+                         f"{name.capitalize()}Backward1")
+    median.__name__ = name
+    median.__doc__ = (f"The lower median of all elements (its gradient split evenly among the "
+                      f"elements equal to it), or with ``dim`` the pair (values, indices)"
+                      f"{', NaNs left out' if skip_nan else ''}.")
+    return median
+
+
+def _median_index(row, skip_nan):
+    nan = np.isnan(row)
+    if nan.any() and (not skip_nan or nan.all()):
+        return int(np.argmax(nan))
+    order = np.argsort(np.where(nan, np.inf, row), kind="stable")
+    return int(order[(int((~nan).sum()) - 1) // 2])
 
 
 class _ValuesIndices(tuple):
@@ -347,7 +398,10 @@ argmin = _arg_extreme("argmin", np.argmin)
 max = _extreme("max", "maximum", _amax, argmax)  # noqa: A001
 min = _extreme("min", "minimum", _amin, argmin)  # noqa: A001
 
-for _f in (sum, mean, prod, logsumexp, amax, amin, max, min, argmax, argmin):
+median = _median("median", False)
+nanmedian = _median("nanmedian", True)
+
+for _f in (sum, mean, prod, logsumexp, amax, amin, max, min, argmax, argmin, median, nanmedian):
     setattr(Tensor, _f.__name__, _f)
     FUNCTIONS[_f.__name__] = _f
 

@@ -42,17 +42,20 @@ class Tensor(E.EngineTensor):
     It is also an engine tensor: the engine's functions and tapes accept it.
     """
 
-    __slots__ = ("_requires_grad", "_grad_fn", "_grad", "_acc", "_view", "_views", "_stamp")
+    __slots__ = ("_requires_grad", "_grad_fn", "_grad", "_acc", "_view", "_views", "_stamp",
+                 "_inference")
     # _view: (parent, kind, arg, guard) on a tensor that shares its parent's values (detach(),
     # .data, basic indexing, view/reshape/transpose), guard the error an in-place op on it raises
     # with grad mode on (or None); _views: a root's weak list of its views; _stamp: the number
-    # taken when its values last changed in place. All unset on most tensors (read with
-    # getattr).
+    # taken when its values last changed in place; _inference: made inside inference_mode. All
+    # unset on most tensors (read with getattr).
 
     def __init__(self, data=(), dtype=None, requires_grad=False):
         self._value = _copy(E.to_array(data, _dtypes.to_numpy(dtype)))
         self._grad_fn = self._grad = self._acc = None
         self._requires_grad = False
+        if _grad_mode.inference:
+            self._inference = True
         if requires_grad:
             self.requires_grad_(True)
 
@@ -100,6 +103,10 @@ class Tensor(E.EngineTensor):
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got "
                                 f"{type(value).__name__}")
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
+            if np.result_type(value._value) != np.result_type(self._value):
+                raise RuntimeError("assigned grad has data of a different type")
             if np.shape(value._value) != np.shape(self._value):
                 raise RuntimeError(f"attempting to assign a gradient of size "
                                    f"'{list(np.shape(value._value))}' to a tensor of size "
@@ -168,12 +175,24 @@ class Tensor(E.EngineTensor):
     def _is_view(self) -> bool:
         return self._base is not None
 
+    def is_inference(self) -> bool:
+        """Whether the tensor was made inside ``inference_mode`` (or is a view of one that was):
+        it never requires grad from its inputs."""
+        return getattr(self, "_inference", False)
+
     # -- values -------------------------------------------------------------------------------
     def numpy(self, force=False):
         if self._requires_grad and not force and _grad_mode.on:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return E.EngineTensor.numpy(self)
+
+    def __array__(self, dtype=None, copy=None):
+        # as PyTorch's: np.asarray(t) goes through numpy(), which refuses a tensor that requires
+        # grad rather than dropping its graph
+        if self._requires_grad and _grad_mode.on:
+            self.numpy()
+        return E.EngineTensor.__array__(self, dtype, copy)
 
     def item(self):
         v = self._value
@@ -417,6 +436,13 @@ def make_view(parent, out, kind, arg, guard=None):
     itself (as a leaf), and it, or a view ``guard`` names (an output of a function returning
     several views), may not be changed in place with grad mode on while its base requires grad.
     """
+    if kind != "detach" and getattr(parent, "_inference", False):
+        # a view of an inference tensor is an inference tensor, a leaf that shares nothing
+        # with a graph (PyTorch: not a view, never requiring grad)
+        out._inference = True
+        out._requires_grad = False
+        out._grad_fn = None
+        return out
     if kind != "detach" and parent._requires_grad:
         if not _grad_mode.on:
             guard = _NO_GRAD_VIEW_ERROR
@@ -652,6 +678,8 @@ def _new(value):
     t._value = value
     t._requires_grad = False
     t._grad_fn = t._grad = t._acc = None
+    if _grad_mode.inference:
+        t._inference = True
     return t
 
 
@@ -691,6 +719,8 @@ def _apply(op, inputs, attrs, name):
                 r._grad_fn = node
                 r._requires_grad = True
                 break
+    elif _grad_mode.inference:
+        r._inference = True
     if _tapes or _accumulators:
         _record(op, inputs, (r,), attrs)
     return r
@@ -704,6 +734,10 @@ def _binary(op, name, rname=None):
     cls = node_class(name)
     rcls = node_class(rname or name)
     saves = op not in _SAVES_NOTHING
+    # a product's rule reads each input for the other's gradient, a quotient's the divisor
+    # always and the dividend for the divisor's: an input no rule reads is not kept (a tensor
+    # kept alive only by a node that never reads it would outlive its last reference)
+    trim = {"Mul": 1, "MatMul": 1, "RealDiv": 2}.get(op.name, 0)
 
     def run(a, b, ta, tb, cls):
         # ta / tb: whether a / b is a torch Tensor (else an engine tensor, e.g. a Python
@@ -726,12 +760,20 @@ def _binary(op, name, rname=None):
             node._edges = ((a._grad_fn or _leaf_acc(a)) if ra else None,
                            (b._grad_fn or _leaf_acc(b)) if rb else None)
             node._seq = _next_seq()
-            if saves:
+            if not saves:
+                pass
+            elif not trim:
                 node._saved = (a, b)
+            elif trim == 1:
+                node._saved = (a if rb else None, b if ra else None)
+            else:
+                node._saved = (a if rb or not ra else None, b)
             r._requires_grad = True
         else:
             r._grad_fn = None
             r._requires_grad = False
+            if _grad_mode.inference:
+                r._inference = True
         if _tapes or _accumulators:
             _record_pair(op, a, b, r)
         return r
@@ -799,6 +841,8 @@ def _unary(op, name):
         else:
             r._grad_fn = None
             r._requires_grad = False
+            if _grad_mode.inference:
+                r._inference = True
         if _tapes or _accumulators:
             _record(op, (x,), (r,), _NO_ATTRS)
         return r
@@ -835,3 +879,12 @@ def _pow(self, exponent):
 
 _pow_scalar = Tensor.__pow__
 Tensor.__pow__ = _pow
+
+
+def _requires_grad_here(t) -> bool:
+    """A NumPy call without a rule refuses a tensor that requires grad (with grad mode on), as
+    PyTorch's ``numpy()`` does, instead of dropping its graph."""
+    return type(t) is Tensor and t._requires_grad and _grad_mode.on
+
+
+E.FOLLOWED.append(_requires_grad_here)

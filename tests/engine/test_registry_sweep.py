@@ -86,6 +86,21 @@ RECIPES = {
                 [(3,), (3,)]),
 }
 
+RECIPES["decompositions"] = (lambda a, b: tape.linalg.cholesky(a @ tape.transpose(a) + SPD)
+                             + tape.linalg.pinv(b) * 0.5 + b[:, :2] @ tape.linalg.pinv(b[:, :2])
+                             + tape.linalg.pinv(b[:2]) @ b[:2],
+                             [(3, 3), (3, 3)])
+RECIPES["fft"] = (lambda x: tape.math.real(np.fft.ifft(np.fft.fft(x * x) * (1 + 2j))) + tape.math.imag(
+    np.fft.fft2(x, norm="ortho"))[0, 0], [(2, 3)])
+# eigh, svd and eig have several outputs, and Taylor mode follows one output per op: it raises
+WITHOUT_TAYLOR = {
+    "eigh and svd": (lambda a, b: tape.linalg.eigh(a + tape.transpose(a))[0] * tape.linalg.svd(b)[1]
+                     + tape.linalg.eigh(a + tape.transpose(a))[1][0], [(3, 3), (3, 3)]),
+    # (a symmetric matrix's eigenvalues are real, so the recipe's values are)
+    "eig": (lambda a: tape.math.real(tape.linalg.eig(a @ tape.transpose(a) + SPD)[0]) * 2.0,
+            [(3, 3)]),
+}
+
 
 @pytest.mark.parametrize("name", sorted(RECIPES))
 def test_recipe(name):
@@ -93,9 +108,18 @@ def test_recipe(name):
     check_grads(f, [rng.uniform(*SWEEP_DOMAIN, s) for s in shapes], order=2, modes=MODES)
 
 
+@pytest.mark.parametrize("name", sorted(WITHOUT_TAYLOR))
+def test_recipe_without_taylor(name):
+    f, shapes = WITHOUT_TAYLOR[name]
+    check_grads(f, [rng.uniform(*SWEEP_DOMAIN, s) for s in shapes], order=2, modes=MODES[:2])
+    with pytest.raises(LookupError, match="nested GradientTapes"):
+        tape.derivative(lambda t: tape.reduce_sum(f(*[tape.constant(np.eye(3)) * t] * len(shapes))),
+                        0.7, order=2)
+
+
 def test_every_differentiable_op_is_checked():
     reached = set()
-    for f, shapes in RECIPES.values():
+    for f, shapes in [*RECIPES.values(), *WITHOUT_TAYLOR.values()]:
         xs = [tape.constant(rng.uniform(*SWEEP_DOMAIN, s)) for s in shapes]
         with tape.GradientTape() as outer:      # records the inner backward pass too
             outer.watch(xs)

@@ -704,8 +704,7 @@ def test_inference_mode_context_manager():
 
 
 def test_inference_mode_decorator():
-    """test/autograd/test_inference_mode.py (without ``torch.is_inference``: tape.torch has no
-    inference tensors), with ``mode=`` as a keyword as well."""
+    """test/autograd/test_inference_mode.py, with ``mode=`` as a keyword as well."""
     @torch.inference_mode()
     def func(x):
         assert torch.is_inference_mode_enabled()
@@ -714,10 +713,102 @@ def test_inference_mode_decorator():
     for requires_grad in (True, False):
         c = torch.ones(1, 2, 3, requires_grad=requires_grad)
         d = func(c)
+        assert torch.is_inference(d)
         assert not d.requires_grad
     with torch.inference_mode(mode=False):
         assert not torch.is_inference_mode_enabled()
         assert torch.is_grad_enabled()
+
+
+def test_inference_mode_tensor_creation():
+    """test/autograd/test_inference_mode.py"""
+    with torch.inference_mode():
+        c = torch.ones(1, 2, 3)
+        assert not c.requires_grad
+        assert torch.is_inference(c)
+        tmp = torch.ones(1, 2, 3, requires_grad=True)
+        assert tmp.requires_grad
+        assert torch.is_inference(tmp)
+        tmp = torch.ones(1, 2, 3).requires_grad_(False)
+        assert not tmp.requires_grad
+        assert torch.is_inference(tmp)
+
+
+def test_inference_mode_inf_tensor_in_inf_mode_view_op():
+    """test/autograd/test_inference_mode.py"""
+    with torch.inference_mode():
+        for requires_grad in (True, False):
+            c = torch.ones(1, 2, 3, requires_grad=requires_grad)
+            view_out = c.view(-1)
+            assert torch.is_inference(view_out)
+            assert not view_out.requires_grad
+
+
+def test_inference_mode_inf_tensor_in_normal_mode_view_op():
+    """test/autograd/test_inference_mode.py"""
+    for requires_grad in (True, False):
+        with torch.inference_mode():
+            c = torch.ones(1, 2, 3, requires_grad=requires_grad)
+
+        out = c.view(-1)
+        assert torch.is_inference(out)
+        assert not out.requires_grad
+        assert not out._is_view()
+        assert out.is_leaf
+
+
+def test_retain_grad_cycle():
+    """``torch._C._WeakTensorRef(y)`` is ``weakref.ref(y)`` here."""
+    import weakref
+    x = torch.ones(5, 5, requires_grad=True)
+
+    def run_test():
+        y = x * 2
+        y.retain_grad()
+        return y / 2, weakref.ref(y)
+
+    z, ref = run_test()
+    assert ref() is None
+    z.sum().backward()
+
+
+def test_min_max_median_backprops_to_all_values():
+    """test/test_autograd.py, TestAutogradDeviceType (on the CPU)."""
+    for f in [torch.min, torch.max, torch.median, torch.nanmedian]:
+        x1 = torch.tensor([1., 0., 1., 0., 1., 0.], requires_grad=True)
+        x2 = torch.tensor([float('nan'), float('nan'), float('nan')], requires_grad=True)
+        for x in [x1, x2]:
+            y = f(x)
+            y.backward()
+            assert_equal(x.grad.sum(), 1.)
+            assert_equal((x.grad == 1 / 3).sum(), 3)
+
+
+def test_grad_assignment_checks_shape_and_dtype():
+    """PyTorch's checks when ``.grad`` is assigned (python_variable.cpp)."""
+    x = torch.randn(5, 5, requires_grad=True)
+    with pytest.raises(RuntimeError, match="same size"):
+        x.grad = torch.randn(2, 2)
+    with pytest.raises(RuntimeError, match="different type"):
+        x.grad = torch.randn(5, 5).long()
+    with pytest.raises(RuntimeError, match="different type"):
+        x.grad = torch.randn(5, 5).float()
+    with pytest.raises(RuntimeError, match="its own grad"):
+        x.grad = x
+    with pytest.raises(TypeError):
+        x.grad = 0
+    x.grad = torch.randn(5, 5)
+    assert x.grad.shape == (5, 5)
+
+
+def test_median_along_a_dim_reads_the_value_at_its_index():
+    x = torch.tensor([[3., 1., 2.], [5., 4., 6.]], requires_grad=True)
+    values, indices = torch.median(x, dim=1)
+    assert_equal(values, torch.tensor([2., 5.]))
+    assert_equal(indices, torch.tensor([2, 0]))
+    values.sum().backward()
+    assert_equal(x.grad, torch.tensor([[0., 0., 1.], [1., 0., 0.]]))
+    assert_equal(torch.median(torch.tensor([1., 2., 3., 4.])), torch.tensor(2.))
 
 
 # -- indexing and assignment --------------------------------------------------------------------

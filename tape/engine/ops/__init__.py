@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..registry import BinaryPrimitive
 from ..tensor import Tensor, Variable
-from . import array, cast, compare, control, creation, linalg, math, nn, reduce
+from . import array, cast, compare, control, creation, fft, linalg, math, nn, reduce
 
 
 def _install_operators():

@@ -16,7 +16,8 @@ from .math import abs as _abs
 from .reduce import reduce_max
 from .rules import full, out_ndim, plus
 
-__all__ = ["det", "diag_part", "einsum", "inv", "matmul", "norm", "solve", "tensordot", "trace"]
+__all__ = ["cholesky", "det", "diag_part", "eig", "eigh", "einsum", "inv", "matmul", "norm", "pinv", "solve",
+           "svd", "tensordot", "trace"]
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -455,3 +456,232 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
         return reduce_max(_abs(x), axis=axes, keepdims=keep)
     raise ValueError(f"linalg.norm: ord {ord!r} is not supported; use 'euclidean', 'fro', 1, 2 or inf")
 
+
+
+# -- decompositions --------------------------------------------------------------------------
+# Their gradient rules are written with the ops above, so that nested tapes differentiate them
+# again. Taylor mode follows one output per op: the two with several outputs (eigh, svd) say so.
+def _no_series(what):
+    def rule(node, ins, K):
+        raise LookupError(f"Taylor mode (tape.derivative) has no rule for the op {node.op.name!r} "
+                          f"({what} has several outputs): take its higher derivatives with nested "
+                          f"GradientTapes")
+    return rule
+
+
+def _mH(a):
+    """The conjugate transpose of the last two axes of a NumPy array."""
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
+def _cholesky_series(node, ins, K):
+    # A_k = sum_j L_j L_{k-j}^H: L_0 L_k^H + L_k L_0^H = B_k (the rest of the sum), solved by
+    # L_k = L_0 phi(L_0^-1 B_k L_0^-H), phi keeping the lower triangle and half the diagonal
+    a = ins[0]
+    l0 = node.outputs[0]._value
+    n = l0.shape[-1]
+    phi = np.tril(np.ones((n, n))) - 0.5 * np.eye(n)
+    out = np.zeros((K,) + l0.shape, np.result_type(l0, a))
+    out[0] = l0
+    jitter = S.local.jitter
+    for k in range(1, K):
+        b = a[k] - sum((out[j] @ _mH(out[k - j]) for j in range(1, k)), np.zeros_like(l0))
+        m = np.linalg.solve(l0, _mH(np.linalg.solve(l0, _mH(b))))
+        out[k] = l0 @ (m * phi)
+        if jitter is not None:
+            S.jittered(out, k, jitter)
+    return out
+
+
+def _solve_series_arrays(g, r, K):
+    """X with G X = R for series G and R (G_0 invertible)."""
+    x = np.zeros((K,) + np.linalg.solve(g[0], r[0]).shape, np.result_type(g, r))
+    for k in range(K):
+        rhs = r[k] - sum((g[j] @ x[k - j] for j in range(1, k + 1)), np.zeros_like(x[0]))
+        x[k] = np.linalg.solve(g[0], rhs)
+    return x
+
+
+def _pinv_series(node, ins, K):
+    # of full rank: pinv A = (A^H A)^-1 A^H (tall) or A^H (A A^H)^-1 (wide)
+    a = ins[0]
+    a0 = node.inputs[0]._value
+    m, n = a0.shape[-2:]
+    if np.any(np.linalg.matrix_rank(a0) < min(m, n)):
+        raise LookupError("Taylor mode (tape.derivative) of Pinv needs a matrix of full rank; "
+                          "take higher derivatives with nested GradientTapes")
+    ah = _mH(a)
+    if m >= n:
+        return _solve_series_arrays(_matmul_series_arrays(ah, a), ah, K)
+    return _mH(_solve_series_arrays(_matmul_series_arrays(a, ah), a, K))
+
+
+def _matmul_series_arrays(a, b):
+    K = a.shape[0]
+    out = np.zeros((K,) + np.matmul(a[0], b[0]).shape, np.result_type(a, b))
+    for k in range(K):
+        for j in range(k + 1):
+            out[k] += a[j] @ b[k - j]
+    return out
+def _mT(x):
+    return _swap(x)
+
+
+def _safe_reciprocal_gaps(w):
+    """``F[..., i, j] = 1 / (w_j - w_i)`` off the diagonal, 0 where two values coincide (their
+    eigenvectors' directions are not defined; a cotangent that reads none of them gives 0)."""
+    gaps = w[..., None, :] - w[..., :, None]
+    same = np.asarray(equal(gaps, 0)._value)
+    return where(same, 0.0, 1.0 / where(same, 1.0, gaps))
+
+
+def _cholesky_np(a):
+    try:
+        return np.linalg.cholesky(a)
+    except np.linalg.LinAlgError as exc:
+        raise ValueError(f"linalg.cholesky: matrix is not positive definite ({exc})") from None
+
+
+def _cholesky_grad(node, g):
+    # Murray (2016): S = L^-T phi(L^T G) L^-1, symmetrised; phi keeps the lower triangle and
+    # halves the diagonal
+    L = node.outputs[0]
+    n = L.shape[-1]
+    phi = np.tril(np.ones((n, n))) - 0.5 * np.eye(n)
+    P = _matmul(_adjoint(L), g) * phi
+    Lh = _adjoint(L)
+    S = _adjoint(_solve(Lh, _adjoint(_solve(Lh, P))))
+    return [(S + _adjoint(S)) * 0.5]
+
+
+_cholesky = defop("Cholesky", _cholesky_np, _cholesky_grad, taylor=_cholesky_series)
+
+
+def cholesky(input, name=None):
+    """The lower-triangular ``L`` with ``L @ L^H = input`` (its lower triangle is read)."""
+    x = convert_to_tensor(input)
+    _check_square(x, "linalg.cholesky")
+    return _cholesky(x)
+
+
+def _eigh_grad(node, gw, gv):
+    w, v = node.outputs
+    x = node.inputs[0]
+    n = x.shape[-1]
+    vh = _adjoint(v)
+    inner = reshape(gw, tuple(gw.shape) + (1,)) * np.eye(n)
+    inner = inner + _safe_reciprocal_gaps(w) * _matmul(vh, gv)
+    full_ = _matmul(_matmul(v, inner), vh)
+    # eigh reads one triangle: the other gets no gradient
+    lower = node.attrs["UPLO"] == "L"
+    tri = np.tril(np.ones((n, n)), -1) if lower else np.triu(np.ones((n, n)), 1)
+    # (the diagonal's imaginary part is not read: a real gradient there)
+    return [real(full_) * np.eye(n) + (full_ + _adjoint(full_)) * tri]
+
+
+_eigh = defop("SelfAdjointEigV2", lambda a, UPLO: np.linalg.eigh(a, UPLO), _eigh_grad, many=True,
+              taylor=_no_series("eigh"))
+
+
+def eigh(tensor, UPLO="L", name=None):
+    """Eigenvalues (ascending) and eigenvectors of a symmetric (Hermitian) matrix, read from its
+    lower (``UPLO='L'``) or upper triangle."""
+    x = convert_to_tensor(tensor)
+    _check_square(x, "linalg.eigh")
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
+    return tuple(_eigh(x, UPLO=UPLO))
+
+
+def _svd_grad(node, gu, gs, gvh):
+    # reduced SVD a = u diag(s) vh (Townsend 2016), real or complex
+    u, s, vh = node.outputs
+    a = node.inputs[0]
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    v, gv = _adjoint(vh), _adjoint(gvh)
+    eye = np.eye(k)
+    s2 = s * s
+    f = _safe_reciprocal_gaps(s2)               # 1 / (s_j^2 - s_i^2)
+    uh_gu = _matmul(_adjoint(u), gu)
+    vh_gv = _matmul(_adjoint(v), gv)
+    s_row = reshape(s, tuple(s.shape[:-1]) + (1, k))
+    s_col = reshape(s, tuple(s.shape[:-1]) + (k, 1))
+    mid = (f * (uh_gu - _adjoint(uh_gu))) * s_row
+    mid = mid + eye * reshape(gs, tuple(gs.shape) + (1,))
+    mid = mid + s_col * (f * (vh_gv - _adjoint(vh_gv)))
+    if a._value.dtype.kind == "c":
+        mid = mid + (uh_gu * eye - _adjoint(uh_gu * eye)) * 0.5 / s_row
+    out = _matmul(_matmul(u, mid), vh)
+    if m > n:
+        rest = np.eye(m) - _matmul(u, _adjoint(u))
+        out = out + _matmul(rest, _matmul(gu / s_row, vh))
+    elif m < n:
+        rest = np.eye(n) - _matmul(v, vh)
+        out = out + _matmul(_matmul(u / s_row, _adjoint(gv)), rest)
+    return [out]
+
+
+_svd = defop("Svd", lambda a: np.linalg.svd(a, full_matrices=False), _svd_grad, many=True,
+             taylor=_no_series("svd"))
+
+
+def svd(tensor, name=None):
+    """The reduced singular value decomposition ``(u, s, vh)`` with ``a = u diag(s) vh``."""
+    x = convert_to_tensor(tensor)
+    if x.ndim < 2:
+        raise ValueError(f"linalg.svd: needs rank >= 2, got shape {tuple(x.shape)}")
+    return tuple(_svd(x))
+
+
+def _pinv_grad(node, g):
+    # the derivative of the pseudo-inverse where the rank does not change (Golub & Pereyra)
+    p, a = node.outputs[0], node.inputs[0]
+    m, n = a.shape[-2:]
+    ph, gh = _adjoint(p), _adjoint(g)
+    out = -_matmul(_matmul(ph, g), ph)
+    out = out + _matmul(_matmul(_matmul(np.eye(m) - _matmul(a, p), gh), p), ph)
+    out = out + _matmul(_matmul(ph, p), _matmul(gh, np.eye(n) - _matmul(p, a)))
+    return [out]
+
+
+_pinv = defop("Pinv", lambda a, rcond: np.linalg.pinv(a, rcond=rcond), _pinv_grad,
+              taylor=_pinv_series)
+
+
+def pinv(a, rcond=None, name=None):
+    """The Moore-Penrose pseudo-inverse (singular values below ``rcond`` times the largest are
+    taken as zero; NumPy's default)."""
+    x = convert_to_tensor(a)
+    if x.ndim < 2:
+        raise ValueError(f"linalg.pinv: needs rank >= 2, got shape {tuple(x.shape)}")
+    if rcond is None:
+        rcond = max(x.shape[-2:]) * np.finfo(x._value.dtype).eps
+    return _pinv(x, rcond=float(rcond))
+
+
+def _eig_grad(node, ge, gv):
+    # A = V diag(e) V^-1 with unit columns in V: the eigenvector part takes out the change of
+    # each column's length (NumPy normalises them), as TensorFlow's rule does
+    e, v = node.outputs
+    x = node.inputs[0]
+    n = x.shape[-1]
+    vh = _adjoint(v)
+    f = _safe_reciprocal_gaps(e)
+    f = conj(f) if f._value.dtype.kind == "c" else f
+    vgv = _matmul(vh, gv)
+    lengths = real(vgv) * np.eye(n)
+    mid = reshape(ge, tuple(ge.shape) + (1,)) * np.eye(n) + f * (vgv - _matmul(_matmul(vh, v), lengths))
+    grad = _solve(vh, _matmul(mid, vh))
+    return [grad if x._value.dtype.kind == "c" else real(grad)]
+
+
+_eig = defop("Eig", lambda a: tuple(np.linalg.eig(a)), _eig_grad, many=True,
+             taylor=_no_series("eig"))
+
+
+def eig(tensor, name=None):
+    """Eigenvalues and (unit) eigenvectors of a square matrix; complex where NumPy's are."""
+    x = convert_to_tensor(tensor)
+    _check_square(x, "linalg.eig")
+    return tuple(_eig(x))

@@ -73,7 +73,7 @@ def _pair_rule(fast_da, fast_db):
 def _times(g, b):
     """g * b for a cotangent g; when g is a broadcast 1 (the cotangent reduce_sum hands down, a
     stride-0 view), the product is b itself and no full-size pass is made."""
-    if type(g) is np.ndarray and g.ndim and not any(g.strides) and g.shape == np.shape(b) \
+    if type(g) is np.ndarray and g.ndim and g.size and not any(g.strides) and g.shape == np.shape(b) \
             and g.flat[0] == 1 and b.dtype == np.result_type(g, b):
         return b
     return g * b

@@ -28,7 +28,11 @@ def _mean_grad(node, g):
 
 def _extreme_grad(node, g):
     x = node.inputs[0]
-    mask = cast(equal(x, kept_output(node, g)), x.dtype)
+    y = kept_output(node, g)
+    mask = cast(equal(x, y), x.dtype)
+    both_nan = np.isnan(x._value) & np.isnan(y._value)
+    if both_nan.any():          # a NaN extreme: every NaN ties (PyTorch shares it evenly)
+        mask = mask + both_nan.astype(x._value.dtype)
     ties = reduce_sum(mask, axis=node.attrs["axis"], keepdims=True)
     return [spread(node, g) * mask / ties]
 

@@ -139,6 +139,8 @@ ROWS: list[tuple[str, str, str]] = [
     ("script", "script and expressions mixed", f'tape jacobian {D}/vector_out.py "x" --at 1'),
     ("script", "script updates a NumPy array in place (a += x: the derivative would be wrong)",
      f'tape grad {D}/in_place.py --at "x=[1,2]"'),
+    ("script", "script calls a NumPy function tape cannot differentiate (it would be a constant)",
+     f"tape grad {D}/no_rule.py --at 0.5"),
     ("options", "--order 0", 'tape grad "x" --at 1 --order 0'),
     ("options", "--order -1", 'tape grad "x" --at 1 --order -1'),
     ("options", "--order not an integer", 'tape grad "x" --at 1 --order 1.5'),

@@ -3,5 +3,5 @@ import numpy as np
 
 def f(x):
     a = np.zeros(2)
-    a += x          # the values leave the tape: `a = a + x` stays on it
+    a += x          # writes tracked values into a constant: `a = a + x` is recorded
     return np.sum(a * x)
