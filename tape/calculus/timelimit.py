@@ -125,8 +125,30 @@ def _tie_to_parent(parent: int) -> None:
 _PR_SET_PDEATHSIG = 1
 
 
+#: the memory a worker may add to what it inherits, in MiB: SymPy expanding (x+1)^(10^10)
+#: ends in a MemoryError (a failure reported to the parent) rather than in swap
+WORKER_MEMORY_MB = 2048
+
+
+def _bound_memory() -> None:
+    """Limit this worker's address space to what it inherited plus ``WORKER_MEMORY_MB``."""
+    try:
+        import resource
+
+        with open("/proc/self/statm") as statm:
+            inherited = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        limit = inherited + (WORKER_MEMORY_MB << 20)
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, OSError, ValueError):
+        pass        # no /proc or no rlimits: the time limit still ends the worker
+
+
 def _child(writer, parent, fn, args) -> None:
     _tie_to_parent(parent)
+    _bound_memory()
     try:
         try:
             outcome = ("ok", fn(*args))
@@ -134,6 +156,8 @@ def _child(writer, parent, fn, args) -> None:
             outcome = ("cli", (exc.message, exc.code))
         except RecursionError:
             outcome = ("error", "the expression is nested too deeply for SymPy")
+        except MemoryError:
+            outcome = ("error", f"it needed more than {WORKER_MEMORY_MB:,} MiB of memory")
         except Exception as exc:  # reported to the parent as one line, not a traceback
             last = traceback.extract_tb(exc.__traceback__)[-1:]
             where = f" ({os.path.basename(last[0].filename)}:{last[0].lineno})" if last else ""
