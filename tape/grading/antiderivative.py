@@ -25,6 +25,8 @@ from __future__ import annotations
 import time
 from typing import Optional
 
+import numpy as np
+
 from ..expr import tree as E
 from ..expr.errors import CLIError
 from .verdict import POLISH, Verdict, optional_work
@@ -91,7 +93,13 @@ def check_antiderivative(check, expression: str, answer: str, *, wrt: Optional[s
                       label=f"∫ d{variable}", read_as=read_as, expression=expression,
                       answer=answer, wrt=variable, variables=names, reason=_reworded(inner.reason))
     notes = []
-    if inner.correct:
+    jump = None if inner.correct is False else jump_inside(body, integrand.tree, names,
+                                                            variable)
+    if jump is not None:
+        # F' = f wherever F is differentiable says nothing of a step: floor(x) has slope 0
+        verdict.correct, verdict.reason, verdict.method = False, None, "numeric"
+        verdict.diagnosis = jump
+    elif inner.correct:
         notes += _domain_notes(body, integrand.tree, names, variable)
         if not found:
             notes.append(f"no constant of integration: the antiderivatives are "
@@ -336,6 +344,132 @@ def _abs_logs(node, kids):
 
 def _close(a, b) -> bool:
     return abs(a - b) <= RTOL * max(abs(a), abs(b), 1)
+
+
+# --------------------------------------------------------------------------- steps
+
+#: the distances 10**-k (times 1 + |x|) either side of a breakpoint at which a jump of the
+#: answer and the behaviour of the integrand are looked at
+JUMP_STEPS = (3, 4, 5, 6, 7, 8)
+#: a jump counted: larger than this share of the answer's size (plus the integrand's
+#: increase across the step), and the same at 10^-6 and 10^-8
+JUMP_RTOL = 1e-7
+#: one-sided convergence of the integrand: its change over the last decade at most this share
+#: of its change over the first (a smooth integrand: 1e-4; a pole or a logarithm grows)
+SETTLES = 1e-2
+
+
+def jump_inside(body, integrand, names: list[str], variable: str) -> Optional[dict]:
+    """``{"kind": "jump", "detail", "at", "left", "right"}`` for a step of the answer ``body``
+    (floor, ceil, sign, a quotient such as |u|/u) inside an interval where the integrand is
+    defined, else None. An antiderivative is continuous on each interval of the integrand's
+    domain: ``tan x + floor(x/pi + 1/2)`` for sec^2 x steps only where sec^2 x is not
+    defined, ``x^2/2 + floor(x)`` for x steps at every integer.
+
+    Candidates are the places where a piecewise part of the answer breaks (found as for the
+    derivative check: ``homework.breaking_points``). At each, in floats: the integrand must be
+    finite at the place and on both sides at every distance of ``JUMP_STEPS``, and settle on
+    each side (``SETTLES``), so that the place is inside its domain and not at a pole, a
+    logarithm's end or an end of the domain; the answer's change across the place must be the
+    same at 10^-6 and 10^-8 and beyond what the integrand's values account for. The jump
+    nearest 0 is confirmed in high precision (40 digits) before it is reported."""
+    from .homework import (TooManyBreakpoints, _round_edge, breaking_arguments,
+                           breaking_points, candidate_points, dense_points)
+
+    if not breaking_arguments(body):
+        return None
+    width = len(names)
+    axis = names.index(variable)
+    sample = candidate_points(width)
+    try:
+        with np.errstate(all="ignore"):
+            found = breaking_points((body,), names, sample, dense_points(width), axes=[axis])
+    except TooManyBreakpoints:
+        return None         # the derivative check has already said undecided
+    if not len(found):
+        return None
+    with np.errstate(all="ignore"):
+        suspects = _jumps(body, integrand, names, axis, found)
+    H, mp = _highprec()
+    for p in suspects[np.argsort(np.abs(suspects[:, axis]), kind="stable")][:JUMP_CONFIRMS]:
+        h = 10.0 ** -JUMP_STEPS[-1] * (1 + abs(p[axis]))
+        left, right, inside = p.copy(), p.copy(), []
+        left[axis] -= h
+        right[axis] += h
+        F = H.compile_tree(body, names)
+        f = H.compile_tree(integrand, names)
+        a, b = H.value_at(F, H.at(left)), H.value_at(F, H.at(right))
+        inside = [H.value_at(f, H.at(q)) for q in (left, p, right)]
+        if a is None or b is None or any(v is None for v in inside):
+            continue
+        with mp.workdps(H.DIGITS):
+            step = b - a
+            allowed = JUMP_RTOL * (1 + max(abs(a), abs(b))) + \
+                4 * h * max(abs(v) for v in inside)
+            if abs(step) <= allowed:
+                continue
+        def shown(v):
+            # the side at 0 is h^2/2 there: as a reader writes it, 0
+            return f"{0.0 if abs(v) <= 1e3 * allowed else float(v):.6g}"
+
+        where = ", ".join(f"{n} = {_round_edge(v) if n == variable else repr(float(v))}"
+                          for n, v in zip(names, p))
+        return {"kind": "jump", "at": dict(zip(names, map(float, p))),
+                "left": float(a), "right": float(b),
+                "detail": f"the answer jumps at {where} (from {shown(a)} to "
+                          f"{shown(b)}), where the integrand {_text(integrand)} is "
+                          f"defined on both sides: an antiderivative is continuous on each "
+                          f"interval of the integrand's domain, so the answer differs from "
+                          f"one by more than a constant"}
+    return None
+
+
+#: jumps found in floats that are confirmed in high precision, nearest 0 first
+JUMP_CONFIRMS = 4
+
+
+def _highprec():
+    from ..expr import highprec as H
+
+    return H, H.mpmath()
+
+
+def _jumps(body, integrand, names: list[str], axis: int, found: np.ndarray) -> np.ndarray:
+    """The rows of ``found`` where, in floats, the answer steps inside the integrand's domain
+    (see ``jump_inside``)."""
+    from ..calculus.derivatives import values_at
+
+    def at(tree, shift):
+        q = found.copy()
+        q[:, axis] += shift
+        return values_at(tree, names, q)[0]
+
+    scale = 1 + np.abs(found[:, axis])
+    f0 = at(integrand, 0.0)
+    inside = np.isfinite(f0)
+    sides = {}
+    for k in JUMP_STEPS:
+        for sign in (-1.0, 1.0):
+            f = at(integrand, sign * 10.0 ** -k * scale)
+            inside &= np.isfinite(f)
+            sides[k, sign] = f
+    biggest = np.max(np.abs(np.stack(list(sides.values()) + [f0])), axis=0)
+    first, last = JUMP_STEPS[0], JUMP_STEPS[-1]
+    for sign in (-1.0, 1.0):
+        early = np.abs(sides[first + 1, sign] - sides[first, sign])
+        late = np.abs(sides[last, sign] - sides[last - 1, sign])
+        inside &= late <= SETTLES * early + 1e-9 * (1 + np.abs(sides[last, sign]))
+    steps = {}
+    for k in (6, last):
+        h = 10.0 ** -k * scale
+        below, above = at(body, -h), at(body, h)
+        allowed = JUMP_RTOL * (1 + np.maximum(np.abs(below), np.abs(above))) + \
+            4 * h * biggest
+        steps[k] = (above - below, allowed)
+    (wide, wide_allowed), (narrow, allowed) = steps[6], steps[last]
+    jumps = inside & np.isfinite(narrow) & np.isfinite(wide) & (np.abs(narrow) > allowed) & \
+        (np.abs(wide - narrow) <= 1e-2 * np.abs(narrow) + wide_allowed)
+    return found[jumps]
 
 
 # --------------------------------------------------------------------------- the diagnosis

@@ -578,14 +578,15 @@ def breaking_arguments(*trees) -> list[tuple[object, bool]]:
         if isinstance(node, E.Call) and node.name in BREAKING:
             args = node.args
             g = E.Binary("-", args[0], args[1]) if len(args) == 2 else args[0]
-            found.setdefault(g, node.name in ("floor", "ceil"))
+            # keyed with the kind: |x| + floor(x) breaks at 0 and at every integer
+            found.setdefault((g, node.name in ("floor", "ceil")))
         if isinstance(node, E.Binary) and node.op == "/":
-            found.setdefault(node.right, False)
+            found.setdefault((node.right, False))
         return None
 
     for tree in trees:
         E.fold(tree, visit)
-    return [(g, stepwise) for g, stepwise in found.items() if E.free_variables(g)]
+    return [(g, stepwise) for g, stepwise in found if E.free_variables(g)]
 
 
 def _solve_along(g, variables: list[str], axis: int, starts: np.ndarray,
@@ -630,6 +631,34 @@ def _bisect_changes(g, stepwise: bool, variables: list[str], points: np.ndarray)
     return hi.reshape(-1, 1)
 
 
+def breaking_points(trees, variables: list[str], points: np.ndarray,
+                    line: Optional[np.ndarray] = None, axes=None) -> np.ndarray:
+    """(n, width) points where a piecewise part of ``trees`` breaks (``breaking_arguments``),
+    each once: Newton's method along each of ``axes`` (every coordinate by default) from the
+    sample ``points`` and, with one variable, every change of side between neighbouring points
+    of the dense ``line`` (bisected). ``TooManyBreakpoints`` past ``MAX_BREAKPOINTS``."""
+    width = len(variables)
+    roots = [np.empty((0, width))]
+    scan = points if line is None else np.concatenate([points, line])
+    for g, stepwise in breaking_arguments(*trees):
+        v, _ = _engine(g, variables, points, [])
+        finite = np.isfinite(v)
+        starts, v = points[finite], v[finite]
+        levels = [np.floor(v), np.floor(v) + 1] if stepwise else [np.zeros_like(v)]
+        for axis in range(width) if axes is None else axes:
+            for level in levels:
+                roots.append(_solve_along(g, variables, axis, starts, level))
+        roots.append(_bisect_changes(g, stepwise, variables, scan))
+    found = np.concatenate(roots)
+    found = found[np.all(np.isfinite(found), axis=1)]
+    if not len(found):
+        return found
+    found = np.unique(np.round(found, 12), axis=0)
+    if len(found) > MAX_BREAKPOINTS:
+        raise TooManyBreakpoints(len(found))
+    return found
+
+
 def breakpoints(exercise: Exercise, points: np.ndarray,
                 line: Optional[np.ndarray] = None) -> np.ndarray:
     """Where a piecewise part of EXPR or ANSWER breaks (``breaking_arguments``): Newton's
@@ -640,24 +669,9 @@ def breakpoints(exercise: Exercise, points: np.ndarray,
     ``TooManyBreakpoints`` when there are more than ``MAX_BREAKPOINTS``."""
     variables = exercise.variables
     width = len(variables)
-    roots = [np.empty((0, width))]
-    scan = points if line is None else np.concatenate([points, line])
-    for g, stepwise in breaking_arguments(exercise.tree, exercise.answer):
-        v, _ = _engine(g, variables, points, [])
-        finite = np.isfinite(v)
-        starts, v = points[finite], v[finite]
-        levels = [np.floor(v), np.floor(v) + 1] if stepwise else [np.zeros_like(v)]
-        for axis in range(width):
-            for level in levels:
-                roots.append(_solve_along(g, variables, axis, starts, level))
-        roots.append(_bisect_changes(g, stepwise, variables, scan))
-    found = np.concatenate(roots)
-    found = found[np.all(np.isfinite(found), axis=1)]
+    found = breaking_points((exercise.tree, exercise.answer), variables, points, line)
     if not len(found):
         return np.empty((0, width))
-    found = np.unique(np.round(found, 12), axis=0)
-    if len(found) > MAX_BREAKPOINTS:
-        raise TooManyBreakpoints(len(found))
     out = [np.empty((0, width))]
     if width == 1:
         xs = np.sort(found[:, 0])

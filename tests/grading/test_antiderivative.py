@@ -108,3 +108,56 @@ def test_the_command_shows_the_answers_derivative_as_evidence():
                                      antiderivative=True).to_dict()
     assert doc["correct"] is True and doc["kind"] == "antiderivative"
     assert doc["derivative"] == "x*cos(x)" and len(doc["notes"]) == 1
+
+
+@pytest.mark.parametrize("integrand, answer, near", [
+    ("x", "x^2/2 + floor(x)", 0.0),
+    ("x", "x^2/2 + sign(x)", 0.0),
+    ("x", "x^2/2 + ceil(x - 0.5)", 0.5),
+    ("1/x", "ln|x| + floor(x)", 1.0),       # 0 is outside the domain; +-1 are not
+    ("tan x", "-ln|cos x| + floor(x/pi)", 0.0),
+    ("x", "x^2/2 + |x-1|/(x-1)", 1.0),       # a step written as a quotient
+    ("sign(x)", "|x| + ceil(x)", 0.0),       # the integrand steps, its antiderivative not
+])
+def test_an_answer_that_jumps_inside_the_domain_is_wrong(integrand, answer, near):
+    """F' = f wherever F is differentiable, yet F steps where f is defined: the difference
+    from a true antiderivative is a step, not a constant (SPEC section 10)."""
+    verdict = tape.grading.check(integrand, answer, antiderivative=True)
+    assert verdict.correct is False, verdict
+    jump = verdict.diagnosis
+    # the step nearest 0 is the one shown (x - 0.5 steps at -0.5 and 0.5 alike)
+    assert jump["kind"] == "jump"
+    assert abs(jump["at"]["x"]) == pytest.approx(abs(near), abs=1e-9)
+    # the step is real: the answer's values either side, by mpmath at 50 digits
+    x = mpmath.mpf(jump["at"]["x"])
+    h = mpmath.mpf("1e-12")
+    with mpmath.workdps(50):
+        F = {"x": lambda t: t * t / 2, "1/x": lambda t: mpmath.log(abs(t)),
+             "tan x": lambda t: -mpmath.log(abs(mpmath.cos(t))),
+             "sign(x)": lambda t: abs(t)}[integrand]
+        true_step = (F(x + h) - F(x - h))
+    assert abs(jump["right"] - jump["left"]) > 0.5
+    assert abs(true_step) < 1e-6          # the true antiderivative does not step there
+    assert "jumps at x =" in jump["detail"]
+
+
+@pytest.mark.parametrize("integrand, answer", [
+    ("sec(x)^2", "tan x + floor(x/pi + 1/2)"),      # steps only where sec^2 is undefined
+    ("1/x", "ln|x| + sign(x)"),                     # steps at 0, outside the domain
+    ("1/(x^2-1)", "ln(abs((x-1)/(x+1)))/2 + sign(x-1) + sign(x+1)"),
+    ("floor(x)", "x*floor(x) - floor(x)*(floor(x)+1)/2"),   # continuous though floor steps
+    ("x y", "x^2 y/2 + floor(y)"),                  # a constant along x
+])
+def test_a_step_outside_the_domain_or_along_another_variable_is_still_correct(integrand,
+                                                                             answer):
+    options = {"wrt": "x"} if "y" in integrand else {}
+    verdict = tape.grading.check(integrand, answer, antiderivative=True, **options)
+    assert verdict.correct is True, verdict.to_dict()
+
+
+def test_a_jump_is_shown_by_the_command():
+    done = _cli("x", "--answer", "x^2/2 + floor(x)", "--antiderivative")
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "wrong"
+    assert lines[1].startswith("the answer jumps at x = 0 (from -1 to 0)")
