@@ -71,11 +71,11 @@ def check_antiderivative(check, expression: str, answer: str, *, wrt: Optional[s
     tell(given.notes, "--answer")
     variable = _variable(wrt, integrand.variables, given.variables, constant)
     names = list(dict.fromkeys([variable, *integrand.variables]))
-    letter = constant or next((c for c in CONSTANTS if c not in names), None)
-    body, found = _without_constant(given.tree, letter)
-    if letter and letter in E.free_variables(body):
-        raise CLIError(f"--answer: the constant of integration {letter} must stand alone as "
-                       f"a term (... + {letter})")
+    letter, body, found = _constant_of(given.tree, constant, names)
+    for other in [letter] if constant else [c for c in CONSTANTS if c not in names]:
+        if other and other in E.free_variables(body):
+            raise CLIError(f"--answer: the constant of integration {other} must stand alone "
+                           f"as a term (... + {other})")
     extra = [n for n in E.free_variables(body) if n not in names]
     if extra:
         raise CLIError(_stray_names(extra, names, letter))
@@ -101,10 +101,11 @@ def check_antiderivative(check, expression: str, answer: str, *, wrt: Optional[s
         verdict.diagnosis = jump
     elif inner.correct:
         notes += _domain_notes(body, integrand.tree, names, variable)
+        shown = letter if found else _free_letter(names)
         if not found:
             notes.append(f"no constant of integration: the antiderivatives are "
-                         f"{_text(body)} + C")
-        verdict.expected = _text(body) + (f" + {letter or 'C'}")
+                         f"{_text(body)} + {shown}")
+        verdict.expected = f"{_text(body)} + {shown}"
     elif inner.correct is False:
         points = _points(inner.counterexample, names)
         verdict.diagnosis = diagnose(integrand.tree, body, names, variable, points)
@@ -170,6 +171,32 @@ def _is_letter(node, letter) -> bool:
     return isinstance(node, E.Variable) and node.name == letter
 
 
+#: letters that may name the constant of integration in a note, when C is a parameter
+SPARE_CONSTANTS = ("C", "c", "K", "k", "A", "D")
+
+
+def _free_letter(names) -> str:
+    """A letter for the constant of integration that is not a name of the integrand (a
+    parameter C makes it c: never "... + C + C")."""
+    return next(c for c in SPARE_CONSTANTS + tuple(f"C{k}" for k in range(1, len(names) + 2))
+                if c not in names)
+
+
+def _constant_of(tree, constant: Optional[str], names: list[str]):
+    """``(letter, body, found)``: the constant of integration's letter, the answer without it,
+    and whether the answer had it. The letter is ``constant`` when given, else whichever of
+    ``CONSTANTS`` (C or c) that is not a name of the integrand stands alone in the answer;
+    None when both are names."""
+    if constant is not None:
+        return (constant, *_without_constant(tree, constant))
+    free = [c for c in CONSTANTS if c not in names]
+    for letter in free:
+        body, found = _without_constant(tree, letter)
+        if found:
+            return letter, body, True
+    return (free[0] if free else None), tree, False
+
+
 def _without_constant(tree, letter) -> tuple[object, bool]:
     """The answer without its standing-alone constant terms, and whether there was one."""
     if letter is None:
@@ -192,8 +219,8 @@ def _stray_names(extra, names, letter) -> str:
     text = (f"the answer uses {listed}, which {verb} not in the integrand (its variables: "
             f"{', '.join(names)})")
     if len(extra) == 1 and len(extra[0]) == 1:
-        text += (f"; a constant of integration stands alone as a term (+ C); another letter "
-                 f"than C: --constant {extra[0]}")
+        text += (f"; a constant of integration stands alone as a term (+ C or + c); another "
+                 f"letter: --constant {extra[0]}")
     return text
 
 

@@ -161,3 +161,30 @@ def test_a_jump_is_shown_by_the_command():
     lines = done.stdout.splitlines()
     assert lines[0] == "wrong"
     assert lines[1].startswith("the answer jumps at x = 0 (from -1 to 0)")
+
+
+@pytest.mark.parametrize("answer", ["x^3/3+c", "x^3/3 - c", "c + x^3/3", "x^3/3 + C"])
+def test_a_lowercase_or_capital_constant_is_taken_off(answer):
+    """SPEC section 10: ``+ c`` and ``+ C`` alike, without --constant."""
+    verdict = tape.grading.check("x^2", answer, antiderivative=True)
+    assert verdict.correct is True, verdict
+    assert verdict.extra["constant"] == answer.strip("x^3/+ -")[0]
+    assert verdict.extra["notes"] == []
+    with pytest.raises(CLIError, match="must stand alone"):
+        tape.grading.check("x^2", "x^3/3 + c x", antiderivative=True)
+
+
+def test_a_parameter_named_like_the_constant_is_no_constant():
+    """C in the integrand is a parameter: the constant is c, and a note never says
+    ``+ C + C``; with C and c both parameters it is another letter."""
+    plain = tape.grading.check("C x", "C x^2/2", antiderivative=True, wrt="x")
+    assert plain.correct is True and plain.extra["constant"] is None
+    assert plain.extra["notes"] == ["no constant of integration: the antiderivatives are "
+                                    "C*x**2/2 + c"]
+    with_c = tape.grading.check("C x", "C x^2/2 + c", antiderivative=True, wrt="x")
+    assert with_c.correct is True and with_c.extra["constant"] == "c"
+    both = tape.grading.check("C x + c", "C x^2/2 + c x", antiderivative=True, wrt="x")
+    assert both.correct is True
+    assert both.extra["notes"][0].endswith("C*x**2/2 + c*x + K")
+    assert tape.grading.check("C x", "C x^2/2 + x", antiderivative=True,
+                              wrt="x").correct is False
