@@ -48,9 +48,6 @@ def check_antiderivative(check, expression: str, answer: str, *, wrt: Optional[s
     ``check`` is the derivative check (``homework.check``, which hands itself over);
     ``expression`` is the integrand, ``answer`` the proposed antiderivative, ``wrt`` the
     variable of integration (needed when the integrand has several names)."""
-    from ..expr.notes import tell
-    from ..expr.parse import read
-
     if not antiderivative:
         raise CLIError("--constant names the constant of integration of an antiderivative; "
                        "add --antiderivative")
@@ -64,26 +61,11 @@ def check_antiderivative(check, expression: str, answer: str, *, wrt: Optional[s
             raise CLIError(f"--constant: {constant!r} is not a single letter")
     if wrt is not None and "," in wrt:
         raise CLIError(f"--wrt {wrt}: an antiderivative is taken along one variable")
-    declared = [n for n in (wrt, constant) if n]
-    integrand = read(expression, names=declared)
-    tell(integrand.notes)
-    given = read(answer, names=[*integrand.variables, *declared], label="--answer")
-    tell(given.notes, "--answer")
-    variable = _variable(wrt, integrand.variables, given.variables, constant)
-    names = list(dict.fromkeys([variable, *integrand.variables]))
-    letter, body, found = _constant_of(given.tree, constant, names)
-    for other in [letter] if constant else [c for c in CONSTANTS if c not in names]:
-        if other and other in E.free_variables(body):
-            raise CLIError(f"--answer: the constant of integration {other} must stand alone "
-                           f"as a term (... + {other})")
-    extra = [n for n in E.free_variables(body) if n not in names]
-    if extra:
-        raise CLIError(_stray_names(extra, names, letter))
+    problem = _problem(expression, answer, wrt, constant, tell=True)
+    integrand, given, body, names, variable, letter, found, function, read_as = (
+        problem.integrand, problem.given, problem.body, problem.names, problem.variable,
+        problem.letter, problem.found, problem.function, problem.read_as)
     reading_notes = [*integrand.notes, *(f"--answer: {n}" for n in given.notes)]
-    read_as = {"expression": integrand.read_as, "answer": given.read_as}
-    missing = [n for n in names if n not in E.free_variables(body)]
-    function = _text(body)
-    function += "".join(f" + 0*{n}" for n in missing)    # F' along a name F lacks is 0
     if _nowhere_defined(body, names):
         return _undefined_answer(integrand, given, body, names, variable, expression, answer,
                                  read_as, reading_notes, letter if found else None)
@@ -119,10 +101,82 @@ def check_antiderivative(check, expression: str, answer: str, *, wrt: Optional[s
             if products:
                 verdict.diagnosis = diagnose(integrand.tree, body, names, variable, points,
                                              products)
+    extra = {"kind": "antiderivative", "constant": letter if found else None,
+             "derivative": inner.expected, "notes": notes}
+    if verdict.correct is not None:
+        from .homework import under_every_reading
+
+        verdict = under_every_reading(
+            verdict, {"expression": expression, "answer": answer},
+            {"expression": tuple(integrand.notes), "answer": tuple(given.notes)}, read_as,
+            lambda texts: _numbers_say(texts["expression"], texts["answer"], wrt, constant))
+        if verdict.ambiguous:
+            verdict.label, verdict.read_as, verdict.wrt = f"∫ d{variable}", read_as, variable
+            verdict.expression, verdict.answer, verdict.variables = expression, answer, names
+            extra["notes"] = notes = []
     verdict.notes = reading_notes + notes
-    verdict.extra = {"kind": "antiderivative", "constant": letter if found else None,
-                     "derivative": inner.expected, "notes": notes}
+    verdict.extra = extra
     return verdict
+
+
+class _Problem:
+    """An antiderivative question as read: the integrand and the answer (``Reading``s), the
+    variable of integration and every name, the constant's letter, the answer without it
+    (``body``, and ``function``: its text with a ``0*name`` for a name it lacks) and how the
+    texts were read."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
+def _problem(expression: str, answer: str, wrt: Optional[str], constant: Optional[str],
+             tell: bool = False) -> _Problem:
+    """Read an antiderivative question (``tell``: say the reading notes); a name the answer
+    has and the integrand has not, or a constant that does not stand alone, is a
+    ``CLIError``."""
+    from ..expr import notes as N
+    from ..expr.parse import read
+
+    declared = [n for n in (wrt, constant) if n]
+    integrand = read(expression, names=declared)
+    if tell:
+        N.tell(integrand.notes)
+    given = read(answer, names=[*integrand.variables, *declared], label="--answer")
+    if tell:
+        N.tell(given.notes, "--answer")
+    variable = _variable(wrt, integrand.variables, given.variables, constant)
+    names = list(dict.fromkeys([variable, *integrand.variables]))
+    letter, body, found = _constant_of(given.tree, constant, names)
+    for other in [letter] if constant else [c for c in CONSTANTS if c not in names]:
+        if other and other in E.free_variables(body):
+            raise CLIError(f"--answer: the constant of integration {other} must stand alone "
+                           f"as a term (... + {other})")
+    extra = [n for n in E.free_variables(body) if n not in names]
+    if extra:
+        raise CLIError(_stray_names(extra, names, letter))
+    missing = [n for n in names if n not in E.free_variables(body)]
+    function = _text(body) + "".join(f" + 0*{n}" for n in missing)   # F' along it is 0
+    return _Problem(integrand=integrand, given=given, variable=variable, names=names,
+                    letter=letter, body=body, found=found, function=function,
+                    read_as={"expression": integrand.read_as, "answer": given.read_as})
+
+
+def _numbers_say(expression: str, answer: str, wrt: Optional[str],
+                 constant: Optional[str]) -> tuple:
+    """``(read_as, correct)`` of an antiderivative question by the numbers alone (for another
+    reading of the texts): False with a counterexample or a step, True with agreement."""
+    from . import homework
+
+    problem = _problem(expression, answer, wrt, constant)
+    if _nowhere_defined(problem.body, problem.names):
+        return problem.read_as, None
+    exercise = homework._exercise(problem.function, _text(problem.integrand.tree),
+                                  problem.variable, 1)
+    correct = homework._numbers_say(exercise)
+    if correct is not False and jump_inside(problem.body, problem.integrand.tree,
+                                            problem.names, problem.variable):
+        correct = False
+    return problem.read_as, correct
 
 
 def _text(tree) -> str:

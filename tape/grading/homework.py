@@ -220,7 +220,7 @@ _LOG = re.compile(r"read (?P<typed>log\((?P<a>[^,()]+),\s*(?P<b>[^,()]+)\)) as .
                   r"WolframAlpha reads log\(b, x\)")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Reading:
     """One plausible reading of a piece of text: ``typed`` is read as ``this`` (text that
     says it without the ambiguity) or as ``other``."""
@@ -282,42 +282,68 @@ MOST_READINGS = 4
 
 def _under_every_reading(verdict: Verdict, exercise: Exercise, expression: str, answer: str,
                          wrt: Optional[str], order: int) -> Verdict:
+    """SPEC section 10 for the derivative check (``under_every_reading``), each other
+    reading graded by the numbers alone."""
+    def grade(texts: dict):
+        alternative = _exercise(texts["expression"], texts["answer"], wrt, order)
+        return alternative.read_as, _numbers_say(alternative)
+
+    return under_every_reading(verdict, {"expression": expression, "answer": answer},
+                               {"expression": exercise.expression_notes,
+                                "answer": exercise.answer_notes}, exercise.read_as, grade)
+
+
+def under_every_reading(verdict: Verdict, texts: dict, notes: dict, read_as: dict,
+                        grade) -> Verdict:
     """SPEC section 10: a text read with a rule that has another plausible reading is graded
     under each; when the verdicts differ, the verdict is ``ambiguous`` (``correct`` None), with
-    every reading, its verdict and how to write it."""
+    every reading, its verdict and how to write it.
+
+    ``texts`` and ``notes`` are the expression's and the answer's texts and reading notes
+    (keys ``"expression"``, ``"answer"``), ``read_as`` how they were read for ``verdict``;
+    ``grade(texts)`` is ``(read_as, correct)`` for other texts (``ExprError``/``CLIError``:
+    that reading is left out). A notation typed in both texts (``e^2x`` and ``2e^2x``) is
+    read alike in both first (a teacher and a student writing one thing mean one thing), then
+    on each side alone."""
     from ..expr import notes as N
 
-    choices = [("expression", r) for r in ambiguous_readings(expression,
-                                                             exercise.expression_notes)]
-    choices += [("answer", r) for r in ambiguous_readings(answer, exercise.answer_notes)]
-    if not choices:
+    sides = {side: ambiguous_readings(texts[side], notes[side]) for side in texts}
+    if not any(sides.values()):
         return verdict
-    texts = {"expression": expression, "answer": answer}
-    written = {side: texts[side] for side in texts}
-    for side, r in choices:
-        written[side] = written[side].replace(r.typed, r.this, 1)
-    graded = [(written, exercise.read_as, verdict.correct)]
+    shared = [r for r in sides["expression"]
+              if any((r2.typed, r2.this, r2.other) == (r.typed, r.this, r.other)
+                     for r2 in sides["answer"])]
+    choices = [(("expression", "answer"), r) for r in shared] + \
+        [((side,), r) for side in texts for r in sides[side]]
+    written = dict(texts)
+    for side in texts:
+        for r in sides[side]:
+            written[side] = written[side].replace(r.typed, r.this, 1)
+    graded = [(written, read_as, verdict.correct)]
     listener, N.listener = N.listener, None        # the notes of the texts were told once
     try:
-        for side, r in choices[:MOST_READINGS]:
+        for chosen, r in choices[:MOST_READINGS]:
             # the reading chosen first, then the others as read where they are still typed
             other = dict(texts)
-            other[side] = other[side].replace(r.typed, r.other, 1)
-            for s2, r2 in choices:
-                if (s2, r2) != (side, r):
-                    other[s2] = other[s2].replace(r2.typed, r2.this, 1)
+            for side in chosen:
+                other[side] = other[side].replace(r.typed, r.other, 1)
+            for side in texts:
+                for r2 in sides[side]:
+                    if not (side in chosen and r2 == r):
+                        other[side] = other[side].replace(r2.typed, r2.this, 1)
             try:
-                alternative = _exercise(other["expression"], other["answer"], wrt, order)
+                alternative_read_as, correct = grade(other)
             except (ExprError, CLIError):
                 continue
-            graded.append((other, alternative.read_as, _numbers_say(alternative)))
+            graded.append((other, alternative_read_as, correct))
     finally:
         N.listener = listener
     if all(correct == verdict.correct for _, _, correct in graded):
         return verdict
     readings = [{"read_as": read_as, "correct": correct, "write": text}
                 for text, read_as, correct in graded]
-    said = "; ".join(f"{r.typed!r} as {r.this} or {r.other}" for _, r in choices)
+    said = "; ".join(f"{r.typed!r} as {r.this} or {r.other}"
+                     for r in dict.fromkeys(r for side in texts for r in sides[side]))
     return Verdict(None, verdict.method, verdict.expected, ambiguous=True, readings=readings,
                    reason=f"ambiguous: the verdict depends on how the text is read ({said})")
 
