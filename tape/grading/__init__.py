@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from ..expr.lazy import lazy_attributes
 
-__all__ = ["check", "grade", "Verdict"]
+__all__ = ["check", "grade", "Verdict", "AnswerNameError"]
 
 __getattr__, __dir__ = lazy_attributes(__name__, {
     "check": ("homework", "check"), "grade": ("batch", "grade"),
-    "Verdict": ("verdict", "Verdict")})
+    "Verdict": ("verdict", "Verdict"), "AnswerNameError": ("verdict", "AnswerNameError")})

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..expr import tree as E
 from ..expr.errors import CLIError
-from .verdict import POLISH, Verdict, optional_work
+from .verdict import POLISH, AnswerNameError, Verdict, optional_work
 
 #: the letters taken as the constant of integration without --constant
 CONSTANTS = ("C", "c")
@@ -153,7 +153,7 @@ def _problem(expression: str, answer: str, wrt: Optional[str], constant: Optiona
                            f"as a term (... + {other})")
     extra = [n for n in E.free_variables(body) if n not in names]
     if extra:
-        raise CLIError(_stray_names(extra, names, letter))
+        raise AnswerNameError(_stray_names(extra, names, letter), extra, names)
     missing = [n for n in names if n not in E.free_variables(body)]
     function = _text(body) + "".join(f" + 0*{n}" for n in missing)   # F' along it is 0
     return _Problem(integrand=integrand, given=given, variable=variable, names=names,

@@ -43,12 +43,13 @@ from typing import Optional
 import numpy as np
 
 from ..expr import tree as E
-from ..calculus.limits import TIMEOUT
+from ..calculus.limits import CHECK_MAX_ORDER, TIMEOUT
 from ..calculus.treediff import exact_value
 from ..expr.errors import UNDECIDED, CLIError, ExprError
 from ..expr.parse import normalize
 from .verdict import (
     ENOUGH,
+    AnswerNameError,
     POLISH,
     Verdict,
     in_the_names_of,
@@ -118,12 +119,15 @@ def check(expression: str, answer: str, *, wrt: Optional[str] = None, order: int
     ``wrt`` names the variable (needed with several; ``"x,y"`` is the mixed partial d/dx then
     d/dy), ``order`` the derivative's order; with ``implicit`` the expression is an equation
     in x and the ``dependent`` name and the answer is checked against dy/dx on the curve.
-    ``timeout`` bounds the symbolic work in seconds. With ``antiderivative`` the question is
+    ``timeout`` bounds the symbolic work in seconds; an ``order`` outside 1 to
+    ``CHECK_MAX_ORDER`` (10) raises ``CLIError`` naming it. With ``antiderivative`` the question is
     the other way round: is ``answer`` an antiderivative of ``expression``, up to a constant
     (``+ C``, or the letter ``constant`` names; see ``antiderivative.py``)? Returns a
-    ``Verdict``: ``correct`` True, False (with a counterexample, and a diagnosis when one is found) or None (undecided, with
-    the ``reason``). Texts that cannot be read raise ``tape.expr.ReadError``; other bad input
-    (a name the answer has and the expression does not) raises ``CLIError``.
+    ``Verdict``: ``correct`` True, False (with a counterexample, and a diagnosis when one is
+    found) or None (undecided, with the ``reason``). Texts that cannot be read raise
+    ``tape.expr.ReadError``; a name the answer has and the expression does not raises
+    ``AnswerNameError`` (a ``CLIError``: exit 2 for ``tape check``, a wrong answer for a
+    gradebook); other bad input raises ``CLIError``.
 
     >>> verdict = check("sin(x)^2", "2 sin x cos x")
     >>> verdict.correct, verdict.expected
@@ -131,6 +135,11 @@ def check(expression: str, answer: str, *, wrt: Optional[str] = None, order: int
     """
     if timeout is None or not timeout > 0:
         raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
+    if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or \
+            not 1 <= order <= CHECK_MAX_ORDER:
+        raise CLIError(f"--order: the order of the derivative is a whole number from 1 to "
+                       f"{CHECK_MAX_ORDER}, got {order!r}")
+    order = int(order)
     if antiderivative or constant is not None:
         from .antiderivative import check_antiderivative
 
@@ -179,9 +188,9 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
     answer_tree = in_the_names_of(given.trees[0], given.names, variables)
     extra = [n for n in E.free_variables(answer_tree) if n not in variables]
     if extra:
-        raise CLIError(f"the answer uses {', '.join(map(repr, extra))}, which "
-                       f"{'is' if len(extra) == 1 else 'are'} not in the expression "
-                       f"(its variables: {', '.join(variables)})")
+        raise AnswerNameError(f"the answer uses {', '.join(map(repr, extra))}, which "
+                              f"{'is' if len(extra) == 1 else 'are'} not in the expression "
+                              f"(its variables: {', '.join(variables)})", extra, variables)
     return Exercise(real_roots(target.trees[0]), real_roots(answer_tree), variables, along,
                     {"expression": target.read_as, "answer": given.read_as},
                     shown_tree=target.trees[0],
