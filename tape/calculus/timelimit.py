@@ -42,18 +42,20 @@ class SymbolicFailure(CLIError):
 
 def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIMEOUT,
                 what: str = "symbolic check",
-                consequence: str = "numeric result stands") -> Any:
+                consequence: str = "numeric result stands", sympy: bool = True) -> Any:
     """``fn(*args)`` in a forked child, killed after ``timeout`` seconds.
 
     Returns what ``fn`` returns (it must be picklable). A ``CLIError`` raised by ``fn`` is
     re-raised here as is; any other exception becomes ``SymbolicFailure``; running out of time
-    raises ``SymbolicTimeout(timeout, what, consequence)``.
+    raises ``SymbolicTimeout(timeout, what, consequence)``. ``sympy=False``: work that does not
+    use SymPy (mpmath's) does not load it first.
     """
     if timeout is None or timeout <= 0:
         raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
     import multiprocessing
 
-    import sympy  # noqa: F401  (loaded before the fork, so the child starts warm)
+    if sympy:
+        import sympy as _  # noqa: F401  (loaded before the fork, so the child starts warm)
 
     if "fork" not in multiprocessing.get_all_start_methods():
         return fn(*args)
@@ -87,14 +89,15 @@ def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIM
     raise SymbolicFailure(f"{what} failed inside SymPy: {payload}")
 
 
-def run_optional(deadline: float, fn: Callable[..., Any], *args: Any) -> Any:
+def run_optional(deadline: float, fn: Callable[..., Any], *args: Any,
+                 sympy: bool = True) -> Any:
     """``fn(*args)`` under what is left until ``deadline`` (``time.monotonic()``), for
     optional polish such as simplifying for display: None when time runs out."""
     left = deadline - time.monotonic()
     if left <= 0.05:
         return None
     try:
-        return run_limited(fn, *args, timeout=left)
+        return run_limited(fn, *args, timeout=left, sympy=sympy)
     except SymbolicTimeout:
         return None
 
