@@ -288,10 +288,13 @@ def _combine(top, dirs, steps, e):
 
 def _combine_error(top, deltas, steps, e):
     """Estimated absolute error of the combined partials: each direction's estimated error
-    (from the replays' ``deltas``) carried through the combination by the magnitudes of its
-    coefficients (the directions' errors are independent, so they may add up; combining the
-    replays' signed differences instead underestimated one partial in 500 of the mpmath
-    test by 4x), and the combination's own rounding, eps times the magnitudes it adds."""
+    (from the replays' ``deltas``) carried through the combination as independent errors
+    are, the square root of the sum of the squares of the coefficients times the errors
+    (the roundings of different directions are different roundings; combining the replays'
+    signed differences instead, one draw of them, underestimated one partial in 500 of the
+    mpmath test by 4x, and adding their magnitudes overestimated the errors of issue 38's
+    tenth-order partials 50 times), and the combination's own rounding, eps times the
+    magnitudes it adds times the terms added."""
     size = np.abs(top)
     each = error_from_deltas(np.zeros_like(top), deltas)          # per direction, (P, D)
     if e == 0:
@@ -299,7 +302,8 @@ def _combine_error(top, deltas, steps, e):
     out = np.empty(top.shape)
     for columns, rows, gamma in steps:
         g = np.abs(gamma)
-        out[:, rows] = (size[:, columns] @ g) * (len(columns) * EPS) + each[:, columns] @ g
+        out[:, rows] = (size[:, columns] @ g) * (len(columns) * EPS) + \
+            np.sqrt(np.square(each[:, columns]) @ np.square(g))
     return out
 
 
