@@ -41,11 +41,12 @@ PROBES = [0.5, 1.5, 2.0, 0.3, 3.0, 0.7, 1.2, 2.5, -0.5, -1.5, -2.0, -0.3, -3.0, 
 RTOL = 1e-9
 
 
-def check_antiderivative(check, expression: str, answer: str, *, wrt: Optional[str] = None,
+def check_antiderivative(homework, expression: str, answer: str, *, wrt: Optional[str] = None,
                          order: int = 1, implicit: bool = False, antiderivative: bool = True,
                          constant: Optional[str] = None, timeout: float = 10.0) -> Verdict:
     """``homework.check(expression, answer, antiderivative=True)``: see the module docstring.
-    ``check`` is the derivative check (``homework.check``, which hands itself over);
+    ``homework`` is the derivative check's module, which hands itself over (its ``check``,
+    its numbers and its breakpoint search are used here; importing it would be a cycle);
     ``expression`` is the integrand, ``answer`` the proposed antiderivative, ``wrt`` the
     variable of integration (needed when the integrand has several names)."""
     if not antiderivative:
@@ -69,14 +70,14 @@ def check_antiderivative(check, expression: str, answer: str, *, wrt: Optional[s
     if _nowhere_defined(body, names):
         return _undefined_answer(integrand, given, body, names, variable, expression, answer,
                                  read_as, reading_notes, letter if found else None)
-    inner = check(function, _text(integrand.tree), wrt=variable, timeout=timeout)
+    inner = homework.check(function, _text(integrand.tree), wrt=variable, timeout=timeout)
     verdict = Verdict(inner.correct, inner.method, None, _swapped(inner.counterexample),
                       inner.valid_points, note=inner.note, gap=inner.gap,
                       label=f"∫ d{variable}", read_as=read_as, expression=expression,
                       answer=answer, wrt=variable, variables=names, reason=_reworded(inner.reason))
     notes = []
-    jump = None if inner.correct is False else jump_inside(body, integrand.tree, names,
-                                                            variable)
+    jump = None if inner.correct is False else jump_inside(homework, body, integrand.tree,
+                                                            names, variable)
     if jump is not None:
         # F' = f wherever F is differentiable says nothing of a step: floor(x) has slope 0
         verdict.correct, verdict.reason, verdict.method = False, None, "numeric"
@@ -104,12 +105,11 @@ def check_antiderivative(check, expression: str, answer: str, *, wrt: Optional[s
     extra = {"kind": "antiderivative", "constant": letter if found else None,
              "derivative": inner.expected, "notes": notes}
     if verdict.correct is not None:
-        from .homework import under_every_reading
-
-        verdict = under_every_reading(
+        verdict = homework.under_every_reading(
             verdict, {"expression": expression, "answer": answer},
             {"expression": tuple(integrand.notes), "answer": tuple(given.notes)}, read_as,
-            lambda texts: _numbers_say(texts["expression"], texts["answer"], wrt, constant))
+            lambda texts: _numbers_say(homework, texts["expression"], texts["answer"], wrt,
+                                       constant))
         if verdict.ambiguous:
             verdict.label, verdict.read_as, verdict.wrt = f"∫ d{variable}", read_as, variable
             verdict.expression, verdict.answer, verdict.variables = expression, answer, names
@@ -161,19 +161,17 @@ def _problem(expression: str, answer: str, wrt: Optional[str], constant: Optiona
                     read_as={"expression": integrand.read_as, "answer": given.read_as})
 
 
-def _numbers_say(expression: str, answer: str, wrt: Optional[str],
+def _numbers_say(homework, expression: str, answer: str, wrt: Optional[str],
                  constant: Optional[str]) -> tuple:
     """``(read_as, correct)`` of an antiderivative question by the numbers alone (for another
     reading of the texts): False with a counterexample or a step, True with agreement."""
-    from . import homework
-
     problem = _problem(expression, answer, wrt, constant)
     if _nowhere_defined(problem.body, problem.names):
         return problem.read_as, None
     exercise = homework._exercise(problem.function, _text(problem.integrand.tree),
                                   problem.variable, 1)
     correct = homework._numbers_say(exercise)
-    if correct is not False and jump_inside(problem.body, problem.integrand.tree,
+    if correct is not False and jump_inside(homework, problem.body, problem.integrand.tree,
                                             problem.names, problem.variable):
         correct = False
     return problem.read_as, correct
@@ -440,7 +438,7 @@ JUMP_RTOL = 1e-7
 SETTLES = 1e-2
 
 
-def jump_inside(body, integrand, names: list[str], variable: str) -> Optional[dict]:
+def jump_inside(homework, body, integrand, names: list[str], variable: str) -> Optional[dict]:
     """``{"kind": "jump", "detail", "at", "left", "right"}`` for a step of the answer ``body``
     (floor, ceil, sign, a quotient such as |u|/u) inside an interval where the integrand is
     defined, else None. An antiderivative is continuous on each interval of the integrand's
@@ -454,18 +452,16 @@ def jump_inside(body, integrand, names: list[str], variable: str) -> Optional[di
     logarithm's end or an end of the domain; the answer's change across the place must be the
     same at 10^-6 and 10^-8 and beyond what the integrand's values account for. The jump
     nearest 0 is confirmed in high precision (40 digits) before it is reported."""
-    from .homework import (TooManyBreakpoints, _round_edge, breaking_arguments,
-                           breaking_points, candidate_points, dense_points)
-
-    if not breaking_arguments(body):
+    if not homework.breaking_arguments(body):
         return None
     width = len(names)
     axis = names.index(variable)
-    sample = candidate_points(width)
+    sample = homework.candidate_points(width)
     try:
         with np.errstate(all="ignore"):
-            found = breaking_points((body,), names, sample, dense_points(width), axes=[axis])
-    except TooManyBreakpoints:
+            found = homework.breaking_points((body,), names, sample,
+                                             homework.dense_points(width), axes=[axis])
+    except homework.TooManyBreakpoints:
         return None         # the derivative check has already said undecided
     if not len(found):
         return None
@@ -493,7 +489,7 @@ def jump_inside(body, integrand, names: list[str], variable: str) -> Optional[di
             # the side at 0 is h^2/2 there: as a reader writes it, 0
             return f"{0.0 if abs(v) <= 1e3 * allowed else float(v):.6g}"
 
-        where = ", ".join(f"{n} = {_round_edge(v) if n == variable else repr(float(v))}"
+        where = ", ".join(f"{n} = {homework._round_edge(v) if n == variable else repr(float(v))}"
                           for n, v in zip(names, p))
         return {"kind": "jump", "at": dict(zip(names, map(float, p))),
                 "left": float(a), "right": float(b),

@@ -36,6 +36,7 @@ How a verdict is reached (docs/symbolic.md tells the same for users):
 from __future__ import annotations
 
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Optional
@@ -143,9 +144,11 @@ def check(expression: str, answer: str, *, wrt: Optional[str] = None, order: int
     if antiderivative or constant is not None:
         from .antiderivative import check_antiderivative
 
-        return check_antiderivative(check, expression, answer, wrt=wrt, order=order,
-                                    implicit=implicit, antiderivative=antiderivative,
-                                    constant=constant, timeout=timeout)
+        # this module hands itself over: antiderivative.py uses its check and its numbers
+        return check_antiderivative(sys.modules[__name__], expression, answer, wrt=wrt,
+                                    order=order, implicit=implicit,
+                                    antiderivative=antiderivative, constant=constant,
+                                    timeout=timeout)
     try:
         if implicit:
             from .curves import check_implicit
