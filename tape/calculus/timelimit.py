@@ -42,18 +42,20 @@ class SymbolicFailure(CLIError):
 
 def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIMEOUT,
                 what: str = "symbolic check",
-                consequence: str = "numeric result stands") -> Any:
+                consequence: str = "numeric result stands", sympy: bool = True) -> Any:
     """``fn(*args)`` in a forked child, killed after ``timeout`` seconds.
 
     Returns what ``fn`` returns (it must be picklable). A ``CLIError`` raised by ``fn`` is
     re-raised here as is; any other exception becomes ``SymbolicFailure``; running out of time
-    raises ``SymbolicTimeout(timeout, what, consequence)``.
+    raises ``SymbolicTimeout(timeout, what, consequence)``. ``sympy=False``: work that does not
+    use SymPy (mpmath's) does not load it first.
     """
     if timeout is None or timeout <= 0:
         raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
     import multiprocessing
 
-    import sympy  # noqa: F401  (loaded before the fork, so the child starts warm)
+    if sympy:
+        import sympy as _  # noqa: F401  (loaded before the fork, so the child starts warm)
 
     if "fork" not in multiprocessing.get_all_start_methods():
         return fn(*args)
@@ -87,14 +89,15 @@ def run_limited(fn: Callable[..., Any], *args: Any, timeout: float = DEFAULT_TIM
     raise SymbolicFailure(f"{what} failed inside SymPy: {payload}")
 
 
-def run_optional(deadline: float, fn: Callable[..., Any], *args: Any) -> Any:
+def run_optional(deadline: float, fn: Callable[..., Any], *args: Any,
+                 sympy: bool = True) -> Any:
     """``fn(*args)`` under what is left until ``deadline`` (``time.monotonic()``), for
     optional polish such as simplifying for display: None when time runs out."""
     left = deadline - time.monotonic()
     if left <= 0.05:
         return None
     try:
-        return run_limited(fn, *args, timeout=left)
+        return run_limited(fn, *args, timeout=left, sympy=sympy)
     except SymbolicTimeout:
         return None
 
@@ -125,8 +128,30 @@ def _tie_to_parent(parent: int) -> None:
 _PR_SET_PDEATHSIG = 1
 
 
+#: the memory a worker may add to what it inherits, in MiB: SymPy expanding (x+1)^(10^10)
+#: ends in a MemoryError (a failure reported to the parent) rather than in swap
+WORKER_MEMORY_MB = 2048
+
+
+def _bound_memory() -> None:
+    """Limit this worker's address space to what it inherited plus ``WORKER_MEMORY_MB``."""
+    try:
+        import resource
+
+        with open("/proc/self/statm") as statm:
+            inherited = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        limit = inherited + (WORKER_MEMORY_MB << 20)
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, OSError, ValueError):
+        pass        # no /proc or no rlimits: the time limit still ends the worker
+
+
 def _child(writer, parent, fn, args) -> None:
     _tie_to_parent(parent)
+    _bound_memory()
     try:
         try:
             outcome = ("ok", fn(*args))
@@ -134,6 +159,8 @@ def _child(writer, parent, fn, args) -> None:
             outcome = ("cli", (exc.message, exc.code))
         except RecursionError:
             outcome = ("error", "the expression is nested too deeply for SymPy")
+        except MemoryError:
+            outcome = ("error", f"it needed more than {WORKER_MEMORY_MB:,} MiB of memory")
         except Exception as exc:  # reported to the parent as one line, not a traceback
             last = traceback.extract_tb(exc.__traceback__)[-1:]
             where = f" ({os.path.basename(last[0].filename)}:{last[0].lineno})" if last else ""

@@ -229,6 +229,15 @@ def div(a: E.Expr, b: E.Expr) -> E.Expr:
     return _product(1 / cb, _merge([(_sum(terms), Fraction(1))], pb, -1))
 
 
+#: a number power folded into one number has at most this many bits ((2x)^(10^10) keeps its
+#: power: 2^(10^10) written out is a billion digits)
+FOLDED_BITS = 256
+
+
+def _bits(q: Fraction) -> int:
+    return q.numerator.bit_length() + q.denominator.bit_length()
+
+
 def power(base: E.Expr, exponent: E.Expr) -> E.Expr:
     v = exact_value(exponent)
     if v == 1:
@@ -238,7 +247,9 @@ def power(base: E.Expr, exponent: E.Expr) -> E.Expr:
     if v is not None and v.denominator == 1:
         # an integer power of a product is the product of the powers: (2*x)**2 = 4*x**2
         c, ps = _split(base)
-        return _product(c ** int(v), [(b, k * v) for b, k in ps])
+        if abs(c) == 1 or _bits(c) * abs(v) <= FOLDED_BITS:
+            return _product(c ** int(v), [(b, k * v) for b, k in ps])
+        return E.Binary("**", base, exponent)
     if v is not None:
         return _product(Fraction(1), [(base, v)])
     if isinstance(base, E.Constant) and base.name == "e":

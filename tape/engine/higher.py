@@ -288,10 +288,13 @@ def _combine(top, dirs, steps, e):
 
 def _combine_error(top, deltas, steps, e):
     """Estimated absolute error of the combined partials: each direction's estimated error
-    (from the replays' ``deltas``) carried through the combination by the magnitudes of its
-    coefficients (the directions' errors are independent, so they may add up; combining the
-    replays' signed differences instead underestimated one partial in 500 of the mpmath
-    test by 4x), and the combination's own rounding, eps times the magnitudes it adds."""
+    (from the replays' ``deltas``) carried through the combination as independent errors
+    are, the square root of the sum of the squares of the coefficients times the errors
+    (the roundings of different directions are different roundings; combining the replays'
+    signed differences instead, one draw of them, underestimated one partial in 500 of the
+    mpmath test by 4x, and adding their magnitudes overestimated the errors of issue 38's
+    tenth-order partials 50 times), and the combination's own rounding, eps times the
+    magnitudes it adds times the terms added."""
     size = np.abs(top)
     each = error_from_deltas(np.zeros_like(top), deltas)          # per direction, (P, D)
     if e == 0:
@@ -299,25 +302,31 @@ def _combine_error(top, deltas, steps, e):
     out = np.empty(top.shape)
     for columns, rows, gamma in steps:
         g = np.abs(gamma)
-        out[:, rows] = (size[:, columns] @ g) * (len(columns) * EPS) + each[:, columns] @ g
+        out[:, rows] = (size[:, columns] @ g) * (len(columns) * EPS) + \
+            np.sqrt(np.square(each[:, columns]) @ np.square(g))
     return out
 
 
 def _log2_scales(restricted_to, points, order):
     """For each point and variable, log2 of the scale s_l that evens out the growth of f's
-    Taylor coefficients along the axes: with rho_l = max_k |c_k|^(1/k) (k = 1..order) along
-    axis l, s_l is the power of two nearest rho_max / rho_l (at most 2^60). The directions of
-    the combination are then about equally steep, and its alternating sum does not cancel the
-    large coefficients of one variable against the small ones of another (exp(30x+y) at order
-    10 lost 3 digits of its mixed partials without it). A variable f does not depend on keeps
-    scale 1; scales are powers of two, so they round nothing."""
+    Taylor coefficients along the axes: with rho_l = max_k |c_k|^(1/k) along axis l over the
+    upper half of the orders (k = ceil(order/2)..order), s_l is the power of two nearest
+    rho_max / rho_l (at most 2^60). The directions of the combination are then about equally
+    steep, and its alternating sum does not cancel the large coefficients of one variable
+    against the small ones of another (exp(30x+y) at order 10 lost 3 digits of its mixed
+    partials without it). Only the high orders say how steep the order-N coefficients are:
+    the gradient's size says nothing of them (sin(ab + cd + ef) exp(a + ... + f)/(1 + a^2) at
+    0.1..0.6 has its largest first coefficients along e and f, its largest tenth along a, and
+    scaled by its first ones lost 100 times the digits at order 10). A variable f does not
+    depend on keeps scale 1; scales are powers of two, so they round nothing."""
     n_points, n = points.shape
     base = np.repeat(points, n, axis=0)                                # (P*n, n)
     along = np.tile(np.eye(n), (n_points, 1))
     c, _ = perturbed_coefficients(restricted_to(base, along), np.zeros(len(base)), order)
     c = np.abs(np.real(c)).reshape(order + 1, -1)
-    c = np.broadcast_to(c, (order + 1, len(base)))[1:]                 # (order, P*n)
-    k = np.arange(1, order + 1, dtype=np.float64)[:, None]
+    first = (order + 1) // 2
+    c = np.broadcast_to(c, (order + 1, len(base)))[first:]             # (orders, P*n)
+    k = np.arange(first, order + 1, dtype=np.float64)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         log_rho = np.where((c > 0) & np.isfinite(c), np.log2(c) / k, -np.inf).max(axis=0)
     log_rho = log_rho.reshape(n_points, n)

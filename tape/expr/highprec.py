@@ -38,6 +38,15 @@ STABLE_RTOL = 1e-3
 MORE_DIGITS = 2 * DIGITS
 
 
+#: an argument of a periodic or exponential function, or an exponent, larger than 2**this is
+#: out of range: reducing it (modulo 2 pi, or ln 2) takes as many bits of precision as it has
+#: bits of size, so 10^(10^10) would take gigabytes; floats end at 2**1024 anyway
+LARGEST_BITS = 4096
+#: the functions whose cost grows with the size of their argument (``LARGEST_BITS``)
+REDUCING = frozenset({"sin", "cos", "tan", "sec", "csc", "cot", "sinh", "cosh", "tanh", "sech",
+                      "csch", "coth", "exp", "sigmoid", "softplus", "erf"})
+
+
 class Undefined(Exception):
     """The function is not defined (real and finite) at the point asked."""
 
@@ -128,7 +137,7 @@ def _lowered(tree, variables: list) -> Callable:
         if isinstance(node.right, E.Number) and node.right.value.is_integer():
             k = int(node.right.value)          # exact, and real for a negative base
             return lambda v, args: v[a] ** k
-        return lambda v, args: v[a] ** v[b]
+        return lambda v, args: _power(v[a], v[b])
 
     def step(node, kids: list) -> Callable:
         if isinstance(node, E.Number):
@@ -148,6 +157,8 @@ def _lowered(tree, variables: list) -> Callable:
             return binary(node.op, node, *kids)
         if isinstance(node, E.Call) and FUNCTIONS[node.name].mpmath is not None:
             fn = mpmath_function(mp, node.name)
+            if node.name in REDUCING:
+                fn = _bounded(fn)
             if len(kids) == 1:
                 (a,) = kids
                 return lambda v, args: fn(v[a])
@@ -167,6 +178,31 @@ def _lowered(tree, variables: list) -> Callable:
         return values[-1]
 
     return build
+
+
+def _too_large(value) -> bool:
+    mp = mpmath()
+    return mp.isfinite(value) and mp.mag(value) > LARGEST_BITS
+
+
+def _power(base, exponent):
+    """``base ** exponent``, with an exponent beyond ``LARGEST_BITS`` out of range (mpmath
+    would write it out as an integer: x^(10^10^10)) unless the base makes it exact."""
+    if _too_large(exponent):
+        if base == 0 and exponent > 0 or base == 1:
+            return base
+        raise Undefined
+    return base ** exponent
+
+
+def _bounded(fn: Callable) -> Callable:
+    """``fn`` with an argument beyond ``LARGEST_BITS`` out of range."""
+    def bounded(x):
+        if _too_large(x):
+            raise Undefined
+        return fn(x)
+
+    return bounded
 
 
 def real(value):

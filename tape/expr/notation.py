@@ -44,6 +44,9 @@ ALIASES = {
     "arsech": "asech", "arcsech": "asech", "arcsch": "acsch", "arccsch": "acsch",
     "arcoth": "acoth", "arccoth": "acoth", "sgn": "sign", "ceiling": "ceil", "Abs": "abs",
     "Max": "max", "Min": "min", "arctg": "atan", "tg": "tan", "ctg": "cot", "cosec": "csc",
+    # British textbooks, STACK and Maxima's cosech family
+    "acosec": "acsc", "arccosec": "acsc", "cosech": "csch", "acosech": "acsch",
+    "arcosech": "acsch", "arccosech": "acsch",
 }
 #: ``f^-1``: the inverse function's table name
 INVERSES = {

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from ..expr.lazy import lazy_attributes
 
-__all__ = ["check", "check_work", "grade", "Verdict", "WorkVerdict"]
+__all__ = ["check", "check_work", "grade", "Verdict", "WorkVerdict", "AnswerNameError"]
 
 __getattr__, __dir__ = lazy_attributes(__name__, {
     "check": ("homework", "check"), "grade": ("batch", "grade"),
-    "Verdict": ("verdict", "Verdict"), "check_work": ("derivation", "check_work"),
-    "WorkVerdict": ("derivation", "WorkVerdict")})
+    "Verdict": ("verdict", "Verdict"), "AnswerNameError": ("verdict", "AnswerNameError"),
+    "check_work": ("derivation", "check_work"), "WorkVerdict": ("derivation", "WorkVerdict")})

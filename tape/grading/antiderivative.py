@@ -25,9 +25,11 @@ from __future__ import annotations
 import time
 from typing import Optional
 
+import numpy as np
+
 from ..expr import tree as E
 from ..expr.errors import CLIError
-from .verdict import POLISH, Verdict, optional_work
+from .verdict import POLISH, AnswerNameError, Verdict, optional_work
 
 #: the letters taken as the constant of integration without --constant
 CONSTANTS = ("C", "c")
@@ -39,16 +41,14 @@ PROBES = [0.5, 1.5, 2.0, 0.3, 3.0, 0.7, 1.2, 2.5, -0.5, -1.5, -2.0, -0.3, -3.0, 
 RTOL = 1e-9
 
 
-def check_antiderivative(check, expression: str, answer: str, *, wrt: Optional[str] = None,
+def check_antiderivative(homework, expression: str, answer: str, *, wrt: Optional[str] = None,
                          order: int = 1, implicit: bool = False, antiderivative: bool = True,
                          constant: Optional[str] = None, timeout: float = 10.0) -> Verdict:
     """``homework.check(expression, answer, antiderivative=True)``: see the module docstring.
-    ``check`` is the derivative check (``homework.check``, which hands itself over);
+    ``homework`` is the derivative check's module, which hands itself over (its ``check``,
+    its numbers and its breakpoint search are used here; importing it would be a cycle);
     ``expression`` is the integrand, ``answer`` the proposed antiderivative, ``wrt`` the
     variable of integration (needed when the integrand has several names)."""
-    from ..expr.notes import tell
-    from ..expr.parse import read
-
     if not antiderivative:
         raise CLIError("--constant names the constant of integration of an antiderivative; "
                        "add --antiderivative")
@@ -62,41 +62,33 @@ def check_antiderivative(check, expression: str, answer: str, *, wrt: Optional[s
             raise CLIError(f"--constant: {constant!r} is not a single letter")
     if wrt is not None and "," in wrt:
         raise CLIError(f"--wrt {wrt}: an antiderivative is taken along one variable")
-    declared = [n for n in (wrt, constant) if n]
-    integrand = read(expression, names=declared)
-    tell(integrand.notes)
-    given = read(answer, names=[*integrand.variables, *declared], label="--answer")
-    tell(given.notes, "--answer")
-    variable = _variable(wrt, integrand.variables, given.variables, constant)
-    names = list(dict.fromkeys([variable, *integrand.variables]))
-    letter = constant or next((c for c in CONSTANTS if c not in names), None)
-    body, found = _without_constant(given.tree, letter)
-    if letter and letter in E.free_variables(body):
-        raise CLIError(f"--answer: the constant of integration {letter} must stand alone as "
-                       f"a term (... + {letter})")
-    extra = [n for n in E.free_variables(body) if n not in names]
-    if extra:
-        raise CLIError(_stray_names(extra, names, letter))
+    problem = _problem(expression, answer, wrt, constant, tell=True)
+    integrand, given, body, names, variable, letter, found, function, read_as = (
+        problem.integrand, problem.given, problem.body, problem.names, problem.variable,
+        problem.letter, problem.found, problem.function, problem.read_as)
     reading_notes = [*integrand.notes, *(f"--answer: {n}" for n in given.notes)]
-    read_as = {"expression": integrand.read_as, "answer": given.read_as}
-    missing = [n for n in names if n not in E.free_variables(body)]
-    function = _text(body)
-    function += "".join(f" + 0*{n}" for n in missing)    # F' along a name F lacks is 0
     if _nowhere_defined(body, names):
         return _undefined_answer(integrand, given, body, names, variable, expression, answer,
                                  read_as, reading_notes, letter if found else None)
-    inner = check(function, _text(integrand.tree), wrt=variable, timeout=timeout)
+    inner = homework.check(function, _text(integrand.tree), wrt=variable, timeout=timeout)
     verdict = Verdict(inner.correct, inner.method, None, _swapped(inner.counterexample),
                       inner.valid_points, note=inner.note, gap=inner.gap,
                       label=f"∫ d{variable}", read_as=read_as, expression=expression,
                       answer=answer, wrt=variable, variables=names, reason=_reworded(inner.reason))
     notes = []
-    if inner.correct:
+    jump = None if inner.correct is False else jump_inside(homework, body, integrand.tree,
+                                                            names, variable)
+    if jump is not None:
+        # F' = f wherever F is differentiable says nothing of a step: floor(x) has slope 0
+        verdict.correct, verdict.reason, verdict.method = False, None, "numeric"
+        verdict.diagnosis = jump
+    elif inner.correct:
         notes += _domain_notes(body, integrand.tree, names, variable)
+        shown = letter if found else _free_letter(names)
         if not found:
             notes.append(f"no constant of integration: the antiderivatives are "
-                         f"{_text(body)} + C")
-        verdict.expected = _text(body) + (f" + {letter or 'C'}")
+                         f"{_text(body)} + {shown}")
+        verdict.expected = f"{_text(body)} + {shown}"
     elif inner.correct is False:
         points = _points(inner.counterexample, names)
         verdict.diagnosis = diagnose(integrand.tree, body, names, variable, points)
@@ -110,10 +102,79 @@ def check_antiderivative(check, expression: str, answer: str, *, wrt: Optional[s
             if products:
                 verdict.diagnosis = diagnose(integrand.tree, body, names, variable, points,
                                              products)
+    extra = {"kind": "antiderivative", "constant": letter if found else None,
+             "derivative": inner.expected, "notes": notes}
+    if verdict.correct is not None:
+        verdict = homework.under_every_reading(
+            verdict, {"expression": expression, "answer": answer},
+            {"expression": tuple(integrand.notes), "answer": tuple(given.notes)}, read_as,
+            lambda texts: _numbers_say(homework, texts["expression"], texts["answer"], wrt,
+                                       constant))
+        if verdict.ambiguous:
+            verdict.label, verdict.read_as, verdict.wrt = f"∫ d{variable}", read_as, variable
+            verdict.expression, verdict.answer, verdict.variables = expression, answer, names
+            extra["notes"] = notes = []
     verdict.notes = reading_notes + notes
-    verdict.extra = {"kind": "antiderivative", "constant": letter if found else None,
-                     "derivative": inner.expected, "notes": notes}
+    verdict.extra = extra
     return verdict
+
+
+class _Problem:
+    """An antiderivative question as read: the integrand and the answer (``Reading``s), the
+    variable of integration and every name, the constant's letter, the answer without it
+    (``body``, and ``function``: its text with a ``0*name`` for a name it lacks) and how the
+    texts were read."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
+def _problem(expression: str, answer: str, wrt: Optional[str], constant: Optional[str],
+             tell: bool = False) -> _Problem:
+    """Read an antiderivative question (``tell``: say the reading notes); a name the answer
+    has and the integrand has not, or a constant that does not stand alone, is a
+    ``CLIError``."""
+    from ..expr import notes as N
+    from ..expr.parse import read
+
+    declared = [n for n in (wrt, constant) if n]
+    integrand = read(expression, names=declared)
+    if tell:
+        N.tell(integrand.notes)
+    given = read(answer, names=[*integrand.variables, *declared], label="--answer")
+    if tell:
+        N.tell(given.notes, "--answer")
+    variable = _variable(wrt, integrand.variables, given.variables, constant)
+    names = list(dict.fromkeys([variable, *integrand.variables]))
+    letter, body, found = _constant_of(given.tree, constant, names)
+    for other in [letter] if constant else [c for c in CONSTANTS if c not in names]:
+        if other and other in E.free_variables(body):
+            raise CLIError(f"--answer: the constant of integration {other} must stand alone "
+                           f"as a term (... + {other})")
+    extra = [n for n in E.free_variables(body) if n not in names]
+    if extra:
+        raise AnswerNameError(_stray_names(extra, names, letter), extra, names)
+    missing = [n for n in names if n not in E.free_variables(body)]
+    function = _text(body) + "".join(f" + 0*{n}" for n in missing)   # F' along it is 0
+    return _Problem(integrand=integrand, given=given, variable=variable, names=names,
+                    letter=letter, body=body, found=found, function=function,
+                    read_as={"expression": integrand.read_as, "answer": given.read_as})
+
+
+def _numbers_say(homework, expression: str, answer: str, wrt: Optional[str],
+                 constant: Optional[str]) -> tuple:
+    """``(read_as, correct)`` of an antiderivative question by the numbers alone (for another
+    reading of the texts): False with a counterexample or a step, True with agreement."""
+    problem = _problem(expression, answer, wrt, constant)
+    if _nowhere_defined(problem.body, problem.names):
+        return problem.read_as, None
+    exercise = homework._exercise(problem.function, _text(problem.integrand.tree),
+                                  problem.variable, 1)
+    correct = homework._numbers_say(exercise)
+    if correct is not False and jump_inside(homework, problem.body, problem.integrand.tree,
+                                            problem.names, problem.variable):
+        correct = False
+    return problem.read_as, correct
 
 
 def _text(tree) -> str:
@@ -162,6 +223,32 @@ def _is_letter(node, letter) -> bool:
     return isinstance(node, E.Variable) and node.name == letter
 
 
+#: letters that may name the constant of integration in a note, when C is a parameter
+SPARE_CONSTANTS = ("C", "c", "K", "k", "A", "D")
+
+
+def _free_letter(names) -> str:
+    """A letter for the constant of integration that is not a name of the integrand (a
+    parameter C makes it c: never "... + C + C")."""
+    return next(c for c in SPARE_CONSTANTS + tuple(f"C{k}" for k in range(1, len(names) + 2))
+                if c not in names)
+
+
+def _constant_of(tree, constant: Optional[str], names: list[str]):
+    """``(letter, body, found)``: the constant of integration's letter, the answer without it,
+    and whether the answer had it. The letter is ``constant`` when given, else whichever of
+    ``CONSTANTS`` (C or c) that is not a name of the integrand stands alone in the answer;
+    None when both are names."""
+    if constant is not None:
+        return (constant, *_without_constant(tree, constant))
+    free = [c for c in CONSTANTS if c not in names]
+    for letter in free:
+        body, found = _without_constant(tree, letter)
+        if found:
+            return letter, body, True
+    return (free[0] if free else None), tree, False
+
+
 def _without_constant(tree, letter) -> tuple[object, bool]:
     """The answer without its standing-alone constant terms, and whether there was one."""
     if letter is None:
@@ -184,8 +271,8 @@ def _stray_names(extra, names, letter) -> str:
     text = (f"the answer uses {listed}, which {verb} not in the integrand (its variables: "
             f"{', '.join(names)})")
     if len(extra) == 1 and len(extra[0]) == 1:
-        text += (f"; a constant of integration stands alone as a term (+ C); another letter "
-                 f"than C: --constant {extra[0]}")
+        text += (f"; a constant of integration stands alone as a term (+ C or + c); another "
+                 f"letter: --constant {extra[0]}")
     return text
 
 
@@ -336,6 +423,130 @@ def _abs_logs(node, kids):
 
 def _close(a, b) -> bool:
     return abs(a - b) <= RTOL * max(abs(a), abs(b), 1)
+
+
+# --------------------------------------------------------------------------- steps
+
+#: the distances 10**-k (times 1 + |x|) either side of a breakpoint at which a jump of the
+#: answer and the behaviour of the integrand are looked at
+JUMP_STEPS = (3, 4, 5, 6, 7, 8)
+#: a jump counted: larger than this share of the answer's size (plus the integrand's
+#: increase across the step), and the same at 10^-6 and 10^-8
+JUMP_RTOL = 1e-7
+#: one-sided convergence of the integrand: its change over the last decade at most this share
+#: of its change over the first (a smooth integrand: 1e-4; a pole or a logarithm grows)
+SETTLES = 1e-2
+
+
+def jump_inside(homework, body, integrand, names: list[str], variable: str) -> Optional[dict]:
+    """``{"kind": "jump", "detail", "at", "left", "right"}`` for a step of the answer ``body``
+    (floor, ceil, sign, a quotient such as |u|/u) inside an interval where the integrand is
+    defined, else None. An antiderivative is continuous on each interval of the integrand's
+    domain: ``tan x + floor(x/pi + 1/2)`` for sec^2 x steps only where sec^2 x is not
+    defined, ``x^2/2 + floor(x)`` for x steps at every integer.
+
+    Candidates are the places where a piecewise part of the answer breaks (found as for the
+    derivative check: ``homework.breaking_points``). At each, in floats: the integrand must be
+    finite at the place and on both sides at every distance of ``JUMP_STEPS``, and settle on
+    each side (``SETTLES``), so that the place is inside its domain and not at a pole, a
+    logarithm's end or an end of the domain; the answer's change across the place must be the
+    same at 10^-6 and 10^-8 and beyond what the integrand's values account for. The jump
+    nearest 0 is confirmed in high precision (40 digits) before it is reported."""
+    if not homework.breaking_arguments(body):
+        return None
+    width = len(names)
+    axis = names.index(variable)
+    sample = homework.candidate_points(width)
+    try:
+        with np.errstate(all="ignore"):
+            found = homework.breaking_points((body,), names, sample,
+                                             homework.dense_points(width), axes=[axis])
+    except homework.TooManyBreakpoints:
+        return None         # the derivative check has already said undecided
+    if not len(found):
+        return None
+    with np.errstate(all="ignore"):
+        suspects = _jumps(body, integrand, names, axis, found)
+    H, mp = _highprec()
+    for p in suspects[np.argsort(np.abs(suspects[:, axis]), kind="stable")][:JUMP_CONFIRMS]:
+        h = 10.0 ** -JUMP_STEPS[-1] * (1 + abs(p[axis]))
+        left, right, inside = p.copy(), p.copy(), []
+        left[axis] -= h
+        right[axis] += h
+        F = H.compile_tree(body, names)
+        f = H.compile_tree(integrand, names)
+        a, b = H.value_at(F, H.at(left)), H.value_at(F, H.at(right))
+        inside = [H.value_at(f, H.at(q)) for q in (left, p, right)]
+        if a is None or b is None or any(v is None for v in inside):
+            continue
+        with mp.workdps(H.DIGITS):
+            step = b - a
+            allowed = JUMP_RTOL * (1 + max(abs(a), abs(b))) + \
+                4 * h * max(abs(v) for v in inside)
+            if abs(step) <= allowed:
+                continue
+        def shown(v):
+            # the side at 0 is h^2/2 there: as a reader writes it, 0
+            return f"{0.0 if abs(v) <= 1e3 * allowed else float(v):.6g}"
+
+        where = ", ".join(f"{n} = {homework._round_edge(v) if n == variable else repr(float(v))}"
+                          for n, v in zip(names, p))
+        return {"kind": "jump", "at": dict(zip(names, map(float, p))),
+                "left": float(a), "right": float(b),
+                "detail": f"the answer jumps at {where} (from {shown(a)} to "
+                          f"{shown(b)}), where the integrand {_text(integrand)} is "
+                          f"defined on both sides: an antiderivative is continuous on each "
+                          f"interval of the integrand's domain, so the answer differs from "
+                          f"one by more than a constant"}
+    return None
+
+
+#: jumps found in floats that are confirmed in high precision, nearest 0 first
+JUMP_CONFIRMS = 4
+
+
+def _highprec():
+    from ..expr import highprec as H
+
+    return H, H.mpmath()
+
+
+def _jumps(body, integrand, names: list[str], axis: int, found: np.ndarray) -> np.ndarray:
+    """The rows of ``found`` where, in floats, the answer steps inside the integrand's domain
+    (see ``jump_inside``)."""
+    from ..calculus.derivatives import values_at
+
+    def at(tree, shift):
+        q = found.copy()
+        q[:, axis] += shift
+        return values_at(tree, names, q)[0]
+
+    scale = 1 + np.abs(found[:, axis])
+    f0 = at(integrand, 0.0)
+    inside = np.isfinite(f0)
+    sides = {}
+    for k in JUMP_STEPS:
+        for sign in (-1.0, 1.0):
+            f = at(integrand, sign * 10.0 ** -k * scale)
+            inside &= np.isfinite(f)
+            sides[k, sign] = f
+    biggest = np.max(np.abs(np.stack(list(sides.values()) + [f0])), axis=0)
+    first, last = JUMP_STEPS[0], JUMP_STEPS[-1]
+    for sign in (-1.0, 1.0):
+        early = np.abs(sides[first + 1, sign] - sides[first, sign])
+        late = np.abs(sides[last, sign] - sides[last - 1, sign])
+        inside &= late <= SETTLES * early + 1e-9 * (1 + np.abs(sides[last, sign]))
+    steps = {}
+    for k in (6, last):
+        h = 10.0 ** -k * scale
+        below, above = at(body, -h), at(body, h)
+        allowed = JUMP_RTOL * (1 + np.maximum(np.abs(below), np.abs(above))) + \
+            4 * h * biggest
+        steps[k] = (above - below, allowed)
+    (wide, wide_allowed), (narrow, allowed) = steps[6], steps[last]
+    jumps = inside & np.isfinite(narrow) & np.isfinite(wide) & (np.abs(narrow) > allowed) & \
+        (np.abs(wide - narrow) <= 1e-2 * np.abs(narrow) + wide_allowed)
+    return found[jumps]
 
 
 # --------------------------------------------------------------------------- the diagnosis

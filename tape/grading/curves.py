@@ -16,7 +16,8 @@ from ..expr import highprec as H
 from ..expr import tree as E
 from ..expr.errors import CLIError
 from .diagnosis import scaled_or_shifted
-from .verdict import ENOUGH, POLISH, Verdict, in_the_names_of, refuse_a_question, settle, shown
+from .verdict import (ENOUGH, POLISH, AnswerNameError, Verdict, in_the_names_of,
+                      refuse_a_question, settle, shown)
 
 
 def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, dependent: str,
@@ -30,8 +31,9 @@ def check_implicit(equation: str, answer: str, wrt: Optional[str], order: int, d
     given = in_the_names_of(answer_target.trees[0], answer_target.names, curve.variables)
     extra = [n for n in E.free_variables(given) if n not in curve.variables]
     if extra:
-        raise CLIError(f"the answer uses {', '.join(map(repr, extra))}, which the equation "
-                       f"does not (its names: {', '.join(curve.variables)})")
+        raise AnswerNameError(f"the answer uses {', '.join(map(repr, extra))}, which the "
+                              f"equation does not (its names: {', '.join(curve.variables)})",
+                              extra, curve.variables)
     f = H.compile_tree(curve.function, curve.variables)
     a = H.compile_tree(given, curve.variables)
     agree, counterexample, pairs = 0, None, []

@@ -32,6 +32,8 @@ KINDS = ["chain rule", "product rule", "quotient rule", "exponential", "logarith
          "missing term", "constant factor"]
 #: trees with more nodes than this get no diagnosis (each mistake is one more differentiation)
 MAX_NODES = 200
+#: points where the answer is defined that a mistake must match (when as many are given)
+ENOUGH_CHECKS = 3
 #: relative agreement for a mistaken derivative to count as the answer
 RTOL = 1e-9
 
@@ -81,8 +83,9 @@ def _search(rules, tree, answer_tree, variables, points, deadline) -> Optional[d
     at = [H.at(p) for p in points]
     wanted = [H.value_at(answer, p) for p in at]
     checks = [(p, a) for p, a in zip(at, wanted) if a is not None]
-    if not checks:
-        return None
+    distinct = {tuple(map(float, p)) for p in points}
+    if len({tuple(map(float, p)) for p, _ in checks}) < min(len(distinct), ENOUGH_CHECKS):
+        return None         # matching at 0 and 1 alone names a mistake on too little
     correct = rules.whole(tree, {})
 
     def matches(expr) -> bool:
@@ -156,10 +159,19 @@ def scaled_or_shifted(pairs: list, derivative: str) -> Optional[dict]:
     return None
 
 
+#: the sizes of a factor or a term the diagnosis names exactly: a fraction with denominator up
+#: to 10**6, and a numerator short enough to read
+EXACT_LEAST, EXACT_MOST = 1e-6, 1e15
+
+
 def _exact(mp, value):
     """``value`` as an exact fraction (``Fraction``, shown as ``3`` or ``-2/3``) when it is
     one to 30 digits with a denominator up to 10**6, else None: a factor or a term the
     diagnosis names is stated exactly or not at all."""
+    if value != 0 and not EXACT_LEAST <= abs(value) <= EXACT_MOST:
+        # a fraction with denominator up to 10**6 is 0 or at least 10**-6; written out in
+        # full, the ratio of x^(10^10) to 2x would be billions of digits
+        return None
     guess = Fraction(mp.nstr(value, 35, min_fixed=-mp.inf, max_fixed=mp.inf)
                      ).limit_denominator(10 ** 6)
     if abs(value - mp.mpf(guess.numerator) / guess.denominator) > \

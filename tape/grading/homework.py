@@ -36,6 +36,7 @@ How a verdict is reached (docs/symbolic.md tells the same for users):
 from __future__ import annotations
 
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Optional
@@ -43,12 +44,13 @@ from typing import Optional
 import numpy as np
 
 from ..expr import tree as E
-from ..calculus.limits import TIMEOUT
+from ..calculus.limits import CHECK_MAX_ORDER, TIMEOUT
 from ..calculus.treediff import exact_value
 from ..expr.errors import UNDECIDED, CLIError, ExprError
 from ..expr.parse import normalize
 from .verdict import (
     ENOUGH,
+    AnswerNameError,
     POLISH,
     Verdict,
     in_the_names_of,
@@ -118,12 +120,15 @@ def check(expression: str, answer: str, *, wrt: Optional[str] = None, order: int
     ``wrt`` names the variable (needed with several; ``"x,y"`` is the mixed partial d/dx then
     d/dy), ``order`` the derivative's order; with ``implicit`` the expression is an equation
     in x and the ``dependent`` name and the answer is checked against dy/dx on the curve.
-    ``timeout`` bounds the symbolic work in seconds. With ``antiderivative`` the question is
+    ``timeout`` bounds the symbolic work in seconds; an ``order`` outside 1 to
+    ``CHECK_MAX_ORDER`` (10) raises ``CLIError`` naming it. With ``antiderivative`` the question is
     the other way round: is ``answer`` an antiderivative of ``expression``, up to a constant
     (``+ C``, or the letter ``constant`` names; see ``antiderivative.py``)? Returns a
-    ``Verdict``: ``correct`` True, False (with a counterexample, and a diagnosis when one is found) or None (undecided, with
-    the ``reason``). Texts that cannot be read raise ``tape.expr.ReadError``; other bad input
-    (a name the answer has and the expression does not) raises ``CLIError``.
+    ``Verdict``: ``correct`` True, False (with a counterexample, and a diagnosis when one is
+    found) or None (undecided, with the ``reason``). Texts that cannot be read raise
+    ``tape.expr.ReadError``; a name the answer has and the expression does not raises
+    ``AnswerNameError`` (a ``CLIError``: exit 2 for ``tape check``, a wrong answer for a
+    gradebook); other bad input raises ``CLIError``.
 
     >>> verdict = check("sin(x)^2", "2 sin x cos x")
     >>> verdict.correct, verdict.expected
@@ -131,12 +136,19 @@ def check(expression: str, answer: str, *, wrt: Optional[str] = None, order: int
     """
     if timeout is None or not timeout > 0:
         raise CLIError(f"--timeout must be a positive number of seconds, got {timeout}")
+    if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or \
+            not 1 <= order <= CHECK_MAX_ORDER:
+        raise CLIError(f"--order: the order of the derivative is a whole number from 1 to "
+                       f"{CHECK_MAX_ORDER}, got {order!r}")
+    order = int(order)
     if antiderivative or constant is not None:
         from .antiderivative import check_antiderivative
 
-        return check_antiderivative(check, expression, answer, wrt=wrt, order=order,
-                                    implicit=implicit, antiderivative=antiderivative,
-                                    constant=constant, timeout=timeout)
+        # this module hands itself over: antiderivative.py uses its check and its numbers
+        return check_antiderivative(sys.modules[__name__], expression, answer, wrt=wrt,
+                                    order=order, implicit=implicit,
+                                    antiderivative=antiderivative, constant=constant,
+                                    timeout=timeout)
     try:
         if implicit:
             from .curves import check_implicit
@@ -179,9 +191,9 @@ def _exercise(expression: str, answer: str, wrt: Optional[str], order: int) -> E
     answer_tree = in_the_names_of(given.trees[0], given.names, variables)
     extra = [n for n in E.free_variables(answer_tree) if n not in variables]
     if extra:
-        raise CLIError(f"the answer uses {', '.join(map(repr, extra))}, which "
-                       f"{'is' if len(extra) == 1 else 'are'} not in the expression "
-                       f"(its variables: {', '.join(variables)})")
+        raise AnswerNameError(f"the answer uses {', '.join(map(repr, extra))}, which "
+                              f"{'is' if len(extra) == 1 else 'are'} not in the expression "
+                              f"(its variables: {', '.join(variables)})", extra, variables)
     return Exercise(real_roots(target.trees[0]), real_roots(answer_tree), variables, along,
                     {"expression": target.read_as, "answer": given.read_as},
                     shown_tree=target.trees[0],
@@ -220,7 +232,7 @@ _LOG = re.compile(r"read (?P<typed>log\((?P<a>[^,()]+),\s*(?P<b>[^,()]+)\)) as .
                   r"WolframAlpha reads log\(b, x\)")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Reading:
     """One plausible reading of a piece of text: ``typed`` is read as ``this`` (text that
     says it without the ambiguity) or as ``other``."""
@@ -282,42 +294,68 @@ MOST_READINGS = 4
 
 def _under_every_reading(verdict: Verdict, exercise: Exercise, expression: str, answer: str,
                          wrt: Optional[str], order: int) -> Verdict:
+    """SPEC section 10 for the derivative check (``under_every_reading``), each other
+    reading graded by the numbers alone."""
+    def grade(texts: dict):
+        alternative = _exercise(texts["expression"], texts["answer"], wrt, order)
+        return alternative.read_as, _numbers_say(alternative)
+
+    return under_every_reading(verdict, {"expression": expression, "answer": answer},
+                               {"expression": exercise.expression_notes,
+                                "answer": exercise.answer_notes}, exercise.read_as, grade)
+
+
+def under_every_reading(verdict: Verdict, texts: dict, notes: dict, read_as: dict,
+                        grade) -> Verdict:
     """SPEC section 10: a text read with a rule that has another plausible reading is graded
     under each; when the verdicts differ, the verdict is ``ambiguous`` (``correct`` None), with
-    every reading, its verdict and how to write it."""
+    every reading, its verdict and how to write it.
+
+    ``texts`` and ``notes`` are the expression's and the answer's texts and reading notes
+    (keys ``"expression"``, ``"answer"``), ``read_as`` how they were read for ``verdict``;
+    ``grade(texts)`` is ``(read_as, correct)`` for other texts (``ExprError``/``CLIError``:
+    that reading is left out). A notation typed in both texts (``e^2x`` and ``2e^2x``) is
+    read alike in both first (a teacher and a student writing one thing mean one thing), then
+    on each side alone."""
     from ..expr import notes as N
 
-    choices = [("expression", r) for r in ambiguous_readings(expression,
-                                                             exercise.expression_notes)]
-    choices += [("answer", r) for r in ambiguous_readings(answer, exercise.answer_notes)]
-    if not choices:
+    sides = {side: ambiguous_readings(texts[side], notes[side]) for side in texts}
+    if not any(sides.values()):
         return verdict
-    texts = {"expression": expression, "answer": answer}
-    written = {side: texts[side] for side in texts}
-    for side, r in choices:
-        written[side] = written[side].replace(r.typed, r.this, 1)
-    graded = [(written, exercise.read_as, verdict.correct)]
+    shared = [r for r in sides["expression"]
+              if any((r2.typed, r2.this, r2.other) == (r.typed, r.this, r.other)
+                     for r2 in sides["answer"])]
+    choices = [(("expression", "answer"), r) for r in shared] + \
+        [((side,), r) for side in texts for r in sides[side]]
+    written = dict(texts)
+    for side in texts:
+        for r in sides[side]:
+            written[side] = written[side].replace(r.typed, r.this, 1)
+    graded = [(written, read_as, verdict.correct)]
     listener, N.listener = N.listener, None        # the notes of the texts were told once
     try:
-        for side, r in choices[:MOST_READINGS]:
+        for chosen, r in choices[:MOST_READINGS]:
             # the reading chosen first, then the others as read where they are still typed
             other = dict(texts)
-            other[side] = other[side].replace(r.typed, r.other, 1)
-            for s2, r2 in choices:
-                if (s2, r2) != (side, r):
-                    other[s2] = other[s2].replace(r2.typed, r2.this, 1)
+            for side in chosen:
+                other[side] = other[side].replace(r.typed, r.other, 1)
+            for side in texts:
+                for r2 in sides[side]:
+                    if not (side in chosen and r2 == r):
+                        other[side] = other[side].replace(r2.typed, r2.this, 1)
             try:
-                alternative = _exercise(other["expression"], other["answer"], wrt, order)
+                alternative_read_as, correct = grade(other)
             except (ExprError, CLIError):
                 continue
-            graded.append((other, alternative.read_as, _numbers_say(alternative)))
+            graded.append((other, alternative_read_as, correct))
     finally:
         N.listener = listener
     if all(correct == verdict.correct for _, _, correct in graded):
         return verdict
     readings = [{"read_as": read_as, "correct": correct, "write": text}
                 for text, read_as, correct in graded]
-    said = "; ".join(f"{r.typed!r} as {r.this} or {r.other}" for _, r in choices)
+    said = "; ".join(f"{r.typed!r} as {r.this} or {r.other}"
+                     for r in dict.fromkeys(r for side in texts for r in sides[side]))
     return Verdict(None, verdict.method, verdict.expected, ambiguous=True, readings=readings,
                    reason=f"ambiguous: the verdict depends on how the text is read ({said})")
 
@@ -579,14 +617,15 @@ def breaking_arguments(*trees) -> list[tuple[object, bool]]:
         if isinstance(node, E.Call) and node.name in BREAKING:
             args = node.args
             g = E.Binary("-", args[0], args[1]) if len(args) == 2 else args[0]
-            found.setdefault(g, node.name in ("floor", "ceil"))
+            # keyed with the kind: |x| + floor(x) breaks at 0 and at every integer
+            found.setdefault((g, node.name in ("floor", "ceil")))
         if isinstance(node, E.Binary) and node.op == "/":
-            found.setdefault(node.right, False)
+            found.setdefault((node.right, False))
         return None
 
     for tree in trees:
         E.fold(tree, visit)
-    return [(g, stepwise) for g, stepwise in found.items() if E.free_variables(g)]
+    return [(g, stepwise) for g, stepwise in found if E.free_variables(g)]
 
 
 def _solve_along(g, variables: list[str], axis: int, starts: np.ndarray,
@@ -631,6 +670,34 @@ def _bisect_changes(g, stepwise: bool, variables: list[str], points: np.ndarray)
     return hi.reshape(-1, 1)
 
 
+def breaking_points(trees, variables: list[str], points: np.ndarray,
+                    line: Optional[np.ndarray] = None, axes=None) -> np.ndarray:
+    """(n, width) points where a piecewise part of ``trees`` breaks (``breaking_arguments``),
+    each once: Newton's method along each of ``axes`` (every coordinate by default) from the
+    sample ``points`` and, with one variable, every change of side between neighbouring points
+    of the dense ``line`` (bisected). ``TooManyBreakpoints`` past ``MAX_BREAKPOINTS``."""
+    width = len(variables)
+    roots = [np.empty((0, width))]
+    scan = points if line is None else np.concatenate([points, line])
+    for g, stepwise in breaking_arguments(*trees):
+        v, _ = _engine(g, variables, points, [])
+        finite = np.isfinite(v)
+        starts, v = points[finite], v[finite]
+        levels = [np.floor(v), np.floor(v) + 1] if stepwise else [np.zeros_like(v)]
+        for axis in range(width) if axes is None else axes:
+            for level in levels:
+                roots.append(_solve_along(g, variables, axis, starts, level))
+        roots.append(_bisect_changes(g, stepwise, variables, scan))
+    found = np.concatenate(roots)
+    found = found[np.all(np.isfinite(found), axis=1)]
+    if not len(found):
+        return found
+    found = np.unique(np.round(found, 12), axis=0)
+    if len(found) > MAX_BREAKPOINTS:
+        raise TooManyBreakpoints(len(found))
+    return found
+
+
 def breakpoints(exercise: Exercise, points: np.ndarray,
                 line: Optional[np.ndarray] = None) -> np.ndarray:
     """Where a piecewise part of EXPR or ANSWER breaks (``breaking_arguments``): Newton's
@@ -641,24 +708,9 @@ def breakpoints(exercise: Exercise, points: np.ndarray,
     ``TooManyBreakpoints`` when there are more than ``MAX_BREAKPOINTS``."""
     variables = exercise.variables
     width = len(variables)
-    roots = [np.empty((0, width))]
-    scan = points if line is None else np.concatenate([points, line])
-    for g, stepwise in breaking_arguments(exercise.tree, exercise.answer):
-        v, _ = _engine(g, variables, points, [])
-        finite = np.isfinite(v)
-        starts, v = points[finite], v[finite]
-        levels = [np.floor(v), np.floor(v) + 1] if stepwise else [np.zeros_like(v)]
-        for axis in range(width):
-            for level in levels:
-                roots.append(_solve_along(g, variables, axis, starts, level))
-        roots.append(_bisect_changes(g, stepwise, variables, scan))
-    found = np.concatenate(roots)
-    found = found[np.all(np.isfinite(found), axis=1)]
+    found = breaking_points((exercise.tree, exercise.answer), variables, points, line)
     if not len(found):
         return np.empty((0, width))
-    found = np.unique(np.round(found, 12), axis=0)
-    if len(found) > MAX_BREAKPOINTS:
-        raise TooManyBreakpoints(len(found))
     out = [np.empty((0, width))]
     if width == 1:
         xs = np.sort(found[:, 0])
@@ -934,6 +986,7 @@ def _wrong_order(exercise: Exercise, evidence: Evidence, points: list) -> Option
     if len(set(along)) != 1:
         return None
     n, axis = len(along), exercise.variables.index(along[0])
+    points = list(dict.fromkeys(tuple(map(float, p)) for p in points))
     for k in (n - 1, n + 1, n - 2, n + 2, 0):
         if k < 0 or k == n or k > n + 2:
             continue
@@ -949,7 +1002,8 @@ def _wrong_order(exercise: Exercise, evidence: Evidence, points: list) -> Option
                 matched = -1
                 break
             matched += 1
-        if matched >= 2:
+        # x^2 and x^(10^10) meet at 0 and 1 only: two points name no order
+        if matched >= min(3, len(points)):
             what = _ordinal(k)
             return {"kind": "wrong order",
                     "detail": f"the answer is the {what}, not the {_ordinal(n)}" +

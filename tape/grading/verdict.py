@@ -87,6 +87,17 @@ class Verdict:
         return doc
 
 
+class AnswerNameError(CLIError):
+    """The answer uses a name the expression does not have (``3X^2`` for x^3, an answer in y):
+    bad input for ``tape check`` (exit 2), a wrong answer for a gradebook, which gives
+    ``message`` as the reason. ``names`` are the answer's extra names, ``variables`` the
+    expression's (the integrand's, for an antiderivative)."""
+
+    def __init__(self, message: str, names: list, variables: list):
+        super().__init__(message)
+        self.names, self.variables = list(names), list(variables)
+
+
 def optional_work(deadline: float, fn: Callable, *args):
     """``fn(*args)`` in a child for something the verdict does not depend on (a display form,
     the diagnosis): None when it runs out of time or fails."""

@@ -160,3 +160,40 @@ def test_a_sparse_entry_is_written_as_json_dumps_would():
          "more": [{"v": v, **({} if np.isnan(d) else {"d": int(d)})}]}
         for v, d in zip(values.tolist(), digits.tolist())]}
     assert out.getvalue() == json.dumps(want) + "\n"
+
+
+def test_taking_mixed_partials_again_is_bounded():
+    """mpmath nests one differentiation per variable: a sixth-order partial along six variables
+    takes it seconds, a tenth-order one minutes. Those are left flagged (their estimated digits
+    stand); a cheap mixed one is taken again, in a child under a deadline. A subprocess with a
+    wall bound far above the second this takes: a regression fails instead of hanging."""
+    import subprocess
+    import sys
+
+    from cli_helpers import ROOT
+
+    code = """
+import numpy as np
+from tape.calculus.derivatives import Component, recomputed
+from tape.calculus.targets import expression_target
+names = ["a", "b", "c", "d", "e1", "f"]
+target = expression_target("sin(a*b + c*d + e1*f)*exp(a + b + c + d + e1 + f)/(1 + a^2)")
+comps = [Component(n, i, None) for i, n in enumerate(names)]
+arrays = [np.array([v]) for v in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)]
+costly, cheap = (0, 1, 2, 3, 4, 5), (0, 1)
+parts = {costly: np.array([-31.6]), cheap: np.array([1.0])}
+left = recomputed(target, names, comps, arrays, parts, {costly: np.array([3.0]),
+                                                        cheap: np.array([3.0])})
+print(sorted(left), parts[cheap][0])
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    left, cheap = done.stdout.rsplit(" ", 1)
+    assert left == "[(0, 1, 2, 3, 4, 5)]"            # still flagged, with its digits
+    mpmath.mp.dps = 40
+    f = lambda a, b: mpmath.sin(a * b + mpmath.mpf(0.3) * mpmath.mpf(0.4) +   # noqa: E731
+                                mpmath.mpf(0.5) * mpmath.mpf(0.6)) * mpmath.exp(
+        a + b + sum(map(mpmath.mpf, (0.3, 0.4, 0.5, 0.6)))) / (1 + a ** 2)
+    true = mpmath.diff(f, (mpmath.mpf(0.1), mpmath.mpf(0.2)), (1, 1))
+    assert float(cheap) == pytest.approx(float(true), rel=1e-12)

@@ -108,3 +108,83 @@ def test_the_command_shows_the_answers_derivative_as_evidence():
                                      antiderivative=True).to_dict()
     assert doc["correct"] is True and doc["kind"] == "antiderivative"
     assert doc["derivative"] == "x*cos(x)" and len(doc["notes"]) == 1
+
+
+@pytest.mark.parametrize("integrand, answer, near", [
+    ("x", "x^2/2 + floor(x)", 0.0),
+    ("x", "x^2/2 + sign(x)", 0.0),
+    ("x", "x^2/2 + ceil(x - 0.5)", 0.5),
+    ("1/x", "ln|x| + floor(x)", 1.0),       # 0 is outside the domain; +-1 are not
+    ("tan x", "-ln|cos x| + floor(x/pi)", 0.0),
+    ("x", "x^2/2 + |x-1|/(x-1)", 1.0),       # a step written as a quotient
+    ("sign(x)", "|x| + ceil(x)", 0.0),       # the integrand steps, its antiderivative not
+])
+def test_an_answer_that_jumps_inside_the_domain_is_wrong(integrand, answer, near):
+    """F' = f wherever F is differentiable, yet F steps where f is defined: the difference
+    from a true antiderivative is a step, not a constant (SPEC section 10)."""
+    verdict = tape.grading.check(integrand, answer, antiderivative=True)
+    assert verdict.correct is False, verdict
+    jump = verdict.diagnosis
+    # the step nearest 0 is the one shown (x - 0.5 steps at -0.5 and 0.5 alike)
+    assert jump["kind"] == "jump"
+    assert abs(jump["at"]["x"]) == pytest.approx(abs(near), abs=1e-9)
+    # the step is real: the answer's values either side, by mpmath at 50 digits
+    x = mpmath.mpf(jump["at"]["x"])
+    h = mpmath.mpf("1e-12")
+    with mpmath.workdps(50):
+        F = {"x": lambda t: t * t / 2, "1/x": lambda t: mpmath.log(abs(t)),
+             "tan x": lambda t: -mpmath.log(abs(mpmath.cos(t))),
+             "sign(x)": lambda t: abs(t)}[integrand]
+        true_step = (F(x + h) - F(x - h))
+    assert abs(jump["right"] - jump["left"]) > 0.5
+    assert abs(true_step) < 1e-6          # the true antiderivative does not step there
+    assert "jumps at x =" in jump["detail"]
+
+
+@pytest.mark.parametrize("integrand, answer", [
+    ("sec(x)^2", "tan x + floor(x/pi + 1/2)"),      # steps only where sec^2 is undefined
+    ("1/x", "ln|x| + sign(x)"),                     # steps at 0, outside the domain
+    ("1/(x^2-1)", "ln(abs((x-1)/(x+1)))/2 + sign(x-1) + sign(x+1)"),
+    ("floor(x)", "x*floor(x) - floor(x)*(floor(x)+1)/2"),   # continuous though floor steps
+    ("x y", "x^2 y/2 + floor(y)"),                  # a constant along x
+])
+def test_a_step_outside_the_domain_or_along_another_variable_is_still_correct(integrand,
+                                                                             answer):
+    options = {"wrt": "x"} if "y" in integrand else {}
+    verdict = tape.grading.check(integrand, answer, antiderivative=True, **options)
+    assert verdict.correct is True, verdict.to_dict()
+
+
+def test_a_jump_is_shown_by_the_command():
+    done = _cli("x", "--answer", "x^2/2 + floor(x)", "--antiderivative")
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "wrong"
+    assert lines[1].startswith("the answer jumps at x = 0 (from -1 to 0)")
+
+
+@pytest.mark.parametrize("answer", ["x^3/3+c", "x^3/3 - c", "c + x^3/3", "x^3/3 + C"])
+def test_a_lowercase_or_capital_constant_is_taken_off(answer):
+    """SPEC section 10: ``+ c`` and ``+ C`` alike, without --constant."""
+    verdict = tape.grading.check("x^2", answer, antiderivative=True)
+    assert verdict.correct is True, verdict
+    assert verdict.extra["constant"] == answer.strip("x^3/+ -")[0]
+    assert verdict.extra["notes"] == []
+    with pytest.raises(CLIError, match="must stand alone"):
+        tape.grading.check("x^2", "x^3/3 + c x", antiderivative=True)
+
+
+def test_a_parameter_named_like_the_constant_is_no_constant():
+    """C in the integrand is a parameter: the constant is c, and a note never says
+    ``+ C + C``; with C and c both parameters it is another letter."""
+    plain = tape.grading.check("C x", "C x^2/2", antiderivative=True, wrt="x")
+    assert plain.correct is True and plain.extra["constant"] is None
+    assert plain.extra["notes"] == ["no constant of integration: the antiderivatives are "
+                                    "C*x**2/2 + c"]
+    with_c = tape.grading.check("C x", "C x^2/2 + c", antiderivative=True, wrt="x")
+    assert with_c.correct is True and with_c.extra["constant"] == "c"
+    both = tape.grading.check("C x + c", "C x^2/2 + c x", antiderivative=True, wrt="x")
+    assert both.correct is True
+    assert both.extra["notes"][0].endswith("C*x**2/2 + c*x + K")
+    assert tape.grading.check("C x", "C x^2/2 + x", antiderivative=True,
+                              wrt="x").correct is False

@@ -11,6 +11,7 @@ import pytest
 
 import tape.expr
 import tape.grading
+from tape.expr.errors import CLIError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -95,3 +96,43 @@ def test_a_command_run_in_process_leaves_the_library_silent(capfd):
     tape.grading.check("x^2/2", "1/2x")
     out, err = capfd.readouterr()
     assert out == "" and err == ""
+
+
+@pytest.mark.parametrize("order", [0, -1, 11, 1.5, True])
+def test_an_order_outside_one_to_ten_is_named(order):
+    with pytest.raises(CLIError, match=r"--order: .* from 1 to 10, got"):
+        tape.grading.check("x^2", "2x", order=order)
+    assert tape.grading.check("x^3", "6", order=3).correct is True
+
+
+@pytest.mark.parametrize("expression, answer, options, extra, variables", [
+    ("x^3", "3X^2", {}, ["X"], ["x"]),
+    ("x^2", "2y", {}, ["y"], ["x"]),
+    ("x^2", "X^3/3 + C", {"antiderivative": True}, ["X"], ["x"]),
+    ("x^2 + y^2 = 1", "-x/z", {"implicit": True}, ["z"], ["x", "y"]),
+])
+def test_an_answer_with_a_name_the_expression_lacks_raises_answer_name_error(
+        expression, answer, options, extra, variables):
+    """A distinct error for a gradebook to grade ``wrong`` (with the message as the reason),
+    still bad input (exit 2) for ``tape check``."""
+    with pytest.raises(tape.grading.AnswerNameError) as caught:
+        tape.grading.check(expression, answer, **options)
+    err = caught.value
+    assert isinstance(err, CLIError) and err.code == 2
+    assert err.names == extra and err.variables == variables
+    assert f"the answer uses {extra[0]!r}" in err.message
+    done = subprocess.run([sys.executable, "-m", "tape", "check", expression, "--answer",
+                           answer, *[f"--{k}" for k in options]], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 2 and "the answer uses" in done.stderr
+
+
+@pytest.mark.parametrize("typed, table", [
+    ("cosech(x)", "csch(x)"), ("acosech(x)", "acsch(x)"), ("arcosech(x)", "acsch(x)"),
+    ("arccosech(x)", "acsch(x)"), ("arccosec(x)", "acsc(x)"), ("acosec(x)", "acsc(x)"),
+])
+def test_the_cosech_family_reads_as_the_table_names(typed, table):
+    """STACK, Maxima and British textbooks write cosech; tape's table says csch."""
+    assert tape.expr.read(typed).read_as == table
+    verdict = tape.grading.check("coth x", "-cosech(x)^2")
+    assert verdict.correct is True

@@ -194,6 +194,35 @@ def test_an_ambiguous_text_is_graded_under_both_readings(expression, answer, mea
             assert meant in write["answer"] + write["expression"]
 
 
+def test_one_notation_in_both_texts_is_read_alike_in_both():
+    """``e^2x`` typed in the expression and in the answer: the reading they share, e^(2x) in
+    both, makes the answer right, e^2*x in both wrong: ``ambiguous``, with the paired
+    reading listed (not only the readings varied on one side, all wrong)."""
+    verdict = tape.grading.check("e^2x", "2e^2x")
+    assert verdict.correct is None and verdict.ambiguous is True, verdict.to_dict()
+    by_text = {(r["write"]["expression"], r["write"]["answer"]): r["correct"]
+               for r in verdict.readings}
+    assert by_text[("e^(2x)", "2e^(2x)")] is True
+    assert by_text[("(e^2)x", "2(e^2)x")] is False
+    for (expression, answer), correct in by_text.items():
+        assert tape.grading.check(expression, answer).correct is correct
+
+
+@pytest.mark.parametrize("integrand, answer", [("e^(2x)", "e^2x/2"), ("e^(2x)", "e^2x/2 + c"),
+                                               ("1/2", "1/2x")])
+def test_an_ambiguous_antiderivative_is_ambiguous(integrand, answer):
+    """SPEC section 10 holds for --antiderivative too: e^2x/2 is right read as e^(2x)/2."""
+    verdict = tape.grading.check(integrand, answer, antiderivative=True)
+    assert verdict.correct is None and verdict.ambiguous is True, verdict.to_dict()
+    doc = verdict.to_dict()
+    assert doc["kind"] == "antiderivative"
+    assert sorted(r["correct"] for r in doc["readings"]) == [False, True]
+    for reading in doc["readings"]:
+        write = reading["write"]
+        alone = tape.grading.check(write["expression"], write["answer"], antiderivative=True)
+        assert alone.correct is reading["correct"], write
+
+
 @pytest.mark.parametrize("expression, answer", [
     ("ln(x)/2", "1/(2x)"), ("x^2", "1/2x"), ("e^(2x)", "2e^(2x)"), ("sin 2x", "2cos 2x"),
     ("xy", "y"),

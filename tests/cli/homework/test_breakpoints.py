@@ -84,3 +84,15 @@ def test_breakpoints_in_several_variables():
 
 def _verdict_wrt(expression, answer, wrt):
     return check(expression, answer, wrt=wrt, timeout=5.0)
+
+
+def test_one_argument_that_breaks_two_ways_is_searched_both_ways():
+    """|x| breaks at 0 and floor(x) at every integer: the same argument, two searches."""
+    from tape.grading.homework import breaking_arguments
+    from tape.expr.parse import parse
+
+    kinds = sorted(stepwise for _, stepwise in breaking_arguments(parse("abs(x) + floor(x)")))
+    assert kinds == [False, True]
+    exercise = _exercise("x^2 + abs(x) + floor(x)", "2x + sign(x)", None, 1)
+    near = breakpoints(exercise, candidate_points(1), None)[:, 0]
+    assert np.any(np.abs(near - 7.0) < 1e-5)        # an integer far from 0 is sampled
