@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import threading
 import time
 import weakref
@@ -31,7 +30,7 @@ from typing import Iterable, Iterator, Mapping, Optional
 
 from ..calculus.limits import CHECK_MAX_ORDER, DEPENDENT, TIMEOUT
 from ..expr.errors import BAD_INPUT, UNDECIDED, CLIError, ExprError
-from .verdict import Verdict
+from .verdict import AnswerNameError, Verdict
 
 #: the verdict words of SPEC section 9
 STATUSES = ("correct", "wrong", "ambiguous", "undecided", "unreadable")
@@ -159,20 +158,10 @@ def graded(task: Task, timeout: float = TIMEOUT) -> Graded:
     return Graded(**values, status=_status(verdict))
 
 
-#: how ``homework.check`` says that an answer uses a letter the expression does not have
-_FOREIGN = re.compile(r"the answer uses (?P<names>'[^']+'(?:, '[^']+')*), which (?:is|are) "
-                      r"not in the expression")
-
-
 def foreign_letters(err: Exception) -> list[str]:
-    """The names an answer uses that its expression does not have, when that is what ``err``
-    says (the answer is then wrong, not unreadable: it is a function of something else), else
-    an empty list. An error that carries them (``.letters``) is taken at its word."""
-    letters = getattr(err, "letters", None)
-    if letters:
-        return list(letters)
-    found = _FOREIGN.search(str(getattr(err, "message", err)))
-    return re.findall(r"'([^']+)'", found.group("names")) if found else []
+    """The names an answer uses that its expression does not have, when ``err`` says so (the
+    answer is then wrong, not unreadable: it is a function of something else), else []."""
+    return list(err.names) if isinstance(err, AnswerNameError) else []
 
 
 def _one_line(err: ExprError) -> str:
