@@ -126,8 +126,8 @@ def test_gaps_in_json_and_plain_output():
     assert result.exit_code == 0
     doc = json.loads(result.stdout)
     assert doc["x"] == [-5.0, -2.5, 0.0, 2.5, 5.0]
-    assert doc["series"]["f"] == [-0.2, -0.4, None, 0.4, 0.2]
-    assert doc["series"]["f'"][2] is None and doc["series"]["f'"][0] == pytest.approx(-0.04)
+    assert doc["series"]["f"] == [-0.2, -0.4, "nan", 0.4, 0.2]      # JSON has no NaN
+    assert doc["series"]["f'"][2] == "nan" and doc["series"]["f'"][0] == pytest.approx(-0.04)
     assert "undefined" in result.stderr and "1 of 5" in result.stderr
     plain = run("plot", "1/x", "--points", "5", "--format", "plain").stdout.splitlines()
     assert plain[2].split() == ["0.0", "nan", "nan"] and len(plain) == 5

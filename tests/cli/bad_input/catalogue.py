@@ -283,7 +283,7 @@ standard error, as measured by running the real command (`python
 tests/cli/bad_input/catalogue.py` regenerates this table; `tests/cli/test_bad_input.py` checks
 every row). Exit codes: 0 success, 1 a check failed, 2 bad input, 3 undecided (symbolic
 timeout). Bad input never prints a Python traceback (`--debug` shows one); a non-finite result
-is printed (`inf`, `nan`; `null` in JSON) with a `warning:` line and exit 0. A point value
+is printed (`inf`, `nan`; the strings `"inf"`, `"nan"` in JSON) with a `warning:` line and exit 0. A point value
 that is not a finite real number (`nan`, `inf`, `1e999`, `sqrt(-1)`, `1/0`), in `--at`, on a
 `--at -` line or in a `--points` cell, is bad input (exit 2): the derivative there means
 nothing, and a `nan` in a data file is more often a slip than a wish. A symbolic result with no
