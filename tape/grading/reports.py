@@ -87,13 +87,21 @@ class Outcome:
 
     def diagnosis_text(self) -> str:
         d = self.diagnosis
-        return f"{d['kind']}: {d['detail']}" if d else ""
+        if not d:
+            return ""
+        where = f"line {d['line']}: " if d.get("line") else ""
+        return f"{where}{d['kind']}: {d['detail']}"
 
     def counterexample_text(self) -> str:
         c = self.counterexample
         if not c:
             return ""
         at = ", ".join(f"{k} = {v!r}" for k, v in c["at"].items())
+        if "line_number" in c:      # a derivation's first wrong line
+            other = "the derivative" if c.get("against") == "derivative" else \
+                "the line before"
+            return (f"at {at}: line {c['line_number']} gives {c['line']!r}, {other} gives "
+                    f"{c['before']!r}")
         if self.kind == "antiderivative":
             return (f"at {at}: the answer's derivative is {c['answer']!r}, the integrand is "
                     f"{c['expected']!r}")
@@ -527,10 +535,12 @@ def outcome_of(graded, row, identity: list) -> Outcome:
         problem = str(row.get("problem") or graded.expression or "")
     return Outcome(
         cells=cells, answer=graded.answer, read_as=(graded.read_as or {}).get("answer"),
-        verdict=graded.status, score=score_of(graded.status, graded.diagnosis, points, policy),
+        verdict=graded.status,
+        score=score_of(graded.status, graded.diagnosis, points, policy,
+                       getattr(graded, "work", None)),
         max_score=points, diagnosis=graded.diagnosis, counterexample=graded.counterexample,
         notes=notes, reason=graded.reason, problem=problem,
         student=getattr(row, "student", None), line=getattr(row, "line", 0),
-        kind="antiderivative" if graded.extra.get("kind") == "antiderivative" else
-        "derivative",
+        kind=graded.extra.get("kind") if graded.extra.get("kind") in ("antiderivative", "work")
+        else "derivative",
         identity={c: cells.get(c, "") for c in identity})
