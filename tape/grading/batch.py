@@ -780,7 +780,8 @@ def grade(rows: Iterable[Mapping], *, workers: Optional[int] = None,
     one per row, in input order.
 
     A row is a mapping with ``expression`` and ``answer`` and optionally ``wrt``, ``order``,
-    ``implicit``, ``dependent``, ``kind`` (``derivative`` or ``antiderivative``) and
+    ``implicit``, ``dependent``, ``kind`` (``derivative``, ``antiderivative`` or ``work``:
+    the answer a derivation, one step per line, checked by ``check_work``) and
     ``constant`` (values as text or numbers; other columns are carried along in ``.row``).
     ``workers`` processes share the work (default: one per core); ``timeout`` bounds each
     row's symbolic work (seconds) and ``row_limit`` its whole check (default ``2 * timeout +
