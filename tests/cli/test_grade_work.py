@@ -163,3 +163,13 @@ def test_identical_derivations_are_checked_once_and_the_kind_is_part_of_the_key(
     assert graded[5].status == "unreadable" and "no steps" in graded[5].reason
     # a derivation's score is its lines': ben's slip, one step carried at half credit
     assert graded[0].work.score(carried=0.5) == pytest.approx(1.5 / 3)
+
+
+def test_unfinished_work_earns_part_of_the_points_and_says_why():
+    from tape.grading.reports import outcome_of
+
+    row = {"expression": "x^2 sin x", "kind": "work",
+           "answer": "= d/dx[x^2] sin x + x^2 d/dx[sin x]"}
+    graded = batch.graded(batch.task_of(row))
+    assert graded.status == "wrong" and "not finished" in graded.reason
+    assert outcome_of(graded, row, []).score == pytest.approx(0.5)   # (a plain row: of 1 point)
