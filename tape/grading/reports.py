@@ -84,6 +84,8 @@ class Outcome:
     line: int = 0
     kind: str = "derivative"
     identity: dict = field(default_factory=dict)
+    #: a derivation's lines (kind ``work``): each line's number, text, verdict, reading...
+    lines: Optional[list] = None
 
     def diagnosis_text(self) -> str:
         d = self.diagnosis
@@ -120,10 +122,13 @@ class Outcome:
         """The row as JSON writes it."""
         cells = {(f"{k} (input)" if k in RESULT_COLUMNS or k == "reason" else k): v
                  for k, v in self.cells.items()}
-        return {**cells, "read_as": self.read_as, "verdict": self.verdict,
-                "score": self.score, "max_score": self.max_score,
-                "diagnosis": self.diagnosis, "counterexample": self.counterexample,
-                "notes": self.notes, "reason": self.reason}
+        record = {**cells, "read_as": self.read_as, "verdict": self.verdict,
+                  "score": self.score, "max_score": self.max_score,
+                  "diagnosis": self.diagnosis, "counterexample": self.counterexample,
+                  "notes": self.notes, "reason": self.reason}
+        if self.lines is not None:
+            record["lines"] = self.lines
+        return record
 
     def texts(self, columns: list) -> list:
         """The row as CSV and XLSX write it: the input's cells, then ``RESULT_COLUMNS``."""
@@ -530,17 +535,18 @@ def outcome_of(graded, row, identity: list) -> Outcome:
     notes = list(graded.notes or [])
     if graded.note:
         notes.append(graded.note)
+    work = getattr(graded, "work", None)
     problem = getattr(row, "problem", None)
     if problem is None:
         problem = str(row.get("problem") or graded.expression or "")
     return Outcome(
         cells=cells, answer=graded.answer, read_as=(graded.read_as or {}).get("answer"),
         verdict=graded.status,
-        score=score_of(graded.status, graded.diagnosis, points, policy,
-                       getattr(graded, "work", None)),
+        score=score_of(graded.status, graded.diagnosis, points, policy, work),
         max_score=points, diagnosis=graded.diagnosis, counterexample=graded.counterexample,
         notes=notes, reason=graded.reason, problem=problem,
         student=getattr(row, "student", None), line=getattr(row, "line", 0),
         kind=graded.extra.get("kind") if graded.extra.get("kind") in ("antiderivative", "work")
         else "derivative",
-        identity={c: cells.get(c, "") for c in identity})
+        identity={c: cells.get(c, "") for c in identity},
+        lines=[line.to_dict() for line in work.lines] if work is not None else None)

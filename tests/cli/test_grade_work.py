@@ -56,6 +56,9 @@ def test_json_and_the_summary_count_the_derivations():
     assert [(r["verdict"], r["score"]) for r in work] == list(EXPECTED.values())
     assert work[1]["diagnosis"]["kind"] == "sign" and work[1]["diagnosis"]["line"] == 2
     assert work[1]["counterexample"]["line_number"] == 2
+    assert [line["verdict"] for line in work[1]["lines"]] == \
+        ["follows", "wrong", "follows from a wrong line"]
+    assert "lines" not in doc["rows"][-1]      # a derivative's row has no lines
     summary = {s["problem"]: s for s in doc["summary"]}["1"]
     assert (summary["answers"], summary["correct"], summary["wrong"], summary["other"]) == \
         (4, 1, 2, 1)
