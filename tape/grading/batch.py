@@ -78,6 +78,12 @@ class Task:
     #: the answer is a derivation, one step per line, checked by ``check_work``
     work: bool = False
 
+    @property
+    def kind(self) -> str:
+        """The row's ``kind``, one of ``KINDS``."""
+        return "work" if self.work else "antiderivative" if self.antiderivative else \
+            "derivative"
+
 
 _TRUE = {"1", "true", "yes", "y", "t", "on", "x"}
 _FALSE = {"", "0", "false", "no", "n", "f", "off"}

@@ -81,7 +81,7 @@ def read_key(table: Table) -> dict:
             points = points_of(cells.get("points"))
             policy = partial_policy(cells["partial"]) if given(cells.get("partial")) else None
             if policy is not None:
-                policy_fits(policy, _kind(task))
+                policy_fits(policy, task.kind)
         except PolicyError as err:
             table.fail(line, f"problem {problem!r}: {err.message}")
         except RowError as err:
@@ -221,10 +221,6 @@ def _unfolded(table, key, problems, kept, columns, student_column, policy):
                           row.get(student_column) if student_column else None, policy)
 
 
-def _kind(task) -> str:
-    return "work" if task.work else "antiderivative" if task.antiderivative else "derivative"
-
-
 def _joined(table, key, line, cells, task, student, policy) -> AnswerRow:
     row = AnswerRow(task)
     problem = str(task.get("problem") or "").strip()
@@ -240,7 +236,7 @@ def _joined(table, key, line, cells, task, student, policy) -> AnswerRow:
     elif key is not None:
         found = key.get(problem)
     try:
-        kind = _kind(task_of(row))
+        kind = task_of(row).kind
         points = points_of(task.get("points")) if given(task.get("points")) else \
             (found.points if found else 1.0)
         own = partial_policy(task["partial"]) if given(task.get("partial")) else None
