@@ -176,3 +176,22 @@ def test_unfinished_work_earns_part_of_the_points_and_says_why():
     graded = batch.graded(batch.task_of(row))
     assert graded.status == "wrong" and "not finished" in graded.reason
     assert outcome_of(graded, row, []).score == pytest.approx(0.5)   # (a plain row: of 1 point)
+
+
+def test_gradescope_and_xlsx_outputs_keep_the_lines_and_the_score(tmp_path):
+    (tmp_path / "ben.csv").write_text(f'student,problem,answer\nben,1,"{SLIP}"\n')
+    result = tape_cli("grade", str(tmp_path / "ben.csv"), "--key", KEY, "--workers", "1",
+                      "--format", "gradescope")
+    assert result.exit_code == 0, result.stderr
+    test = json.loads(result.stdout)["tests"][0]
+    assert (test["score"], test["max_score"], test["status"]) == (2.0, 4.0, "failed")
+    assert SLIP in test["output"] and "line 2: sign: " in test["output"]
+    openpyxl = pytest.importorskip("openpyxl")
+    out = tmp_path / "graded.xlsx"
+    result = tape_cli("grade", str(tmp_path / "ben.csv"), "--key", KEY, "--workers", "1",
+                      "--out", str(out))
+    assert result.exit_code == 0, result.stderr
+    header, row = list(openpyxl.load_workbook(out).active.values)
+    cells = dict(zip(header, row))
+    assert cells["answer"] == SLIP and cells["score"] == 2.0 and cells["verdict"] == "wrong"
+    assert len(cells["read_as"].splitlines()) == 3
