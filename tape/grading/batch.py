@@ -35,7 +35,7 @@ from .verdict import AnswerNameError, Verdict
 #: the verdict words of SPEC section 9
 STATUSES = ("correct", "wrong", "ambiguous", "undecided", "unreadable")
 #: the kinds of exercise a row can be
-KINDS = ("derivative", "antiderivative")
+KINDS = ("derivative", "antiderivative", "work")
 #: rows read ahead of the first one not yet graded, per worker (bounds memory on a long input
 #: while keeping every worker busy)
 WINDOW = 64
@@ -48,11 +48,13 @@ GRACE = 10.0
 class Graded(Verdict):
     """The verdict on one row: a ``Verdict`` and its ``status``, one of ``STATUSES``
     (``unreadable`` and ``undecided`` have the ``reason``); ``row`` is the row as given and
-    ``index`` its place in the input (from 0)."""
+    ``index`` its place in the input (from 0); ``work`` the ``WorkVerdict`` of a derivation
+    (kind ``work``), whose lines give its score."""
 
     status: str = "undecided"
     row: Mapping = field(default_factory=dict)
     index: int = 0
+    work: Optional[object] = None
 
 
 class RowError(ValueError):
@@ -72,6 +74,14 @@ class Task:
     dependent: str = DEPENDENT
     antiderivative: bool = False
     constant: Optional[str] = None
+    #: the answer is a derivation, one step per line, checked by ``check_work``
+    work: bool = False
+
+    @property
+    def kind(self) -> str:
+        """The row's ``kind``, one of ``KINDS``."""
+        return "work" if self.work else "antiderivative" if self.antiderivative else \
+            "derivative"
 
 
 _TRUE = {"1", "true", "yes", "y", "t", "on", "x"}
@@ -113,11 +123,14 @@ def task_of(row: Mapping) -> Task:
     kind = _text(row, "kind").lower() or "derivative"
     if kind not in KINDS:
         raise RowError(f"kind: {kind!r} is not one of {', '.join(KINDS)}")
+    if kind == "work" and (order != 1 or implicit_text in _TRUE):
+        raise RowError("kind work checks a derivation of a first derivative of an explicit "
+                       "function: no order above 1, no implicit")
     raw_answer = row.get("answer")
     answer = "" if raw_answer is None else str(raw_answer)
     return Task(str(row["expression"]), answer, _text(row, "wrt") or None, order,
                 implicit_text in _TRUE, _text(row, "dependent") or DEPENDENT,
-                kind == "antiderivative", _text(row, "constant") or None)
+                kind == "antiderivative", _text(row, "constant") or None, kind == "work")
 
 
 def _status(verdict: Verdict) -> str:
@@ -139,6 +152,8 @@ def graded(task: Task, timeout: float = TIMEOUT) -> Graded:
 
     if not task.answer.strip():
         return _refused(task, "unreadable", "no answer")
+    if task.work:
+        return _graded_work(task, timeout)
     try:
         verdict = check(task.expression, task.answer, wrt=task.wrt, order=task.order,
                         implicit=task.implicit, dependent=task.dependent,
@@ -156,6 +171,64 @@ def graded(task: Task, timeout: float = TIMEOUT) -> Graded:
                         err.message)
     values = {f.name: getattr(verdict, f.name) for f in dataclasses.fields(Verdict)}
     return Graded(**values, status=_status(verdict))
+
+
+#: a derivation's status as a verdict's ``correct`` (others: None)
+_WORK_CORRECT = {"correct": True, "wrong": False}
+
+
+def _graded_work(task: Task, timeout: float) -> Graded:
+    """A derivation (kind ``work``) checked line by line by ``check_work``, the row's
+    expression its task: the status is the work's; the diagnosis and counterexample are the
+    first wrong line's (each with its ``line``), else the last line's against the task; the
+    reading is the lines' readings, one per line; ``work`` carries the lines for the score.
+    A derivation without a step, or a task that cannot be read, is ``unreadable``."""
+    from .derivation import CARRIED, FOLLOWS, WRONG, check_work
+
+    try:
+        work = check_work(task.answer, task=task.expression, wrt=task.wrt, timeout=timeout)
+    except ExprError as err:
+        return _refused(task, "unreadable", _one_line(err))
+    except CLIError as err:
+        return _refused(task, "undecided" if err.code == UNDECIDED else "unreadable",
+                        err.message)
+    wrong = next((line for line in work.lines if line.verdict == WRONG), None)
+    final = work.final
+    diagnosis = counterexample = None
+    if wrong is not None:
+        diagnosis = dict(wrong.diagnosis, line=wrong.number) if wrong.diagnosis else None
+        counterexample = dict(wrong.counterexample, line_number=wrong.number) \
+            if wrong.counterexample else None
+    elif final is not None and final.correct is False:
+        diagnosis, counterexample = final.diagnosis, final.counterexample
+    counts = work.credit()
+    said = [f"{counts['follows']} of {counts['steps']} "
+            f"{'step follows' if counts['steps'] == 1 else 'steps follow'}"]
+    if wrong is not None:
+        said.append(f"line {wrong.number} is wrong")
+    if counts["carried"]:
+        said.append(f"{counts['carried']} {'follows' if counts['carried'] == 1 else 'follow'}"
+                    f" from a wrong line")
+    unread = [line for line in work.lines if line.verdict not in (FOLLOWS, WRONG, CARRIED)]
+    reason = None
+    if work.status in ("unreadable", "undecided", "ambiguous"):
+        if unread:
+            said_why = unread[0].reason or unread[0].verdict
+            where = f"line {unread[0].number}"
+            reason = said_why if said_why.startswith(where) else f"{where}: {said_why}"
+        else:
+            reason = work.final_reason or (final.reason if final is not None else None)
+    elif work.status == "wrong" and wrong is None:
+        reason = work.final_reason
+    notes = [f"line {line.number}: {note}" for line in work.lines for note in line.notes]
+    return Graded(_WORK_CORRECT.get(work.status), "work",
+                  final.expected if final is not None else None, counterexample,
+                  note="; ".join(said), diagnosis=diagnosis, extra={"kind": "work"},
+                  read_as={"expression": work.task.get("read_as"),
+                           "answer": "\n".join(line.read_as or "?" for line in work.lines)},
+                  reason=reason, expression=task.expression, answer=task.answer,
+                  wrt=task.wrt or work.task.get("wrt") or "", notes=notes,
+                  ambiguous=work.status == "ambiguous", status=work.status, work=work)
 
 
 def foreign_letters(err: Exception) -> list[str]:
@@ -245,7 +318,7 @@ def warm_up() -> None:
             diagnose(tree, answer, ["x"], ["x"], [(0.5,), (1.5,), (2.0,)])
         except Exception:  # noqa: BLE001  (priming only: a failure here costs nothing)
             pass
-        from . import antiderivative  # noqa: F401
+        from . import antiderivative, derivation, slips  # noqa: F401
         from ..expr.symbolic import sympy
 
         sympy()
@@ -532,8 +605,9 @@ class Grading(Iterator[Graded]):
     def _key(self, task: Task):
         """What makes two rows one check: the task, with the answer as tape reads it (``2x``,
         ``2*x`` and ``2 x`` are one check); the text itself for an implicit derivative (read
-        with its equation's names) and for LaTeX (whose notes depend on the text)."""
-        if task.implicit or "\\" in task.answer:
+        with its equation's names), for LaTeX (whose notes depend on the text) and for a
+        derivation (a text of many lines, not one reading)."""
+        if task.implicit or task.work or "\\" in task.answer:
             return task
         names = self._names(task)
         if names is None:
@@ -701,7 +775,8 @@ def grade(rows: Iterable[Mapping], *, workers: Optional[int] = None,
     one per row, in input order.
 
     A row is a mapping with ``expression`` and ``answer`` and optionally ``wrt``, ``order``,
-    ``implicit``, ``dependent``, ``kind`` (``derivative`` or ``antiderivative``) and
+    ``implicit``, ``dependent``, ``kind`` (``derivative``, ``antiderivative`` or ``work``:
+    the answer a derivation, one step per line, checked by ``check_work``) and
     ``constant`` (values as text or numbers; other columns are carried along in ``.row``).
     ``workers`` processes share the work (default: one per core); ``timeout`` bounds each
     row's symbolic work (seconds) and ``row_limit`` its whole check (default ``2 * timeout +

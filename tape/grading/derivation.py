@@ -105,13 +105,16 @@ class WorkVerdict:
     def score(self, carried: float = 0.0) -> float:
         """Partial credit in [0, 1]: 1 for work that is ``correct``; otherwise the share of the
         steps that follow, a line that follows from a wrong line counting ``carried`` (a
-        gradebook's ``carried:fraction``)."""
+        gradebook's ``carried:fraction``). Work with no wrong line that does not reach the
+        answer (unfinished: a derivative left to take, an equation last) counts the missing
+        answer as one step more, not earned: every line following is not the whole answer."""
         if self.status == "correct":
             return 1.0
         counts = self.credit()
         if not counts["steps"]:
             return 0.0
-        return (counts["follows"] + carried * counts["carried"]) / counts["steps"]
+        missing = 1 if not counts["wrong"] and self.answers is not True else 0
+        return (counts["follows"] + carried * counts["carried"]) / (counts["steps"] + missing)
 
     def to_dict(self) -> dict:
         final = None

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 from .batch import RowError, task_of
-from .scoring import PolicyError, partial_policy, points_of
+from .scoring import PolicyError, partial_policy, points_of, policy_fits
 from .tables import Table, TableError
 
 #: the columns that say who and what a row is
@@ -77,9 +77,11 @@ def read_key(table: Table) -> dict:
             first = err.lines()[0] if hasattr(err, "lines") else str(err)
             table.fail(line, f"problem {problem!r}: the expression cannot be read: {first}")
         try:
-            task_of({**cells, "answer": "0"})      # its order, kind... are ones
+            task = task_of({**cells, "answer": "0"})      # its order, kind... are ones
             points = points_of(cells.get("points"))
             policy = partial_policy(cells["partial"]) if given(cells.get("partial")) else None
+            if policy is not None:
+                policy_fits(policy, task.kind)
         except PolicyError as err:
             table.fail(line, f"problem {problem!r}: {err.message}")
         except RowError as err:
@@ -221,10 +223,6 @@ def _unfolded(table, key, problems, kept, columns, student_column, policy):
 
 def _joined(table, key, line, cells, task, student, policy) -> AnswerRow:
     row = AnswerRow(task)
-    answer = row.get("answer")
-    if isinstance(answer, str) and ("\n" in answer or "\r" in answer):
-        # a spreadsheet cell typed on two lines is one answer
-        row["answer"] = " ".join(answer.split())
     problem = str(task.get("problem") or "").strip()
     found = None
     if key is not None and not given(task.get("expression")):
@@ -238,12 +236,18 @@ def _joined(table, key, line, cells, task, student, policy) -> AnswerRow:
     elif key is not None:
         found = key.get(problem)
     try:
-        task_of(row)
+        kind = task_of(row).kind
         points = points_of(task.get("points")) if given(task.get("points")) else \
             (found.points if found else 1.0)
         own = partial_policy(task["partial"]) if given(task.get("partial")) else None
+        if own is not None:
+            policy_fits(own, kind)
     except (RowError, PolicyError) as err:
         table.fail(line, getattr(err, "message", str(err)))
+    answer = row.get("answer")
+    if kind != "work" and isinstance(answer, str) and ("\n" in answer or "\r" in answer):
+        # a spreadsheet cell typed on two lines is one answer (a derivation is many lines)
+        row["answer"] = " ".join(answer.split())
     row.cells, row.line = cells, line
     row.problem = problem or str(row.get("expression") or "")
     row.student = None if student is None else str(student)

@@ -84,16 +84,26 @@ class Outcome:
     line: int = 0
     kind: str = "derivative"
     identity: dict = field(default_factory=dict)
+    #: a derivation's lines (kind ``work``): each line's number, text, verdict, reading...
+    lines: Optional[list] = None
 
     def diagnosis_text(self) -> str:
         d = self.diagnosis
-        return f"{d['kind']}: {d['detail']}" if d else ""
+        if not d:
+            return ""
+        where = f"line {d['line']}: " if d.get("line") else ""
+        return f"{where}{d['kind']}: {d['detail']}"
 
     def counterexample_text(self) -> str:
         c = self.counterexample
         if not c:
             return ""
         at = ", ".join(f"{k} = {v!r}" for k, v in c["at"].items())
+        if "line_number" in c:      # a derivation's first wrong line
+            other = "the derivative" if c.get("against") == "derivative" else \
+                "the line before"
+            return (f"at {at}: line {c['line_number']} gives {c['line']!r}, {other} gives "
+                    f"{c['before']!r}")
         if self.kind == "antiderivative":
             return (f"at {at}: the answer's derivative is {c['answer']!r}, the integrand is "
                     f"{c['expected']!r}")
@@ -112,10 +122,13 @@ class Outcome:
         """The row as JSON writes it."""
         cells = {(f"{k} (input)" if k in RESULT_COLUMNS or k == "reason" else k): v
                  for k, v in self.cells.items()}
-        return {**cells, "read_as": self.read_as, "verdict": self.verdict,
-                "score": self.score, "max_score": self.max_score,
-                "diagnosis": self.diagnosis, "counterexample": self.counterexample,
-                "notes": self.notes, "reason": self.reason}
+        record = {**cells, "read_as": self.read_as, "verdict": self.verdict,
+                  "score": self.score, "max_score": self.max_score,
+                  "diagnosis": self.diagnosis, "counterexample": self.counterexample,
+                  "notes": self.notes, "reason": self.reason}
+        if self.lines is not None:
+            record["lines"] = self.lines
+        return record
 
     def texts(self, columns: list) -> list:
         """The row as CSV and XLSX write it: the input's cells, then ``RESULT_COLUMNS``."""
@@ -522,15 +535,18 @@ def outcome_of(graded, row, identity: list) -> Outcome:
     notes = list(graded.notes or [])
     if graded.note:
         notes.append(graded.note)
+    work = getattr(graded, "work", None)
     problem = getattr(row, "problem", None)
     if problem is None:
         problem = str(row.get("problem") or graded.expression or "")
     return Outcome(
         cells=cells, answer=graded.answer, read_as=(graded.read_as or {}).get("answer"),
-        verdict=graded.status, score=score_of(graded.status, graded.diagnosis, points, policy),
+        verdict=graded.status,
+        score=score_of(graded.status, graded.diagnosis, points, policy, work),
         max_score=points, diagnosis=graded.diagnosis, counterexample=graded.counterexample,
         notes=notes, reason=graded.reason, problem=problem,
         student=getattr(row, "student", None), line=getattr(row, "line", 0),
-        kind="antiderivative" if graded.extra.get("kind") == "antiderivative" else
-        "derivative",
-        identity={c: cells.get(c, "") for c in identity})
+        kind=graded.extra.get("kind") if graded.extra.get("kind") in ("antiderivative", "work")
+        else "derivative",
+        identity={c: cells.get(c, "") for c in identity},
+        lines=[line.to_dict() for line in work.lines] if work is not None else None)

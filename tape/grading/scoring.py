@@ -13,6 +13,13 @@ policy gives the diagnosed mistake's kind (the ``kind`` the JSON names), else no
 default is all or nothing. An unreadable answer earns nothing. An ``ambiguous`` or
 ``undecided`` verdict has no score (None): a person has to look at it, and a number there
 would be a guess.
+
+A derivation (``kind = work``, SPEC section 12) is scored by its lines: the share of its steps
+that follow, a step that follows from a wrong line counting the fraction ``carried:fraction``
+gives it (default 0: nothing for error carried forward).
+
+>>> partial_policy("carried: 0.5")
+{'carried': 0.5}
 """
 from __future__ import annotations
 
@@ -26,6 +33,8 @@ from .diagnosis import KINDS as DERIVATIVE_KINDS
 #: every diagnosis kind a verdict can name: the derivative mistakes and the antiderivative
 #: ones (SPEC sections 5 and 10)
 KINDS = tuple(dict.fromkeys([*DERIVATIVE_KINDS, "derivative"]))
+#: the policy's word for a derivation's lines that follow from a wrong line (kind ``work``)
+CARRIED = "carried"
 #: verdicts a score is given for
 SCORED = ("correct", "wrong", "unreadable")
 
@@ -62,9 +71,10 @@ def partial_policy(text: Optional[str]) -> dict:
         kind = " ".join(kind.split()).lower()
         if not colon or not kind:
             raise PolicyError(f"partial: {part!r} is not kind:fraction (e.g. sign:0.5)")
-        if kind not in KINDS:
+        if kind not in KINDS and kind != CARRIED:
             raise PolicyError(f"partial: {kind!r} is not a diagnosis kind; the kinds: "
-                              f"{', '.join(KINDS)}")
+                              f"{', '.join(KINDS)}; and {CARRIED} (kind work: a line that "
+                              f"follows from a wrong one)")
         try:
             value = float(fraction)
         except ValueError:
@@ -75,9 +85,27 @@ def partial_policy(text: Optional[str]) -> dict:
     return policy
 
 
+def policy_fits(policy: dict, kind: str) -> None:
+    """Refuse a problem's own policy that cannot apply to its ``kind`` (``PolicyError``): a
+    derivation is scored by its lines (``carried`` alone), any other answer by its diagnosis
+    (no ``carried``). (``--partial FILE`` is every problem's: each takes what applies to it.)"""
+    if kind == "work":
+        other = [k for k in policy if k != CARRIED]
+        if other:
+            raise PolicyError(f"partial: {other[0]!r}: kind work is scored by the lines that "
+                              f"follow; its partial credit is {CARRIED}:fraction (for a line "
+                              f"that follows from a wrong one)")
+    elif CARRIED in policy:
+        raise PolicyError(f"partial: {CARRIED!r} is for kind work (a derivation's lines that "
+                          f"follow from a wrong one), not kind {kind}")
+
+
 def score_of(status: str, diagnosis: Optional[dict], points: float,
-             policy: dict) -> Optional[float]:
-    """The score of one graded answer (None: not scored, a person decides)."""
+             policy: dict, work=None) -> Optional[float]:
+    """The score of one graded answer (None: not scored, a person decides); ``work``: the
+    ``WorkVerdict`` of a derivation, scored by its lines."""
+    if work is not None and status in SCORED:
+        return points * work.score(carried=policy.get(CARRIED, 0.0))
     if status == "correct":
         return points
     if status == "wrong":

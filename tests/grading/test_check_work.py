@@ -202,3 +202,14 @@ def test_the_function_itself_is_a_rewriting_only_where_the_task_states_a_functio
 def test_more_right_work_in_textbook_notation(text):
     work = check_work(text)
     assert work.status == "correct", [(line.verdict, line.reason) for line in work.lines]
+
+
+def test_unfinished_work_whose_lines_all_follow_is_not_full_credit():
+    work = check_work("= d/dx[x^2] sin x + x^2 d/dx[sin x]", task="x^2 sin x")
+    assert [line.verdict for line in work.lines] == ["follows"]
+    assert work.status == "wrong" and work.answers is not True
+    # one step follows, the answer (one step more) is missing
+    assert work.score() == pytest.approx(0.5)
+    finished = check_work("= d/dx[x^2] sin x + x^2 d/dx[sin x]\n= 2x sin x + x^2 cos x",
+                          task="x^2 sin x")
+    assert finished.status == "correct" and finished.score() == 1.0

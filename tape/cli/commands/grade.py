@@ -53,7 +53,8 @@ def grade(
     key: Annotated[Optional[str], typer.Option(
         "--key", metavar="KEY",
         help="The problems (CSV, JSON Lines or .xlsx): problem, expression and optionally "
-             "wrt, order, implicit, dependent, kind, constant, points (default 1), partial "
+             "wrt, order, implicit, dependent, kind (derivative, antiderivative, or work: "
+             "a derivation, one step per line), constant, points (default 1), partial "
              "(kind:fraction;...); joined to the answers by problem.")] = None,
     out: Annotated[Optional[str], typer.Option(
         "--out", "-o", metavar="FILE",
@@ -75,7 +76,8 @@ def grade(
     partial: Annotated[Optional[str], typer.Option(
         "--partial", metavar="FILE",
         help="Partial credit for every problem whose key row has none: kind:fraction pairs "
-             "(e.g. sign:0.5), separated by ; or lines.")] = None,
+             "(e.g. sign:0.5; carried:0.5 for a derivation's lines that follow from a wrong "
+             "one), separated by ; or lines.")] = None,
     summary_file: Annotated[Optional[str], typer.Option(
         "--summary", metavar="FILE",
         help="Write the summary per problem to FILE (.json, else CSV).")] = None,
