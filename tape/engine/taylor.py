@@ -138,7 +138,7 @@ def _pass(nodes, X, seed, K, y, jitter):
         s = series_of(node, ins, K) if K > 1 else np.asarray(out._value)[None]
         if s.shape[1:] != out._value.shape:
             s = np.broadcast_to(s, (K,) + out._value.shape)
-        s = np.array(s, dtype=out._value.dtype)          # own, writable, the op's dtype
+        s = s.astype(out._value.dtype)                   # own, writable, the op's dtype
         s[0] = out._value                                # c0 is the op's own value, exactly
         if jitter is not None:
             s *= jitter(s.shape)
