@@ -122,15 +122,18 @@ def value_and_grad(f, argnums=0, argnum=None):
     (8.0, 12.0)
     """
 
-    if argnum is not None:
-        argnums = argnum
+    return _taped(f, argnums if argnum is None else argnum, "grad", scalar=True)
 
+
+def _taped(f, argnums, what, scalar):
+    """``f`` run on a tape: a function giving its output and the gradient (of the sum of the
+    outputs, unless ``scalar`` asks for one output) with respect to the ``argnums`` arguments."""
     def wrapper(*args, **kwargs):
-        single, nums, args = _prepare(args, argnums, "grad")
+        single, nums, args = _prepare(args, argnums, what)
         with GradientTape() as tp:
             for group in _sources(args, nums):
                 tp.watch(group)
-            y = _output(f(*args, **kwargs), "grad", True)
+            y = _output(f(*args, **kwargs), what, scalar)
         grads = _gradients(tp, y, args, nums)
         return y, grads[0] if single else tuple(grads)
     return wrapper
@@ -145,17 +148,10 @@ def elementwise_grad(f, argnums=0, argnum=None):
     >>> tape.elementwise_grad(tape.sin)(tape.constant([0.0, 3.141592653589793])).numpy()
     array([ 1., -1.])
     """
-    if argnum is not None:
-        argnums = argnum
+    taped = _taped(f, argnums if argnum is None else argnum, "elementwise_grad", scalar=False)
 
     def wrapper(*args, **kwargs):
-        single, nums, args = _prepare(args, argnums, "elementwise_grad")
-        with GradientTape() as tp:
-            for group in _sources(args, nums):
-                tp.watch(group)
-            y = _output(f(*args, **kwargs), "elementwise_grad", False)
-        grads = _gradients(tp, y, args, nums)
-        return grads[0] if single else tuple(grads)
+        return taped(*args, **kwargs)[1]
     return wrapper
 
 

@@ -239,22 +239,20 @@ def _holds_tensor(key):
     return any(isinstance(k, Tensor) for k in items) and not any(isinstance(k, str) for k in items)
 
 
-class _RClass(type(np.r_)):
-    __doc__ = type(np.r_).__doc__
+def _recording(index_trick, record):
+    """The class of ``np.r_`` or ``np.c_`` that records ``record`` of the tensors it is given
+    and leaves everything else to NumPy."""
+    class Recording(type(index_trick)):
+        __doc__ = type(index_trick).__doc__
 
-    def __getitem__(self, key):
-        if _holds_tensor(key):
-            return N.r_(key if isinstance(key, tuple) else (key,))
-        return super().__getitem__(key)
+        def __getitem__(self, key):
+            if _holds_tensor(key):
+                return record(key if isinstance(key, tuple) else (key,))
+            return super().__getitem__(key)
+    return Recording
 
 
-class _CClass(type(np.c_)):
-    __doc__ = type(np.c_).__doc__
-
-    def __getitem__(self, key):
-        if _holds_tensor(key):
-            return N.c_(key if isinstance(key, tuple) else (key,))
-        return super().__getitem__(key)
+_RClass, _CClass = _recording(np.r_, N.r_), _recording(np.c_, N.c_)
 
 
 def _taking_lists(func):
