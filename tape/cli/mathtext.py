@@ -10,7 +10,6 @@ from __future__ import annotations
 from . import output
 from ..calculus import formulas
 from ..expr.printer import superscript
-from .options import Format
 
 
 
@@ -134,13 +133,14 @@ class StepsResult(output.Result):
         out.write(text + "\n")
 
 
-def derivation_steps(expression: str, wrt_text, order: int, latex: bool,
-                     fmt: Format, timeout: float) -> StepsResult:
-    """``tape diff --steps``: ``formulas.steps`` written for the format (LaTeX, math notation on
-    a terminal, SymPy syntax otherwise)."""
-    style = "latex" if latex else ("math" if fmt is Format.table else "plain")
-    found = formulas.steps(expression, wrt=wrt_text, order=order, style=style, timeout=timeout)
-    return StepsResult(found.target, found.wrt, found.order, found.document, latex)
+def derivation_steps(expression: str, wrt_text, order: int, notation: str,
+                     timeout: float) -> StepsResult:
+    """``tape diff --steps``: ``formulas.steps`` written in ``notation`` (LaTeX is laid out
+    as an ``align*`` block)."""
+    found = formulas.steps(expression, wrt=wrt_text, order=order,
+                           style=output.STYLE_OF[notation], timeout=timeout)
+    return StepsResult(found.target, found.wrt, found.order, found.document,
+                       notation == "latex")
 
 
 # --------------------------------------------------------------------------- polynomials

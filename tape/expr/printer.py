@@ -89,3 +89,132 @@ def read_as(tree) -> str:
 def superscript(n: int) -> str:
     """An integer in superscript digits: ``12`` -> ``¹²``, ``-1`` -> ``⁻¹``."""
     return str(n).translate(_SUPERSCRIPTS)
+
+
+# --------------------------------------------------------------------------- notations
+
+#: how a formula can be written (``--notation``): a textbook's ``math`` (``x^2 cos(x)``,
+#: ``ln``, ``e^x``, ``√x``), ``python`` (SymPy syntax, ``x**2*cos(x)``) or ``latex``
+NOTATIONS = ("math", "python", "latex")
+
+
+def check_notation(notation: str) -> None:
+    if notation not in NOTATIONS:
+        raise ValueError(f"notation must be one of {', '.join(NOTATIONS)}, not {notation!r}")
+
+
+def notate(expr, notation: str, ascending: bool = False) -> str:
+    """A SymPy expression written in ``notation`` (``NOTATIONS``); ``ascending``: a
+    polynomial's terms from the lowest power up (``x - x^3/6``). tape's reader reads every
+    one of them back to the same function."""
+    check_notation(notation)
+    order = "rev-lex" if ascending else None
+    if notation == "math":
+        return _math_printer(order).doprint(expr)
+    import sympy
+
+    if notation == "latex":
+        return sympy.latex(expr, order=order)
+    return sympy.sstr(expr, order=order)
+
+
+def notate_tree(tree, notation: str, sizes: dict | None = None) -> str:
+    """A tree written in ``notation``: ``python`` is ``read_as`` (no SymPy), the others go
+    through the tree's SymPy form (``sizes``: the vector variables' lengths; the others are
+    scalars)."""
+    check_notation(notation)
+    if notation == "python":
+        return read_as(tree)
+    from . import symbolic as S
+    from .tree import free_variables
+
+    sizes = {name: None for name in free_variables(tree)} | (sizes or {})
+    return notate(S.as_scalar(S.to_sympy(tree, sizes)), notation)
+
+
+_MATH: dict = {}
+
+
+def _math_printer(order=None):
+    """SymPy's text printer speaking a textbook's notation, built once: products by
+    juxtaposition (``2x sin(x)``), ``^`` powers, ``√``, ``e^x``, ``ln``, ``|x|``, ``π``;
+    a denominator bracketed unless it is one name, number, call or power, so that nothing
+    reads two ways (``1/(2x)``, never ``1/2x``)."""
+    if order in _MATH:
+        return _MATH[order]
+    import sympy as sp
+    from sympy.printing.precedence import PRECEDENCE, precedence
+    from sympy.printing.str import StrPrinter
+
+    class MathPrinter(StrPrinter):
+        def _atom(self, expr) -> bool:
+            return bool(expr.is_Symbol or (expr.is_Integer and expr >= 0)
+                        or expr in (sp.pi, sp.E) or isinstance(expr, sp.Function))
+
+        def _group(self, expr) -> str:
+            text = self._print(expr)
+            return text if self._atom(expr) else f"({text})"
+
+        def _print_Pow(self, expr, rational=False):
+            base, exp = expr.base, expr.exp
+            if exp.is_number and exp.is_negative:
+                return "1/" + self._denominator(base ** -exp)
+            if exp is sp.S.Half:
+                return "√" + self._group(base)
+            if base is sp.E:
+                return "e^" + self._group(exp)
+            return self._group(base) + "^" + self._group(exp)
+
+        def _print_exp(self, expr):
+            return "e^" + self._group(expr.args[0])
+
+        def _print_log(self, expr):
+            return "ln(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+        def _print_Abs(self, expr):
+            return "|" + self._print(expr.args[0]) + "|"
+
+        def _print_Exp1(self, expr):
+            return "e"
+
+        def _print_Pi(self, expr):
+            return "π"
+
+        def _print_Rational(self, expr):
+            return f"{expr.p}/{expr.q}"
+
+        def _denominator(self, expr) -> str:
+            text = self._print(expr)
+            simple = self._atom(expr) or (expr.is_Pow and not (
+                expr.exp.is_number and expr.exp.is_negative))
+            return text if simple else f"({text})"
+
+        def _product(self, factors) -> str:
+            out, number = "", False
+            for f in factors:
+                text = self.parenthesize(f, PRECEDENCE["Mul"], strict=False) \
+                    if precedence(f) < PRECEDENCE["Mul"] else self._print(f)
+                if not out:
+                    out = text
+                elif number and (text[0] in "(√π" or (text[0].isalpha() and text[0] != "e")):
+                    out += text          # 2x, 2sin(x), 2(x + 1): a number before a name
+                else:
+                    out += " " + text
+                number = f.is_Number
+            return out
+
+        def _print_Mul(self, expr):
+            coefficient, _ = expr.as_coeff_Mul()
+            if coefficient.is_negative:
+                rest = -expr
+                text = self._print(rest)
+                return "-" + (f"({text})" if rest.is_Add else text)
+            numerator, denominator = sp.fraction(expr, exact=True)
+            top = self._product(sp.Mul.make_args(numerator)) if numerator.is_Mul \
+                else self._product([numerator])
+            if denominator == 1:
+                return top
+            return f"{top}/{self._denominator(denominator)}"
+
+    _MATH[order] = MathPrinter({"order": order})
+    return _MATH[order]

@@ -355,16 +355,18 @@ def undefined(expr, real: bool = True) -> str | None:
 
 
 def render(expr, style: str = "plain") -> str:
-    """``expr`` as text: ``plain`` (SymPy's ``str``: ``2*x*y``), ``pretty`` (unicode 2-D)
-    or ``latex``. A result with no real value raises ``UndefinedResult`` instead of being
+    """``expr`` as text: ``plain`` (SymPy's ``str``: ``2*x*y``), ``pretty`` (unicode 2-D),
+    ``math`` (``printer.notate``: ``2x y``) or ``latex``. A result with no real value raises ``UndefinedResult`` instead of being
     written as SymPy's token for it (``zoo``, ``nan``, ``I``)."""
     sp = sympy()
     problem = undefined(expr)
     if problem is not None:
         raise UndefinedResult(f"the result is {problem}; tape works with real numbers: "
                               f"check the constants in the expression")
-    if style == "latex":
-        return sp.latex(expr)
+    if style in ("latex", "math"):
+        from .printer import notate
+
+        return notate(expr, style)
     if style == "pretty":
         return sp.pretty(expr, use_unicode=True)
     return str(expr)

@@ -27,6 +27,7 @@ def check(
     answer: O.AnswerOption = None,
     wrt: O.CheckWrtOption = None,
     order: O.CheckOrderOption = 1,
+    notation: O.NotationOption = None,
     fmt: O.FormatOption = O.Format.auto,
     timeout: O.TimeoutOption = O.TIMEOUT,
     implicit: O.ImplicitOption = False,
@@ -60,8 +61,9 @@ def check(
     verdict = grade_answer(expression, answer, **settings)
     if verdict.correct is None and not verdict.ambiguous:
         output.abort(verdict.reason, UNDECIDED)
-    output.render(CheckResult(verdict, expression, answer, verdict.wrt, order),
-                  output.resolve_format(fmt))
+    fmt = output.resolve_format(fmt)
+    output.render(CheckResult(verdict, expression, answer, verdict.wrt, order,
+                              output.resolve_notation(notation, fmt)), fmt)
     if verdict.ambiguous:
         output.abort(code=UNDECIDED)
     if not verdict.correct:
@@ -97,7 +99,7 @@ def each_line(source: str, fmt: O.Format, on_error: str, decide, order: int) -> 
         verdict = decide(expression, proposed)
         word = "ambiguous" if verdict.ambiguous else _word(verdict.correct)
         verdicts[word] += 1
-        shown = CheckResult(verdict, expression, proposed, verdict.wrt, order)
+        shown = CheckResult(verdict, expression, proposed, verdict.wrt, order, "python")
         return Answer(word, [expression, proposed, word, verdict.expected or ""],
                       output.json_document(shown, shown.warnings()))
 
@@ -121,7 +123,7 @@ def each_line(source: str, fmt: O.Format, on_error: str, decide, order: int) -> 
 class CheckResult(output.FieldsResult):
     """The verdict on ANSWER: ``correct``/``wrong`` and, when wrong, why."""
 
-    _fields = ("decision", "expression", "answer", "wrt", "order")
+    _fields = ("decision", "expression", "answer", "wrt", "order", "notation")
 
     @property
     def read_as(self) -> Optional[dict]:
@@ -134,7 +136,10 @@ class CheckResult(output.FieldsResult):
         return [self.decision.note] if self.decision.note else []
 
     def document(self) -> dict:
-        return self.decision.to_dict()
+        document = self.decision.to_dict()
+        if document.get("expected") and self.notation != "python":
+            document["expected"] = _written(document["expected"], self.notation)
+        return document
 
     def header(self) -> list[str]:
         return ["correct", "method", "expected"]
@@ -145,7 +150,8 @@ class CheckResult(output.FieldsResult):
 
     def lines(self):
         yield "".join(line + "\n" for line in
-                      _explain(self.decision, self.expression, self.wrt, self.order))
+                      _explain(self.decision, self.expression, self.wrt, self.order,
+                               self.notation))
 
     def draw(self, out, precision: int) -> None:
         out.writelines(self.lines())
@@ -155,7 +161,19 @@ def _word(correct: Optional[bool]) -> str:
     return {True: "correct", False: "wrong", None: "undecided"}[correct]
 
 
-def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
+def _written(formula: str, notation: str) -> str:
+    """A formula tape wrote in SymPy syntax, in ``notation``: read back by tape's reader (it
+    reads that syntax exactly) and written again by the one printer."""
+    if notation == "python":
+        return formula
+    from ...expr import read
+    from ...expr.printer import notate_tree
+
+    return notate_tree(read(formula).tree, notation)
+
+
+def _explain(decision, expression: str, wrt: str, order: int,
+             notation: str = "python") -> list[str]:
     if decision.ambiguous:
         return _readings(decision)
     if decision.extra.get("kind") == "antiderivative":
@@ -179,7 +197,7 @@ def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
             # (not with --order 2 after it)
             shown = (decision.read_as or {}).get("expression") or expression
             asked = expression if expression.strip().startswith(f"{d} ") else f"{d} {shown}"
-        lines.append(f"{asked} = {decision.expected}")
+        lines.append(f"{asked} = {_written(decision.expected, notation)}")
     return lines
 
 
