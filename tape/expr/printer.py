@@ -114,7 +114,7 @@ def notate(expr, notation: str, ascending: bool = False) -> str:
     import sympy
 
     if notation == "latex":
-        return sympy.latex(expr, order=order)
+        return _latex_printer(order, expr).doprint(expr)
     return sympy.sstr(expr, order=order)
 
 
@@ -196,8 +196,13 @@ def _math_printer(order=None):
                     if precedence(f) < PRECEDENCE["Mul"] else self._print(f)
                 if not out:
                     out = text
-                elif number and (text[0] in "(√π" or (text[0].isalpha() and text[0] != "e")):
-                    out += text          # 2x, 2sin(x), 2(x + 1): a number before a name
+                elif number and (text[0] in "(√π" or text.startswith("e^") or (
+                        text[0].isalpha() and text[0] != "e")):
+                    # 2x, 2sin(x), 2(x + 1), 2e^x: a number before a name (but 2 eps, never
+                    # a number's exponent)
+                    out += text
+                elif out[-1].isdigit() and text[0].isdigit():
+                    out += "·" + text    # 2·3^x: two numbers side by side would be one
                 else:
                     out += " " + text
                 number = f.is_Number
@@ -218,3 +223,37 @@ def _math_printer(order=None):
 
     _MATH[order] = MathPrinter({"order": order})
     return _MATH[order]
+
+
+def _latex_printer(order, expr):
+    """SymPy's LaTeX printer, with what tape's reader reads: a name with digits or ``_`` as it
+    is (``x1``, not SymPy's subscript ``x_{1}``), ``\\operatorname{floor}`` for ``⌊x⌋``,
+    ``\\operatorname{atan2}``, and ``\\log^{2}`` for (ln x)^2."""
+    import sympy
+    from sympy.printing.latex import LatexPrinter
+
+    class Latex(LatexPrinter):
+        def _print_floor(self, e, exp=None):
+            return self._named("floor", e, exp)
+
+        def _print_ceiling(self, e, exp=None):
+            return self._named("ceil", e, exp)
+
+        def _print_atan2(self, e, exp=None):
+            return self._named("atan2", e, exp)
+
+        def _print_Pow(self, e):
+            # SymPy writes (ln x)^2 as \log{\left(x \right)}^{2}, which reads as ln(x^2)
+            if isinstance(e.base, sympy.log) and e.exp.is_positive:
+                return rf"\log^{{{self._print(e.exp)}}}{{\left({self._print(e.base.args[0])} " \
+                    r"\right)}"
+            return super()._print_Pow(e)
+
+        def _named(self, name, e, exp):
+            args = ", ".join(self._print(a) for a in e.args)
+            text = rf"\operatorname{{{name}}}\left({args}\right)"
+            return text if exp is None else rf"{text}^{{{exp}}}"
+
+    names = {s: s.name for s in getattr(expr, "free_symbols", ())
+             if not s.name.isalpha() or s.name == "lambda"}
+    return Latex({"order": order, "symbol_names": names})
