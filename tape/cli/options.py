@@ -128,6 +128,9 @@ NotationOption = Annotated[Optional[Notation], typer.Option(
     "--notation", case_sensitive=False,
     help="How formulas are written: math (x^2 cos(x), ln, e^x, √x), python "
          "(x**2*cos(x)) or latex. Default: math on a terminal, python when piped.")]
+NumericOption = Annotated[bool, typer.Option(
+    "--numeric", help="Floats from the engine, even where the input is exact (by default an "
+                      "exact expression at an exact point gives exact numbers: y = 2x - 1).")]
 AnswerOption = Annotated[str, typer.Option(
     "--answer", metavar="ANSWER",
     help="The proposed derivative, same syntax (^, 2x, ln), e.g. '2sin(x)*cos(x)'.")]

@@ -132,6 +132,23 @@ def notate_tree(tree, notation: str, sizes: dict | None = None) -> str:
     return notate(S.as_scalar(S.to_sympy(tree, sizes)), notation)
 
 
+def notate_terms(terms: list, notation: str) -> str:
+    """A sum of exact terms ``(coefficient, {name: (a, power)})`` (SymPy numbers) in powers of
+    ``(x - a)``, lowest first, each shift kept as one bracket: ``x - (x - 1)^2/2``."""
+    import sympy
+
+    def shift(name: str, a):
+        symbol = sympy.Symbol(name)
+        if a == 0:
+            return symbol
+        sign = "-" if a.could_extract_minus_sign() is False else "+"
+        return sympy.Symbol(f"({name} {sign} {notate(abs(a) if sign == '+' else a, notation)})")
+
+    total = sympy.Add(*[c * sympy.Mul(*[shift(n, a) ** k for n, (a, k) in powers.items()])
+                        for c, powers in terms])
+    return notate(total, notation, ascending=True)
+
+
 _MATH: dict = {}
 
 
