@@ -1,6 +1,9 @@
-"""Trees written back as text: the ``read as`` spelling every command shows (SymPy syntax).
+"""Formulas written as text: the ``read as`` spelling every command shows (SymPy syntax, from
+tape's tree), and SymPy expressions in each ``--notation`` (``notate``: ``math``, ``python``,
+``latex``).
 
-Reading the text this writes gives the same tree again.
+Reading the text this writes gives the same tree (``read_as``) or the same function
+(``notate``) again.
 """
 from __future__ import annotations
 
@@ -116,20 +119,6 @@ def notate(expr, notation: str, ascending: bool = False) -> str:
     if notation == "latex":
         return _latex_printer(order, expr).doprint(expr)
     return sympy.sstr(expr, order=order)
-
-
-def notate_tree(tree, notation: str, sizes: dict | None = None) -> str:
-    """A tree written in ``notation``: ``python`` is ``read_as`` (no SymPy), the others go
-    through the tree's SymPy form (``sizes``: the vector variables' lengths; the others are
-    scalars)."""
-    check_notation(notation)
-    if notation == "python":
-        return read_as(tree)
-    from . import symbolic as S
-    from .tree import free_variables
-
-    sizes = {name: None for name in free_variables(tree)} | (sizes or {})
-    return notate(S.as_scalar(S.to_sympy(tree, sizes)), notation)
 
 
 def notate_terms(terms: list, notation: str) -> str:

@@ -372,6 +372,29 @@ def render(expr, style: str = "plain") -> str:
     return str(expr)
 
 
+def notate_tree(tree, notation: str, sizes: dict | None = None) -> str:
+    """A tree written in ``notation``: ``python`` is ``read_as`` (no SymPy), the others go
+    through the tree's SymPy form (``sizes``: the vector variables' lengths; the others are
+    scalars)."""
+    from .printer import check_notation, notate, read_as
+
+    check_notation(notation)
+    if notation == "python":
+        return read_as(tree)
+    sizes = {name: None for name in E.free_variables(tree)} | (sizes or {})
+    return notate(as_scalar(to_sympy(tree, sizes)), notation)
+
+
+def in_notation(formula: str, notation: str) -> str:
+    """A formula tape wrote in SymPy syntax (``read_as``, a derivative), in ``notation``: read
+    back by tape's reader, which reads that syntax exactly, and written again."""
+    if notation == "python":
+        return formula
+    from .parse import read
+
+    return notate_tree(read(formula).tree, notation)
+
+
 # --------------------------------------------------------------------------- evaluation
 
 def evaluator(exprs: Sequence, symbols: Sequence):

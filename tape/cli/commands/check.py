@@ -138,7 +138,9 @@ class CheckResult(output.FieldsResult):
     def document(self) -> dict:
         document = self.decision.to_dict()
         if document.get("expected") and self.notation != "python":
-            document["expected"] = _written(document["expected"], self.notation)
+            from ...expr.symbolic import in_notation
+
+            document["expected"] = in_notation(document["expected"], self.notation)
         return document
 
     def header(self) -> list[str]:
@@ -159,17 +161,6 @@ class CheckResult(output.FieldsResult):
 
 def _word(correct: Optional[bool]) -> str:
     return {True: "correct", False: "wrong", None: "undecided"}[correct]
-
-
-def _written(formula: str, notation: str) -> str:
-    """A formula tape wrote in SymPy syntax, in ``notation``: read back by tape's reader (it
-    reads that syntax exactly) and written again by the one printer."""
-    if notation == "python":
-        return formula
-    from ...expr import read
-    from ...expr.printer import notate_tree
-
-    return notate_tree(read(formula).tree, notation)
 
 
 def _explain(decision, expression: str, wrt: str, order: int,
@@ -197,7 +188,9 @@ def _explain(decision, expression: str, wrt: str, order: int,
             # (not with --order 2 after it)
             shown = (decision.read_as or {}).get("expression") or expression
             asked = expression if expression.strip().startswith(f"{d} ") else f"{d} {shown}"
-        lines.append(f"{asked} = {_written(decision.expected, notation)}")
+        from ...expr.symbolic import in_notation
+
+        lines.append(f"{asked} = {in_notation(decision.expected, notation)}")
     return lines
 
 
