@@ -179,3 +179,17 @@ def shifted_polynomial(terms: list[tuple[float, dict]], math: bool = False,
             out += f" {minus} {body}" if negative else f" + {body}"
     return out or ("0" if math else "0.0")
 
+
+
+def float_polynomial(terms: list[tuple[float, dict]], notation: str) -> str:
+    """``shifted_polynomial``'s terms (the engine's floats) in ``notation``: ``python`` with
+    every float in full, ``math`` as a terminal shows it (6 digits), ``latex`` through the one
+    printer (``notate_terms``)."""
+    if notation != "latex":
+        return shifted_polynomial(terms, notation == "math")
+    import sympy
+
+    from ..expr.printer import notate_terms
+
+    return notate_terms([(sympy.Float(c), {n: (sympy.Float(a), k) for n, (a, k) in p.items()})
+                         for c, p in terms if c != 0], "latex")

@@ -62,8 +62,8 @@ def check(
     if verdict.correct is None and not verdict.ambiguous:
         output.abort(verdict.reason, UNDECIDED)
     fmt = output.resolve_format(fmt)
-    output.render(CheckResult(verdict, expression, answer, verdict.wrt, order,
-                              output.resolve_notation(notation, fmt)), fmt)
+    output.render(CheckResult(verdict, expression, answer, verdict.wrt, order).written_in(
+        output.resolve_notation(notation, fmt)), fmt)
     if verdict.ambiguous:
         output.abort(code=UNDECIDED)
     if not verdict.correct:
@@ -99,7 +99,7 @@ def each_line(source: str, fmt: O.Format, on_error: str, decide, order: int) -> 
         verdict = decide(expression, proposed)
         word = "ambiguous" if verdict.ambiguous else _word(verdict.correct)
         verdicts[word] += 1
-        shown = CheckResult(verdict, expression, proposed, verdict.wrt, order, "python")
+        shown = CheckResult(verdict, expression, proposed, verdict.wrt, order)
         return Answer(word, [expression, proposed, word, verdict.expected or ""],
                       output.json_document(shown, shown.warnings()))
 
@@ -123,7 +123,13 @@ def each_line(source: str, fmt: O.Format, on_error: str, decide, order: int) -> 
 class CheckResult(output.FieldsResult):
     """The verdict on ANSWER: ``correct``/``wrong`` and, when wrong, why."""
 
-    _fields = ("decision", "expression", "answer", "wrt", "order", "notation")
+    _fields = ("decision", "expression", "answer", "wrt", "order")
+    #: how the derivative it shows is written (``written_in``)
+    notation = "python"
+
+    def written_in(self, notation: str) -> "CheckResult":
+        self.notation = notation
+        return self
 
     @property
     def read_as(self) -> Optional[dict]:

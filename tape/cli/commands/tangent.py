@@ -60,7 +60,7 @@ def tangent_result(expression: str, at: str, notation: str = "python", numeric: 
     by ``calculus.exact``, where the expression and the point are, unless ``numeric``),
     written in ``notation``."""
     from ...calculus.tangents import tangent as tangent_at
-    from ..mathtext import shifted_polynomial
+    from ..mathtext import float_polynomial, shifted_polynomial
     from ..points import parse_point
     from ...calculus.targets import expression_target
 
@@ -94,7 +94,7 @@ def tangent_result(expression: str, at: str, notation: str = "python", numeric: 
         _exact_equations(result, exact, names, dependent, notation)
         return target, result
     if notation != "python":
-        result["tangent"] = result["pretty"]["tangent"]
+        result["tangent"] = f"{dependent} = {float_polynomial(found.terms(), notation)}"
     if len(names) == 1:
         x = names[0]
         normal = found.normal_terms()
@@ -105,7 +105,8 @@ def tangent_result(expression: str, at: str, notation: str = "python", numeric: 
             result["normal"] = equation(normal, False)
             result["pretty"]["normal"] = equation(normal, True)
         if notation != "python":
-            result["normal"] = result["pretty"]["normal"]
+            result["normal"] = result["pretty"]["normal"] if normal is None else \
+                f"{dependent} = {float_polynomial(normal, notation)}"
     return target, result
 
 

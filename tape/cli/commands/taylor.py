@@ -59,7 +59,7 @@ def taylor_result(expression: str, at: str, order: int, notation: str = "python"
     ``at`` and the polynomial, written in ``notation``: exact (``calculus.exact.taylor``)
     where the expression and the point are, unless ``numeric``."""
     from ...expr.kinks import kink_at
-    from ..mathtext import shifted_polynomial
+    from ..mathtext import float_polynomial, shifted_polynomial
     from ..points import parse_point
     from ...calculus.targets import expression_target
 
@@ -103,7 +103,7 @@ def taylor_result(expression: str, at: str, order: int, notation: str = "python"
             [(c, {name: (point[name], k)} if k else {})
              for k, c in enumerate(exact["coefficients"])], notation)
     elif notation != "python":
-        result["polynomial"] = shifted_polynomial(terms, True)
+        result["polynomial"] = float_polynomial(terms, notation)
     flagged = [{"k": k, "digits": int(d)} for k, d in enumerate(digits.tolist()) if d == d]
     if flagged:
         result["digits"] = flagged

@@ -88,3 +88,21 @@ def test_json_numbers_stay_numbers():
     assert doc["value"] == pytest.approx(0.5) and doc["tangent"] == \
         "y = 1/2 + sqrt(3)*(x - pi/6)/2"
     assert doc["normal"].startswith("y = 1/2 - ")
+
+
+@pytest.mark.parametrize("args", [
+    ("tangent", "sin x", "--at", "1.5"), ("tangent", "sin x", "--at", "1", "--numeric"),
+    ("taylor", "e^x", "--at", "0.5", "--order", "3"),
+    ("taylor", "ln x", "--at", "2", "--order", "4", "--numeric"),
+])
+def test_numeric_formulas_read_back_in_every_notation(args):
+    x = sp.Symbol("x")
+    python = tape_cli(*args, "--notation", "python").stdout.strip().split(" = ")[-1]
+    expected = sp.sympify(python)
+    for notation in ("math", "latex"):
+        out = tape_cli(*args, "--notation", notation).stdout.strip().split(" = ")[-1]
+        got = _read_back(out, x)
+        for v in (0.3, 1.1, 2.7):
+            # math shows 6 significant digits, latex 15
+            assert float(got.subs(x, v)) == pytest.approx(float(expected.subs(x, v)),
+                                                          rel=2e-5), (notation, out)
