@@ -141,3 +141,35 @@ def test_check_writes_the_derivative_in_the_notation():
     assert out.splitlines()[-1] == "d/dx x^2 sin x = x^2 cos(x) + 2x sin(x)"
     latex = tape_cli("check", "x^2 sin x", "--answer", "2x sin x", "--notation", "latex")
     assert "\\cos" in latex.stdout.splitlines()[-1]
+
+
+def _steps(text: str, notation: str) -> list:
+    import json
+
+    doc = json.loads(tape_cli("diff", text, "--steps", "--notation", notation, "--format",
+                              "json").stdout)
+    out = []
+
+    def walk(step):
+        out.append((step["expression"], step["result"]))
+        for s in step["steps"]:
+            walk(s)
+
+    for root in doc["steps"]:
+        walk(root)
+    return out
+
+
+@pytest.mark.parametrize("text", ["x^2 sin x", "sin(x^2)", "sqrt(1 + x^2) ln x", "x^x",
+                                  "3x^2 - 5/x", "e^(2x) cos x", "atan(x)/x"])
+def test_every_step_reads_back_in_math_and_latex(text):
+    python = _steps(text, "python")
+    for notation in ("math", "latex"):
+        written = _steps(text, notation)
+        assert len(written) == len(python)
+        for (pe, pr), (we, wr) in zip(python, written):
+            for p, w in ((pe, we), (pr, wr)):
+                expected = _read_back(p, "python", [])
+                got = _read_back(w, notation)
+                assert _same_function(expected, got, sorted(expected.free_symbols, key=str)), \
+                    (notation, p, w)
