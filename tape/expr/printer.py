@@ -130,8 +130,12 @@ def notate_terms(terms: list, notation: str) -> str:
         symbol = sympy.Symbol(name)
         if a == 0:
             return symbol
-        sign = "-" if a.could_extract_minus_sign() is False else "+"
-        return sympy.Symbol(f"({name} {sign} {notate(abs(a) if sign == '+' else a, notation)})")
+        sign = "+" if a.is_negative else "-"
+        size = -a if a.is_negative else a
+        text = notate(size, notation)
+        if size.is_Add:         # x - (1 - √2), never x - 1 - √2
+            text = f"({text})"
+        return sympy.Symbol(f"({name} {sign} {text})")
 
     total = sympy.Add(*[c * sympy.Mul(*[shift(n, a) ** k for n, (a, k) in powers.items()])
                         for c, powers in terms])

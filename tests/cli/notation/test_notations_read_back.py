@@ -173,3 +173,17 @@ def test_every_step_reads_back_in_math_and_latex(text):
                 got = _read_back(w, notation)
                 assert _same_function(expected, got, sorted(expected.free_symbols, key=str)), \
                     (notation, p, w)
+
+
+@pytest.mark.parametrize("notation", NOTATIONS)
+def test_powers_of_x_minus_a_read_back(notation):
+    from tape.expr.printer import notate_terms
+
+    x = sp.Symbol("x")
+    for a in (sp.Integer(1), sp.Integer(-2), sp.pi / 6, -sp.pi / 4, 1 - sp.sqrt(2),
+              sp.sqrt(2) - 1, sp.Rational(3, 2)):
+        terms = [(sp.Integer(1), {}), (sp.Rational(-1, 2), {"x": (a, 1)}),
+                 (sp.sqrt(3), {"x": (a, 3)})]
+        expected = 1 - (x - a) / 2 + sp.sqrt(3) * (x - a) ** 3
+        text = notate_terms(terms, notation)
+        assert _same_function(expected, _read_back(text, notation, [x]), [x]), (a, text)
