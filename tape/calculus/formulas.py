@@ -7,8 +7,8 @@ components, trees too large) or for a derivative the engine does not confirm, an
 (``simplify``): then the form shown is SymPy's simplest found in time, else the derivative as
 SymPy differentiated it.
 
-``style`` is ``plain`` (SymPy syntax on one line), ``pretty`` (SymPy's unicode 2-D drawing) or
-``latex``.
+``style`` is ``plain`` (SymPy syntax on one line), ``pretty`` (SymPy's unicode 2-D drawing),
+``math`` (a textbook's notation, ``x^2 cos(x)``) or ``latex``.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Optional
 
 from ..expr import tree as E
 from ..expr.errors import CLIError
-from ..expr.printer import read_as, superscript
+from ..expr.printer import read_as
 from .limits import DEPENDENT, DIFF_MAX_ORDER, STEPS_MAX_ORDER, TIMEOUT
 from .timelimit import SymbolicTimeout, run_limited, run_optional
 
@@ -28,10 +28,11 @@ if TYPE_CHECKING:
 
 #: the most distinct partial derivatives one call writes
 MAX_PARTIALS = 200
-#: what a derivative can be written as
-STYLES = ("plain", "pretty", "latex")
+#: what a derivative can be written as (``plain`` is SymPy syntax, ``math`` a textbook's:
+#: ``printer.notate``)
+STYLES = ("plain", "pretty", "math", "latex")
 #: what the expressions of a derivation can be written as: SymPy syntax, a textbook's notation
-#: for a terminal (``ln``, ``·``, superscripts, ``√``, ``e^x``, ``|x|``), LaTeX
+#: (``printer.notate``: ``ln``, ``^``, ``√``, ``e^x``, ``|x|``), LaTeX
 STEP_STYLES = ("plain", "math", "latex")
 #: expressions with at most this many nodes are derived step by step in this process (the
 #: steps grow with the tree, and past this size a child that can be stopped in time is safer)
@@ -200,8 +201,7 @@ def shower(style: str):
     if style == "latex":
         return lambda t: S.render(as_sympy(t), "latex")
     if style == "math":
-        printer = _math_printer()
-        return lambda t: printer.doprint(as_sympy(t))
+        return lambda t: S.render(as_sympy(t), "math")
     return read_as
 
 
@@ -258,57 +258,6 @@ def _derivation(tree, wrt, order, style):
     from .steps import derivation
 
     return derivation(tree, wrt, order, shower(style))
-
-
-def _math_printer():
-    """SymPy's text printer with a textbook's notation."""
-    from sympy.printing.precedence import PRECEDENCE
-    from sympy.printing.str import StrPrinter
-
-    from ..expr import symbolic as S
-
-    sp = S.sympy()
-
-    class MathPrinter(StrPrinter):
-        def _group(self, expr) -> str:
-            text = self._print(expr)
-            plain = (expr.is_Symbol or expr.is_Integer and expr >= 0
-                     or expr in (sp.pi, sp.E))
-            return text if plain else f"({text})"
-
-        def _print_Pow(self, expr, rational=False):
-            base, exp = expr.base, expr.exp
-            if exp.is_number and exp.is_negative:
-                return "1/" + self.parenthesize(base ** -exp, PRECEDENCE["Mul"], strict=True)
-            if exp is sp.S.Half:
-                return "√" + self._group(base)
-            if base is sp.E:
-                return "e^" + self._group(exp)
-            if exp.is_Integer:
-                return self.parenthesize(base, PRECEDENCE["Pow"], strict=True) \
-                    + superscript(int(exp))
-            return self.parenthesize(base, PRECEDENCE["Pow"], strict=True) + "^" \
-                + self._group(exp)
-
-        def _print_exp(self, expr):
-            return "e^" + self._group(expr.args[0])
-
-        def _print_log(self, expr):
-            return "ln(" + ", ".join(self._print(a) for a in expr.args) + ")"
-
-        def _print_Abs(self, expr):
-            return "|" + self._print(expr.args[0]) + "|"
-
-        def _print_Mul(self, expr):
-            return super()._print_Mul(expr).replace("*", "·")
-
-        def _print_Exp1(self, expr):
-            return "e"
-
-        def _print_Pi(self, expr):
-            return "π"
-
-    return MathPrinter()
 
 
 def _differentiate(tree, sizes, wrt, keys, style, tidy):

@@ -177,11 +177,48 @@ class TapeCommand(TyperCommand):
     """A command whose options are read by ``PlainValues``."""
 
     def parse_args(self, ctx, args):
-        use_plain_values(self.get_params(ctx))
-        return super().parse_args(ctx, args)
+        params = self.get_params(ctx)
+        use_plain_values(params)
+        return super().parse_args(ctx, formulas_as_arguments(params, args))
 
     def format_help(self, ctx, formatter):
         return _format_help(self, TapeCommand, ctx, formatter)
+
+
+def formulas_as_arguments(params, args: list[str]) -> list[str]:
+    """``args`` with a formula that begins with ``-`` (``-cos x``, ``-x^2``, ``-\\frac{1}{x}``)
+    taken as the argument it must be: a token that starts with one ``-``, is not one of the
+    command's options (``--name``, ``--name=value``, ``-n``, ``-nVALUE``) and is not an
+    option's value. The positional arguments then go after a ``--``, in their order, so click
+    reads them all as arguments. Unchanged when the command takes no arguments, or when
+    ``--`` is already there."""
+    if "--" in args or not any(p.param_type_name == "argument" for p in params):
+        return args
+    takes_value = {}
+    for p in params:
+        if p.param_type_name == "option":
+            for name in [*p.opts, *p.secondary_opts]:
+                takes_value[name] = not p.is_flag and not p.count
+    options, positional, moved = [], [], False
+    k = 0
+    while k < len(args):
+        token = args[k]
+        long = token.startswith("--") and token.split("=", 1)[0] in takes_value
+        short = not token.startswith("--") and token[:2] in takes_value
+        if token in takes_value or long or short:
+            options.append(token)
+            whole = token in takes_value or (long and "=" not in token)
+            if whole and takes_value.get(token if token in takes_value else token[:2]) \
+                    and k + 1 < len(args):
+                k += 1
+                options.append(args[k])
+        elif token.startswith("-") and token != "-" and not token.startswith("--"):
+            positional.append(token)      # (an unknown --name stays an unknown option)
+            moved = True
+        else:
+            positional.append(token)
+        k += 1
+    return options + ["--"] + positional if moved else args
 
 
 class LazyCommands(Mapping):

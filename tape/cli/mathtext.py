@@ -10,7 +10,6 @@ from __future__ import annotations
 from . import output
 from ..calculus import formulas
 from ..expr.printer import superscript
-from .options import Format
 
 
 
@@ -134,13 +133,14 @@ class StepsResult(output.Result):
         out.write(text + "\n")
 
 
-def derivation_steps(expression: str, wrt_text, order: int, latex: bool,
-                     fmt: Format, timeout: float) -> StepsResult:
-    """``tape diff --steps``: ``formulas.steps`` written for the format (LaTeX, math notation on
-    a terminal, SymPy syntax otherwise)."""
-    style = "latex" if latex else ("math" if fmt is Format.table else "plain")
-    found = formulas.steps(expression, wrt=wrt_text, order=order, style=style, timeout=timeout)
-    return StepsResult(found.target, found.wrt, found.order, found.document, latex)
+def derivation_steps(expression: str, wrt_text, order: int, notation: str,
+                     timeout: float) -> StepsResult:
+    """``tape diff --steps``: ``formulas.steps`` written in ``notation`` (LaTeX is laid out
+    as an ``align*`` block)."""
+    found = formulas.steps(expression, wrt=wrt_text, order=order,
+                           style=output.STYLE_OF[notation], timeout=timeout)
+    return StepsResult(found.target, found.wrt, found.order, found.document,
+                       notation == "latex")
 
 
 # --------------------------------------------------------------------------- polynomials
@@ -179,3 +179,17 @@ def shifted_polynomial(terms: list[tuple[float, dict]], math: bool = False,
             out += f" {minus} {body}" if negative else f" + {body}"
     return out or ("0" if math else "0.0")
 
+
+
+def float_polynomial(terms: list[tuple[float, dict]], notation: str) -> str:
+    """``shifted_polynomial``'s terms (the engine's floats) in ``notation``: ``python`` with
+    every float in full, ``math`` as a terminal shows it (6 digits), ``latex`` through the one
+    printer (``notate_terms``)."""
+    if notation != "latex":
+        return shifted_polynomial(terms, notation == "math")
+    import sympy
+
+    from ..expr.printer import notate_terms
+
+    return notate_terms([(sympy.Float(c), {n: (sympy.Float(a), k) for n, (a, k) in p.items()})
+                         for c, p in terms if c != 0], "latex")

@@ -114,6 +114,23 @@ TimeoutOption = Annotated[float, typer.Option(
 # ------------------------------------------------------------------ one command's own options
 LatexOption = Annotated[bool, typer.Option(
     "--latex", help="LaTeX instead of text (in every format).")]
+
+
+class Notation(str, Enum):
+    """How formulas are written (``--notation``): ``expr.printer.NOTATIONS``."""
+
+    math = "math"
+    python = "python"
+    latex = "latex"
+
+
+NotationOption = Annotated[Optional[Notation], typer.Option(
+    "--notation", case_sensitive=False,
+    help="How formulas are written: math (x^2 cos(x), ln, e^x, √x), python "
+         "(x**2*cos(x)) or latex. Default: math on a terminal, python when piped.")]
+NumericOption = Annotated[bool, typer.Option(
+    "--numeric", help="Floats from the engine, even where the input is exact (by default an "
+                      "exact expression at an exact point gives exact numbers: y = 2x - 1).")]
 AnswerOption = Annotated[str, typer.Option(
     "--answer", metavar="ANSWER",
     help="The proposed derivative, same syntax (^, 2x, ln), e.g. '2sin(x)*cos(x)'.")]

@@ -85,6 +85,24 @@ def resolve_format(fmt: Format) -> Format:
     return fmt
 
 
+def resolve_notation(notation, fmt: Format, latex: bool = False) -> str:
+    """``--notation`` as a name of ``expr.printer.NOTATIONS``: the one given (``--latex`` is
+    ``latex``), else ``math`` on a terminal (a table) and ``python`` otherwise, so that what a
+    pipe reads stays SymPy syntax."""
+    given = getattr(notation, "value", notation)
+    if latex:
+        if given not in (None, "latex"):
+            abort(f"--latex and --notation {given} do not go together: give one of them")
+        return "latex"
+    if given is not None:
+        return given
+    return "math" if fmt is Format.table else "python"
+
+
+#: a notation as the ``style`` of ``calculus.formulas``
+STYLE_OF = {"math": "math", "python": "plain", "latex": "latex"}
+
+
 @contextlib.contextmanager
 def progress(total: int, description: str, enabled: bool) -> Iterator[Callable[[int], None]]:
     """A rich progress bar on standard error when ``enabled`` (a terminal, long work);

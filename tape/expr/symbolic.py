@@ -355,19 +355,44 @@ def undefined(expr, real: bool = True) -> str | None:
 
 
 def render(expr, style: str = "plain") -> str:
-    """``expr`` as text: ``plain`` (SymPy's ``str``: ``2*x*y``), ``pretty`` (unicode 2-D)
-    or ``latex``. A result with no real value raises ``UndefinedResult`` instead of being
+    """``expr`` as text: ``plain`` (SymPy's ``str``: ``2*x*y``), ``pretty`` (unicode 2-D),
+    ``math`` (``printer.notate``: ``2x y``) or ``latex``. A result with no real value raises ``UndefinedResult`` instead of being
     written as SymPy's token for it (``zoo``, ``nan``, ``I``)."""
     sp = sympy()
     problem = undefined(expr)
     if problem is not None:
         raise UndefinedResult(f"the result is {problem}; tape works with real numbers: "
                               f"check the constants in the expression")
-    if style == "latex":
-        return sp.latex(expr)
+    if style in ("latex", "math"):
+        from .printer import notate
+
+        return notate(expr, style)
     if style == "pretty":
         return sp.pretty(expr, use_unicode=True)
     return str(expr)
+
+
+def notate_tree(tree, notation: str, sizes: dict | None = None) -> str:
+    """A tree written in ``notation``: ``python`` is ``read_as`` (no SymPy), the others go
+    through the tree's SymPy form (``sizes``: the vector variables' lengths; the others are
+    scalars)."""
+    from .printer import check_notation, notate, read_as
+
+    check_notation(notation)
+    if notation == "python":
+        return read_as(tree)
+    sizes = {name: None for name in E.free_variables(tree)} | (sizes or {})
+    return notate(as_scalar(to_sympy(tree, sizes)), notation)
+
+
+def in_notation(formula: str, notation: str) -> str:
+    """A formula tape wrote in SymPy syntax (``read_as``, a derivative), in ``notation``: read
+    back by tape's reader, which reads that syntax exactly, and written again."""
+    if notation == "python":
+        return formula
+    from .parse import read
+
+    return notate_tree(read(formula).tree, notation)
 
 
 # --------------------------------------------------------------------------- evaluation

@@ -69,7 +69,7 @@ def test_simplify_gives_sympys_form_of_the_same_derivative():
 
 def test_styles_and_a_bad_style():
     assert "\\" in formulas.derivatives("sqrt(x)", style="latex").texts[0]
-    with pytest.raises(ValueError, match="style must be one of plain, pretty, latex"):
+    with pytest.raises(ValueError, match="style must be one of plain, pretty, math, latex"):
         formulas.derivatives("x^2", style="html")
 
 

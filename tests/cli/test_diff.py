@@ -84,10 +84,12 @@ def test_latex_for_trig_functions():
     assert "\\cos" in doc["derivative"]["x"] and "\\sin" in doc["derivative"]["y"]
 
 
-def test_table_format_pretty_prints():
+def test_table_format_writes_math_notation():
+    # SPEC section 13: a terminal (a table) gets a textbook's notation on one line
     result = tape_cli("diff", "atan(x)/x", "--format", "table")
     assert result.exit_code == 0
-    assert len(result.stdout.splitlines()) > 1 and "─" in result.stdout
+    out = result.stdout.strip().splitlines()[-1]
+    assert "**" not in out and "^2" in out and "atan(x)" in out
 
 
 def test_csv_format():

@@ -27,6 +27,7 @@ def check(
     answer: O.AnswerOption = None,
     wrt: O.CheckWrtOption = None,
     order: O.CheckOrderOption = 1,
+    notation: O.NotationOption = None,
     fmt: O.FormatOption = O.Format.auto,
     timeout: O.TimeoutOption = O.TIMEOUT,
     implicit: O.ImplicitOption = False,
@@ -60,8 +61,9 @@ def check(
     verdict = grade_answer(expression, answer, **settings)
     if verdict.correct is None and not verdict.ambiguous:
         output.abort(verdict.reason, UNDECIDED)
-    output.render(CheckResult(verdict, expression, answer, verdict.wrt, order),
-                  output.resolve_format(fmt))
+    fmt = output.resolve_format(fmt)
+    output.render(CheckResult(verdict, expression, answer, verdict.wrt, order).written_in(
+        output.resolve_notation(notation, fmt)), fmt)
     if verdict.ambiguous:
         output.abort(code=UNDECIDED)
     if not verdict.correct:
@@ -122,6 +124,12 @@ class CheckResult(output.FieldsResult):
     """The verdict on ANSWER: ``correct``/``wrong`` and, when wrong, why."""
 
     _fields = ("decision", "expression", "answer", "wrt", "order")
+    #: how the derivative it shows is written (``written_in``)
+    notation = "python"
+
+    def written_in(self, notation: str) -> "CheckResult":
+        self.notation = notation
+        return self
 
     @property
     def read_as(self) -> Optional[dict]:
@@ -134,7 +142,12 @@ class CheckResult(output.FieldsResult):
         return [self.decision.note] if self.decision.note else []
 
     def document(self) -> dict:
-        return self.decision.to_dict()
+        document = self.decision.to_dict()
+        if document.get("expected") and self.notation != "python":
+            from ...expr.symbolic import in_notation
+
+            document["expected"] = in_notation(document["expected"], self.notation)
+        return document
 
     def header(self) -> list[str]:
         return ["correct", "method", "expected"]
@@ -145,7 +158,8 @@ class CheckResult(output.FieldsResult):
 
     def lines(self):
         yield "".join(line + "\n" for line in
-                      _explain(self.decision, self.expression, self.wrt, self.order))
+                      _explain(self.decision, self.expression, self.wrt, self.order,
+                               self.notation))
 
     def draw(self, out, precision: int) -> None:
         out.writelines(self.lines())
@@ -155,7 +169,8 @@ def _word(correct: Optional[bool]) -> str:
     return {True: "correct", False: "wrong", None: "undecided"}[correct]
 
 
-def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
+def _explain(decision, expression: str, wrt: str, order: int,
+             notation: str = "python") -> list[str]:
     if decision.ambiguous:
         return _readings(decision)
     if decision.extra.get("kind") == "antiderivative":
@@ -179,7 +194,9 @@ def _explain(decision, expression: str, wrt: str, order: int) -> list[str]:
             # (not with --order 2 after it)
             shown = (decision.read_as or {}).get("expression") or expression
             asked = expression if expression.strip().startswith(f"{d} ") else f"{d} {shown}"
-        lines.append(f"{asked} = {decision.expected}")
+        from ...expr.symbolic import in_notation
+
+        lines.append(f"{asked} = {in_notation(decision.expected, notation)}")
     return lines
 
 

@@ -6,8 +6,9 @@ random points. SymPy takes over for what those rules do not cover (``erf``, ``ma
 components, trees too large) or for a derivative the engine does not confirm, and on request:
 ``--simplify`` shows SymPy's derivative in its simplest form it finds in time.
 
-On a terminal the derivative is pretty-printed; piped, it is one line of plain text (several
-variables: one ``x: 2*x*y`` line each); ``--latex`` gives LaTeX in every format; JSON is
+The derivative is written in ``--notation``: on a terminal a textbook's (``2x sin(x)``),
+piped SymPy syntax (several variables: one ``x: 2*x*y`` line each); ``--latex`` is
+``--notation latex``, in every format; JSON is
 ``{"expression", "wrt", "order", "derivative"}`` with a dict for several variables.
 """
 from __future__ import annotations
@@ -32,6 +33,7 @@ def diff(
     wrt: O.WrtOption = None,
     order: O.DiffOrderOption = 1,
     latex: O.LatexOption = False,
+    notation: O.NotationOption = None,
     fmt: O.FormatOption = O.Format.auto,
     timeout: O.TimeoutOption = O.TIMEOUT,
     steps: O.StepsOption = False,
@@ -52,9 +54,11 @@ def diff(
             output.abort("--steps shows one derivation: give the expression itself, not '-'")
         if dependent != O.DEPENDENT and not implicit:
             output.abort("--dependent goes with --implicit")
-        return each_line(wrt, order, "latex" if latex else "plain", fmt, timeout, implicit,
+        style = output.STYLE_OF[output.resolve_notation(notation, fmt, latex)]
+        return each_line(wrt, order, style, fmt, timeout, implicit,
                          dependent, simplify, O.OnError(on_error).value)
-    style = "latex" if latex else ("pretty" if fmt is O.Format.table else "plain")
+    notation = output.resolve_notation(notation, fmt, latex)
+    style = output.STYLE_OF[notation]
     if implicit:
         if steps:
             output.abort("--steps and --implicit do not go together: give one of them")
@@ -66,7 +70,7 @@ def diff(
         if simplify:
             output.abort("--steps and --simplify do not go together: give one of them")
         from ..mathtext import derivation_steps
-        return output.render(derivation_steps(expression, wrt, order, latex, fmt, timeout), fmt)
+        return output.render(derivation_steps(expression, wrt, order, notation, timeout), fmt)
     output.render(differentiate(expression, wrt, order, style, timeout, simplify), fmt)
 
 

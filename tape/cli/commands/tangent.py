@@ -22,23 +22,45 @@ def tangent(
     expression: Annotated[str, typer.Argument(
         metavar="EXPR", help="An expression such as 'x^2*sin(x)' (scalar variables).")],
     at: O.TangencyOption,
+    notation: O.NotationOption = None,
+    numeric: O.NumericOption = False,
     fmt: O.FormatOption = O.Format.auto,
     precision: O.PrecisionOption = 6,
 ) -> None:
     """Tangent line and normal line of y = EXPR at a point (a plane for several variables).
 
-    The value and slope come from the engine. Example: tape tangent "x^2" --at 1
-    prints y = 1.0 + 2.0*(x - 1.0).
+    The value and slope come from the engine; where EXPR and the point are exact, the line is
+    exact too. Example: tape tangent "x^2" --at 1 prints y = 2x - 1.
     """
-    target, result = tangent_result(expression, at)
-    output.render(TangentResult(target, result), output.resolve_format(fmt), precision)
+    fmt = output.resolve_format(fmt)
+    target, result = tangent_result(expression, at, output.resolve_notation(notation, fmt),
+                                    numeric)
+    output.render(TangentResult(target, result), fmt, precision)
 
 
-def tangent_result(expression: str, at: str):
+def coordinate_texts(at: str, names: list[str]) -> dict:
+    """Each coordinate's text in ``at`` (``x=pi/4,y=1`` or ``pi/4,1`` in ``names``' order), for
+    the exact path; empty when the point is written some other way."""
+    from ...expr.notation import split_top_level
+
+    parts = split_top_level(at.strip())
+    texts = {}
+    for k, part in enumerate(parts):
+        name, eq, value = part.partition("=")
+        if eq:
+            texts[name.strip()] = value
+        elif k < len(names):
+            texts[names[k]] = part
+    return texts if sorted(texts) == sorted(names) else {}
+
+
+def tangent_result(expression: str, at: str, notation: str = "python", numeric: bool = False):
     """The target read from ``expression`` and a dict of the value, slope(s), tangent (and for
-    one variable normal) equations at ``at`` (computed by ``calculus.tangents.tangent``)."""
+    one variable normal) equations at ``at`` (computed by ``calculus.tangents.tangent``; exact,
+    by ``calculus.exact``, where the expression and the point are, unless ``numeric``),
+    written in ``notation``."""
     from ...calculus.tangents import tangent as tangent_at
-    from ..mathtext import shifted_polynomial
+    from ..mathtext import float_polynomial, shifted_polynomial
     from ..points import parse_point
     from ...calculus.targets import expression_target
 
@@ -61,6 +83,18 @@ def tangent_result(expression: str, at: str):
               "value": found.value, "slope": slopes[names[0]] if len(names) == 1 else slopes,
               "tangent": equation(found.terms(), False), "dependent": dependent,
               "pretty": {"tangent": equation(found.terms(), True)}}
+    exact = None
+    if not numeric and not target.is_script:
+        from ...calculus import exact as exactly
+
+        texts = coordinate_texts(at, names)
+        exact = exactly.tangent(target.trees[0], exactly.exact_point(texts) if texts else None,
+                                found.value, slopes)
+    if exact is not None:
+        _exact_equations(result, exact, names, dependent, notation)
+        return target, result
+    if notation != "python":
+        result["tangent"] = f"{dependent} = {float_polynomial(found.terms(), notation)}"
     if len(names) == 1:
         x = names[0]
         normal = found.normal_terms()
@@ -70,7 +104,39 @@ def tangent_result(expression: str, at: str):
         else:
             result["normal"] = equation(normal, False)
             result["pretty"]["normal"] = equation(normal, True)
+        if notation != "python":
+            result["normal"] = result["pretty"]["normal"] if normal is None else \
+                f"{dependent} = {float_polynomial(normal, notation)}"
     return target, result
+
+
+def _exact_equations(result: dict, exact: dict, names: list, dependent: str,
+                     notation: str) -> None:
+    """The tangent (and normal) equations from ``calculus.exact.tangent``'s numbers, in
+    ``notation``: multiplied out when every number is rational (``y = 2x - 1``), in powers of
+    ``(x - a)`` otherwise (``y = 1/2 + √3/2 (x - π/6)``)."""
+    import sympy
+
+    from ...expr.printer import notate, notate_terms
+
+    point, value, slopes = exact["point"], exact["value"], exact["slopes"]
+    rational = all(v.is_rational for v in [value, *point.values(), *slopes.values()])
+
+    def equation(terms) -> str:
+        if rational:
+            total = sympy.expand(sympy.Add(*[c * sympy.Mul(*[
+                (sympy.Symbol(n) - a) ** k for n, (a, k) in powers.items()])
+                for c, powers in terms]))
+            return f"{dependent} = {notate(total, notation)}"
+        return f"{dependent} = {notate_terms(terms, notation)}"
+
+    tangent = equation([(value, {})] + [(slopes[n], {n: (point[n], 1)}) for n in names])
+    result["tangent"] = result["pretty"]["tangent"] = tangent
+    if len(names) == 1:
+        x = names[0]
+        text = f"{x} = {notate(point[x], notation)}" if slopes[x] == 0 else \
+            equation([(value, {}), (-1 / slopes[x], {x: (point[x], 1)})])
+        result["normal"] = result["pretty"]["normal"] = text
 
 
 class TangentResult(output.DictResult):

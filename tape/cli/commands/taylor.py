@@ -29,6 +29,8 @@ def taylor(
     at: O.ExpansionPointOption,
     order: O.TaylorOrderOption = 5,
     check: O.CheckOption = False,
+    notation: O.NotationOption = None,
+    numeric: O.NumericOption = False,
     fmt: O.FormatOption = O.Format.auto,
     precision: O.PrecisionOption = 6,
     timeout: O.TimeoutOption = O.TIMEOUT,
@@ -39,7 +41,8 @@ def taylor(
     prints 1.0 + x + 0.5*x**2 + 0.16666666666666666*x**3.
     """
     fmt = output.resolve_format(fmt)
-    target, result = taylor_result(expression, at, order)
+    target, result = taylor_result(expression, at, order, output.resolve_notation(notation, fmt),
+                                   numeric, timeout)
     if check:
         (name, a), = result["at"].items()
         result["check"] = expansion.check_with_sympy(target.trees[0], name, a,
@@ -50,11 +53,13 @@ def taylor(
                      "\"expected\")", CHECK_FAILED)
 
 
-def taylor_result(expression: str, at: str, order: int):
+def taylor_result(expression: str, at: str, order: int, notation: str = "python",
+                  numeric: bool = False, timeout: float = O.TIMEOUT):
     """The target read from ``expression`` and a dict of its Taylor coefficients about
-    ``at`` and the polynomial."""
+    ``at`` and the polynomial, written in ``notation``: exact (``calculus.exact.taylor``)
+    where the expression and the point are, unless ``numeric``."""
     from ...expr.kinks import kink_at
-    from ..mathtext import shifted_polynomial
+    from ..mathtext import float_polynomial, shifted_polynomial
     from ..points import parse_point
     from ...calculus.targets import expression_target
 
@@ -82,6 +87,23 @@ def taylor_result(expression: str, at: str, order: int):
               "order": order, "coefficients": [float(c) for c in coefficients],
               "polynomial": shifted_polynomial(terms),
               "pretty": {"terms": terms}}
+    exact = None
+    if not numeric:
+        from ...calculus import exact as exactly
+        from .tangent import coordinate_texts
+
+        texts = coordinate_texts(at, names)
+        point = exactly.exact_point(texts) if texts else None
+        exact = exactly.taylor(target.trees[0], name, point and point[name], order,
+                               result["coefficients"], timeout)
+    if exact is not None:
+        from ...expr.printer import notate_terms
+
+        result["polynomial"] = result["pretty"]["polynomial"] = notate_terms(
+            [(c, {name: (point[name], k)} if k else {})
+             for k, c in enumerate(exact["coefficients"])], notation)
+    elif notation != "python":
+        result["polynomial"] = float_polynomial(terms, notation)
     flagged = [{"k": k, "digits": int(d)} for k, d in enumerate(digits.tolist()) if d == d]
     if flagged:
         result["digits"] = flagged
@@ -140,8 +162,9 @@ class TaylorResult(output.DictResult):
         width = max(len(r[1]) for r in rows)
         for label, c, d in rows:
             out.write(f"  {label.ljust(4)} {c.rjust(width)}   {d}\n")
-        out.write(f"P({name}) = "
-                  + shifted_polynomial(result["pretty"]["terms"], True, precision) + "\n")
+        polynomial = result["pretty"].get("polynomial") or shifted_polynomial(
+            result["pretty"]["terms"], True, precision)
+        out.write(f"P({name}) = {polynomial}\n")
         if "check" in result:
             check = result["check"]
             out.write(("agrees" if check["agree"] else "DISAGREES")

@@ -147,8 +147,6 @@ ROWS: list[tuple[str, str, str]] = [
     ("options", "--order too large", 'tape grad "x" --at 1 --order 31'),
     ("options", "unknown --format", 'tape grad "x" --at 1 --format xml'),
     ("options", "unknown option", 'tape grad "x" --at 1 --bogus'),
-    ("options", "formula starting with - (read as an option; the next line says how to write it)",
-     'tape grad "-x^2" --at 1'),
     ("options", "missing TARGET", "tape grad --at 1"),
     ("options", "unknown command", "tape frobnicate x"),
     ("options", "--precision out of range", 'tape grad "x" --at 1 --precision 0'),

@@ -241,7 +241,7 @@ def test_plain_and_table_layouts():
     assert lines[1].startswith("  ")
     table = tape_cli("diff", "x^2*ln(x)", "--steps", "--format", "table")
     assert "read as x**2*log(x)" in table.stdout
-    assert "d/dx [x²·ln(x)]" in table.stdout and "(product rule)" in table.stdout
+    assert "d/dx [x^2 ln(x)]" in table.stdout and "(product rule)" in table.stdout
 
 
 def test_csv_one_row_per_step():
@@ -304,7 +304,7 @@ def test_bad_input(args, code, words):
 
 def test_partial_derivatives_are_written_with_a_round_d():
     table = tape_cli("diff", "x*y^2", "--steps", "--format", "table").stdout
-    assert "along y:\n∂/∂y [x·y²] = 2·x·y" in table
+    assert "along y:\n∂/∂y [x y^2] = 2x y" in table
     plain = tape_cli("diff", "x*y^2", "--steps", "--format", "plain").stdout
     assert "d/dy [x*y**2] = 2*x*y" in plain
 

@@ -62,9 +62,9 @@ def test_the_board_for_x2_sin_x():
     lines = [line.rstrip() for line in result.stdout.splitlines()]
     assert lines == [
         "read as x**2*sin(x)",
-        "d/dx [x²·sin(x)] = x²·cos(x) + 2·x·sin(x)   (product rule)",
-        "  d/dx [x²] = 2·x                           (power rule)",
-        "  d/dx [sin(x)] = cos(x)                    (trigonometric rule)",
+        "d/dx [x^2 sin(x)] = x^2 cos(x) + 2x sin(x)   (product rule)",
+        "  d/dx [x^2] = 2x                            (power rule)",
+        "  d/dx [sin(x)] = cos(x)                     (trigonometric rule)",
     ]
 
 
