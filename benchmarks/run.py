@@ -1272,6 +1272,26 @@ def grade_answers(n: int, seed: int = 28) -> list[tuple[dict, str]]:
     return out
 
 
+def check_processes(exe: str, picked: list[tuple[str, str, bool]], n: int):
+    """The reference of the grading rows: one `tape check` process for each picked
+    ``(expression, answer, antiderivative)``, timed once, scaled to ``n`` answers."""
+    cmds = {str(i): [exe, "check", expression, "--answer", answer]
+            + (["--antiderivative"] if antiderivative else [])
+            for i, (expression, answer, antiderivative) in enumerate(picked)}
+    each = time_commands(cmds, 1)
+    scale = n / len(cmds)
+    return ([sum(v[0][0] for v in each.values()) * scale],
+            [sum(v[1][0] for v in each.values()) * scale])
+
+
+def answers_per_second(n: int, m: dict) -> str:
+    """The grading rows' note: answers a second and the speed-up over the processes."""
+    if not (m.get("tape") and m.get("ref")):
+        return ""
+    return (f"{n / m['tape']:.0f} answers/s, {m['ref'] / m['tape']:.0f}x the processes (wall), "
+            f"load {os.getloadavg()[0]:.1f}")
+
+
 def rows_grade(peers, quick):
     """`tape grade` of GRADE_N answers, whole process, against the same answers through one
     `tape check` process each (GRADE_SAMPLE of them timed, scaled to GRADE_N). Goal: >= 20x
@@ -1310,23 +1330,15 @@ def rows_grade(peers, quick):
             assert len(got) == n and not bad, f"{len(bad)} verdicts not as expected: {bad[:3]}"
             cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
             picked = [answers[i][0] for i in range(0, n, max(1, n // sample))][:sample]
-            cmds = {}
-            for r in picked:
-                cmd = [exe, "check", r["expression"], "--answer", r["answer"]]
-                cmds[str(r["id"])] = cmd + (["--antiderivative"] if r["kind"] == A_KIND else [])
-            each = time_commands(cmds, 1)
-            scale = n / len(picked)
-            ref_wall = sum(v[0][0] for v in each.values()) * scale
-            ref_cpu = sum(v[1][0] for v in each.values()) * scale
-            return {"tape": ([wall], [cpu]), "ref": ([ref_wall], [ref_cpu])}
+            ref = check_processes(exe, [(r["expression"], r["answer"], r["kind"] == A_KIND)
+                                        for r in picked], n)
+            return {"tape": ([wall], [cpu]), "ref": ref}
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
     if exe:
         row.measure_times = measure
-    row.note = lambda m: (f"{n / m['tape']:.0f} answers/s, {m['ref'] / m['tape']:.0f}x the "
-                          f"processes (wall), load {os.getloadavg()[0]:.1f}"
-                          if m.get("tape") and m.get("ref") else "")
+    row.note = lambda m: answers_per_second(n, m)
     return [row]
 
 
@@ -1434,27 +1446,18 @@ def rows_gradebook(peers, quick):
             bad = [(rows[i], g) for i, g in enumerate(got) if g != rows[i][3]]
             assert len(got) == n and not bad, f"{len(bad)} verdicts not as expected: {bad[:3]}"
             cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
-            cmds = {}
-            for i in range(0, n, max(1, n // sample)):
+            picked = []
+            for i in range(0, n, max(1, n // sample))[:sample]:
                 _, problem, answer, _ = rows[i]
                 kind, expression, _, _ = CLASS_KEY[int(problem) - 1]
-                cmds[str(i)] = [exe, "check", expression, "--answer", answer] + \
-                    (["--antiderivative"] if kind == "antiderivative" else [])
-                if len(cmds) == sample:
-                    break
-            each = time_commands(cmds, 1)
-            scale = n / len(cmds)
-            ref_wall = sum(v[0][0] for v in each.values()) * scale
-            ref_cpu = sum(v[1][0] for v in each.values()) * scale
-            return {"tape": ([wall], [cpu]), "ref": ([ref_wall], [ref_cpu])}
+                picked.append((expression, answer, kind == "antiderivative"))
+            return {"tape": ([wall], [cpu]), "ref": check_processes(exe, picked, n)}
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
     if exe:
         row.measure_times = measure
-    row.note = lambda m: (f"{n / m['tape']:.0f} answers/s, {m['ref'] / m['tape']:.0f}x the "
-                          f"processes (wall), load {os.getloadavg()[0]:.1f}"
-                          if m.get("tape") and m.get("ref") else "")
+    row.note = lambda m: answers_per_second(n, m)
 
     small, large = (60, 600) if quick else (300, 3000)
     flat = Row("gradebook", f"  peak RSS: {large * CLASS_PROBLEMS:,} answers", None,
